@@ -1,0 +1,1 @@
+common_libdlsched_la_SOURCES +=

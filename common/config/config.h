@@ -1,0 +1,67 @@
+// dlsched.conf: Slurm-style `Key=Value` configuration, with every key, type and default in one table.
+//
+// Syntax (as slurm.conf): one `Key=Value` per line (several separated by whitespace are allowed),
+// `#` starts a comment, keys are case-insensitive, values may be double-quoted. An unknown key or a
+// bad value is an error naming the file and line ("dlsched.conf:12: unknown key 'Foo'").
+#ifndef DLSCHED_CONFIG_CONFIG_H
+#define DLSCHED_CONFIG_CONFIG_H
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/status.h"
+
+namespace dlsched {
+
+enum class ConfigType { kString, kInt, kDouble, kBool, kDoubleList };
+
+struct ConfigKey {
+	const char* name;           // CamelCase as documented
+	ConfigType type;
+	const char* default_value;  // as it would be written in the file
+	double min;                 // numeric range (inclusive); ignored for strings and bools
+	double max;
+	const char* help;           // one line, shown by --print-config and in dlsched.conf(5)
+};
+
+// The one table of every key dlsched knows (config/keys.cpp).
+const std::vector<ConfigKey>& config_keys();
+const ConfigKey* find_config_key(std::string_view name);
+
+class Config {
+public:
+	Config();  // every key at its default
+
+	static Result<Config> load_file(const std::string& path);
+	static Result<Config> parse(std::string_view text, const std::string& source_name);
+
+	// Sets one key after validating it; `where` names the origin in error messages
+	// ("dlsched.conf:12", "--config-set").
+	Status set(std::string_view key, std::string_view value, const std::string& where);
+
+	// Typed getters. The key must exist in the table with that type (a programming error otherwise).
+	std::string get_string(std::string_view key) const;
+	long get_int(std::string_view key) const;
+	double get_double(std::string_view key) const;
+	bool get_bool(std::string_view key) const;
+	std::vector<double> get_double_list(std::string_view key) const;
+	// True when the key was set explicitly (file or set()), not left at its default.
+	bool is_set(std::string_view key) const;
+
+	// The effective configuration in dlsched.conf syntax, with each key's help as a comment and the
+	// origin of values that are not defaults.
+	std::string dump() const;
+
+private:
+	struct Entry {
+		std::string value;
+		std::string origin;  // empty: default
+	};
+	std::map<std::string, Entry> values_;  // canonical key name -> value
+};
+
+}  // namespace dlsched
+
+#endif

@@ -1,0 +1,42 @@
+// Decisions: the plain list of actions a scheduling cycle returns. Hosts apply them in order.
+#ifndef DLSCHED_MODEL_DECISIONS_H
+#define DLSCHED_MODEL_DECISIONS_H
+
+#include <string>
+#include <vector>
+
+#include "model/job.h"
+
+namespace dlsched {
+
+enum class ActionKind : std::uint8_t {
+	kSetPriority,  // pending job: its place in the queue (higher priority starts first)
+	kStart,        // pending job: start now with `gpus` GPUs on `placement`
+	kResize,       // running job: change to `gpus` GPUs on `placement` (checkpoint, requeue, resume)
+	kRequeue,      // running job: checkpoint and requeue (preemption)
+	kLoan,         // node: lend an inference node to training
+	kReclaim,      // node: give a loaned node back to inference
+};
+
+const char* action_kind_name(ActionKind kind);
+
+struct Action {
+	ActionKind kind = ActionKind::kSetPriority;
+	JobId job = 0;
+	NodeIndex node = 0;                // kLoan / kReclaim
+	int gpus = 0;                      // kStart / kResize
+	std::vector<NodeShare> placement;  // kStart / kResize
+	double priority = 0;               // kSetPriority
+	std::string reason;                // short, for logs ("preempted by 123", "backfill")
+};
+
+struct Decisions {
+	std::vector<Action> actions;
+	// Pending jobs in the order the policy wants them considered (first = most urgent); hosts without
+	// numeric priorities (site_factor, sacct checks) use this.
+	std::vector<JobId> order;
+};
+
+}  // namespace dlsched
+
+#endif

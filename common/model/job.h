@@ -1,0 +1,60 @@
+// Job: what the scheduler knows about one training job in one scheduling cycle.
+#ifndef DLSCHED_MODEL_JOB_H
+#define DLSCHED_MODEL_JOB_H
+
+#include <string>
+#include <vector>
+
+#include "model/types.h"
+
+namespace dlsched {
+
+// GPUs a job holds (or will hold) on one node.
+struct NodeShare {
+	NodeIndex node = 0;
+	int gpus = 0;
+	bool operator==(const NodeShare& o) const { return node == o.node && gpus == o.gpus; }
+};
+
+enum class JobState : std::uint8_t { kPending, kRunning };
+
+struct Job {
+	// ---- What the user asked for (fixed for the job's life) ----
+	JobId id = 0;
+	std::string user;       // user name (Slurm: from the uid); used by fairness policies
+	std::string partition;  // empty: the default training partition
+	std::string qos;
+	int model = -1;          // index into ModelCatalog; -1 when the model is unknown
+	Seconds submit_time = 0;
+	int gpus_requested = 1;  // the size a rigid job runs at
+	int gpus_min = 1;        // elastic range; rigid jobs have min == max == requested
+	int gpus_max = 1;
+	double epochs_total = 1;
+	Seconds time_limit = kNoTimeLimit;  // requested wall-clock limit (backfill uses it)
+	Seconds deadline = kNoDeadline;     // absolute completion deadline
+
+	// ---- What has been measured or estimated ----
+	// Seconds per epoch on one reference GPU (speed factor 1) for this job's model and batch size.
+	// In the simulator this is the ground truth; in Slurm it comes from the predictors; 0 = unknown.
+	Seconds epoch_time_1gpu = 0;
+
+	// ---- Current state ----
+	JobState state = JobState::kPending;
+	double epochs_done = 0;            // completed (possibly fractional) epochs, across restarts
+	int gpus_allocated = 0;            // 0 while pending
+	std::vector<NodeShare> placement;  // empty while pending
+	Seconds start_time = -1;           // start of the current run; -1 while pending
+	Seconds first_start_time = -1;     // first time the job ever ran
+	double attained_gpu_s = 0;         // GPU-seconds of service received so far (LAS policies)
+	Seconds executed_s = 0;            // wall seconds run so far, across restarts
+	int restarts = 0;                  // preemptions and resizes so far
+
+	bool elastic() const { return gpus_min != gpus_max; }
+	bool has_deadline() const { return deadline != kNoDeadline; }
+	bool running() const { return state == JobState::kRunning; }
+	double epochs_left() const { return epochs_total > epochs_done ? epochs_total - epochs_done : 0.0; }
+};
+
+}  // namespace dlsched
+
+#endif

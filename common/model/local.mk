@@ -1,0 +1,11 @@
+common_libdlsched_la_SOURCES += \
+	common/model/types.h \
+	common/model/job.h \
+	common/model/node.h \
+	common/model/cluster_view.h \
+	common/model/cluster_view.cpp \
+	common/model/decisions.h \
+	common/model/model_catalog.h \
+	common/model/model_catalog.cpp \
+	common/util/status.h \
+	common/util/span.h

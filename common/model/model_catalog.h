@@ -1,0 +1,64 @@
+// ModelCatalog: the per-model performance knowledge every policy and the simulator share.
+//
+// A model profile says how a model's training throughput scales with the number of GPUs (and how many
+// nodes they span), measured on real hardware (bundled Pollux profiles), and how fast it runs on each
+// GPU type (bundled Gavel throughputs). Policies never read files: hosts load a catalog once and pass
+// it in every ClusterView.
+#ifndef DLSCHED_MODEL_MODEL_CATALOG_H
+#define DLSCHED_MODEL_MODEL_CATALOG_H
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/status.h"
+
+namespace dlsched {
+
+// One measured (or derived) point of a scaling curve.
+struct ScalingPoint {
+	int gpus = 1;
+	int nodes = 1;
+	double speedup = 1.0;  // throughput at (gpus, nodes) / throughput on 1 GPU
+};
+
+struct ModelProfile {
+	std::string name;                            // "cifar10", "bert", ...
+	std::vector<ScalingPoint> points;            // at least (1 GPU, 1 node, 1.0)
+	std::map<std::string, double> gpu_speed;     // GPU type -> throughput relative to the reference type
+	double checkpoint_mb = 0;                    // model + optimizer state size (restart cost)
+	std::string source;                          // where the numbers came from (attribution)
+};
+
+class ModelCatalog {
+public:
+	// The maximum GPU count speedup() tabulates; larger counts use the value at kMaxGpus.
+	static constexpr int kMaxGpus = 1024;
+
+	// Adds a profile and returns its index. Re-adding a name replaces it. Tabulates speedups.
+	int add(ModelProfile profile);
+
+	int size() const { return static_cast<int>(profiles_.size()); }
+	// Index of a model by name, or -1.
+	int find(std::string_view name) const;
+	const ModelProfile& at(int model) const { return profiles_.at(static_cast<std::size_t>(model)); }
+
+	// Throughput at `gpus` GPUs spread over `nodes` nodes, relative to one GPU. O(1).
+	// Unknown model (-1): linear scaling. gpus <= 0 gives 0.
+	double speedup(int model, int gpus, int nodes = 1) const;
+	// Speed of a GPU type for this model relative to the reference type (1.0 when unknown).
+	double gpu_speed(int model, const std::string& gpu_type) const;
+
+	// The reference GPU type the epoch times are expressed in.
+	static constexpr const char* kReferenceGpuType = "v100";
+
+private:
+	std::vector<ModelProfile> profiles_;
+	// table_[model][nodes_bucket][gpus]: precomputed so that policies can call speedup() in inner loops.
+	std::vector<std::vector<std::vector<double>>> table_;
+};
+
+}  // namespace dlsched
+
+#endif

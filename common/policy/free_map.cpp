@@ -1,0 +1,54 @@
+#include "policy/free_map.h"
+
+#include <cassert>
+
+namespace dlsched {
+
+FreeMap::FreeMap(const ClusterView& view) : view_(&view)
+{
+	free_.reserve(view.nodes.size());
+	for (const Node& n : view.nodes) {
+		free_.push_back(n.gpus_free);
+		total_free_ += n.gpus_free;
+	}
+}
+
+bool FreeMap::eligible(const Job& job, NodeIndex node) const
+{
+	const Node& n = view_->nodes[node];
+	if (!n.up)
+		return false;
+	if (job.partition.empty())
+		return n.kind == PartitionKind::kTraining || n.loaned;
+	// A loaned inference node serves training jobs of any training partition.
+	return n.partition == job.partition || n.loaned;
+}
+
+int FreeMap::eligible_free(const Job& job) const
+{
+	int n = 0;
+	for (std::size_t i = 0; i < free_.size(); ++i)
+		if (free_[i] > 0 && eligible(job, static_cast<NodeIndex>(i)))
+			n += free_[i];
+	return n;
+}
+
+void FreeMap::take(const std::vector<NodeShare>& shares)
+{
+	for (const NodeShare& s : shares) {
+		assert(s.node < free_.size() && free_[s.node] >= s.gpus);
+		free_[s.node] -= s.gpus;
+		total_free_ -= s.gpus;
+	}
+}
+
+void FreeMap::release(const std::vector<NodeShare>& shares)
+{
+	for (const NodeShare& s : shares) {
+		assert(s.node < free_.size());
+		free_[s.node] += s.gpus;
+		total_free_ += s.gpus;
+	}
+}
+
+}  // namespace dlsched

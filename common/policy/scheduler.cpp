@@ -1,0 +1,186 @@
+#include "policy/scheduler.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace dlsched {
+
+namespace {
+
+// A config key that overrides one kind of the preset, when set.
+void override_from(const Config& c, const char* key, std::string& field)
+{
+	if (c.is_set(key))
+		field = c.get_string(key);
+}
+
+template <class T>
+Status take(Result<std::unique_ptr<T>> r, std::unique_ptr<T>& out)
+{
+	if (!r.is_ok())
+		return r.status();
+	out = std::move(r).value();
+	return Status::ok();
+}
+
+bool same_placement(std::vector<NodeShare> a, std::vector<NodeShare> b)
+{
+	auto by_node = [](const NodeShare& x, const NodeShare& y) { return x.node < y.node; };
+	std::sort(a.begin(), a.end(), by_node);
+	std::sort(b.begin(), b.end(), by_node);
+	return a == b;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const PolicyRegistry& registry)
+{
+	std::unique_ptr<Scheduler> s(new Scheduler());
+	s->preset_ = config.get_string("Policy");
+	Result<SchedulerSpec> spec = registry.preset(s->preset_);
+	if (!spec.is_ok())
+		return spec.status();
+	s->spec_ = spec.value();
+	override_from(config, "OrderingPolicy", s->spec_.ordering);
+	override_from(config, "AllocationPolicy", s->spec_.allocation);
+	override_from(config, "PlacementPolicy", s->spec_.placement);
+	override_from(config, "AdmissionPolicy", s->spec_.admission);
+	override_from(config, "PreemptionPolicy", s->spec_.preemption);
+	override_from(config, "LoaningPolicy", s->spec_.loaning);
+
+	const SchedulerSpec& sp = s->spec_;
+	Status st = take(registry.make_ordering(sp.ordering, config), s->ordering_);
+	if (st.is_ok())
+		st = take(registry.make_allocation(sp.allocation, config), s->allocation_);
+	if (st.is_ok())
+		st = take(registry.make_placement(sp.placement, config), s->placement_);
+	if (st.is_ok())
+		st = take(registry.make_admission(sp.admission, config), s->admission_);
+	if (st.is_ok())
+		st = take(registry.make_preemption(sp.preemption, config), s->preemption_);
+	if (st.is_ok())
+		st = take(registry.make_loaning(sp.loaning, config), s->loaning_);
+	if (!st.is_ok())
+		return st;
+	return s;
+}
+
+Decisions Scheduler::decide(const ClusterView& view) const
+{
+	Decisions d;
+
+	// Admission: jobs it holds back stay pending, behind every admitted job.
+	std::vector<const Job*> candidates;
+	std::vector<const Job*> held;
+	candidates.reserve(view.pending.size() + view.running.size());
+	for (const Job* j : view.pending) {
+		if (admission_->admit(view, *j).admit)
+			candidates.push_back(j);
+		else
+			held.push_back(j);
+	}
+
+	// Preemptive orderings and elastic allocations reconsider running jobs as candidates: their
+	// GPUs go back into the pool the plan is made from.
+	const bool reconsider = ordering_->preemptive() || allocation_->elastic();
+	FreeMap free(view);
+	if (reconsider) {
+		for (const Job* r : view.running) {
+			candidates.push_back(r);
+			free.release(r->placement);
+		}
+	}
+	ordering_->order(view, candidates);
+
+	Plan plan;
+	AllocationInput in{view, candidates, *placement_, free, reconsider};
+	allocation_->allocate(in, plan);
+
+	std::unordered_map<JobId, const Assignment*> planned;
+	planned.reserve(plan.size());
+	for (const Assignment& a : plan)
+		planned[a.job->id] = &a;
+
+	// Stop first (frees GPUs), then resize, then start: hosts apply actions in order.
+	std::vector<Action> starts;
+	for (const Job* r : view.running) {
+		auto it = planned.find(r->id);
+		if (it == planned.end()) {
+			Action a;
+			a.kind = ActionKind::kRequeue;
+			a.job = r->id;
+			a.reason = "preempted by ordering";
+			d.actions.push_back(std::move(a));
+		} else if (it->second->gpus != r->gpus_allocated ||
+		           !same_placement(it->second->placement, r->placement)) {
+			Action a;
+			a.kind = ActionKind::kResize;
+			a.job = r->id;
+			a.gpus = it->second->gpus;
+			a.placement = it->second->placement;
+			a.reason = "resize";
+			starts.push_back(std::move(a));
+		}
+	}
+	std::vector<const Job*> waiting;  // admitted pending jobs the plan does not start, in order
+	for (const Job* j : candidates) {
+		if (j->running())
+			continue;
+		auto it = planned.find(j->id);
+		if (it == planned.end()) {
+			waiting.push_back(j);
+			continue;
+		}
+		Action a;
+		a.kind = ActionKind::kStart;
+		a.job = j->id;
+		a.gpus = it->second->gpus;
+		a.placement = it->second->placement;
+		starts.push_back(std::move(a));
+	}
+
+	// A non-preemptive ordering may still preempt through the Preemption policy, for the most urgent
+	// job left waiting, choosing among the running jobs that rank below it.
+	if (!reconsider && !waiting.empty() && !view.running.empty()) {
+		const Job* w = waiting.front();
+		std::vector<const Job*> ranked(view.running.begin(), view.running.end());
+		ranked.push_back(w);
+		ordering_->order(view, ranked);
+		auto pos = std::find(ranked.begin(), ranked.end(), w);
+		std::vector<const Job*> below(pos + 1, ranked.end());
+		if (!below.empty()) {
+			FreeMap after(view);
+			for (const Action& a : starts)
+				if (a.kind == ActionKind::kStart)
+					after.take(a.placement);
+			for (const Job* v : preemption_->select_victims(view, *w, below, after)) {
+				Action a;
+				a.kind = ActionKind::kRequeue;
+				a.job = v->id;
+				a.reason = "preempted for job " + std::to_string(w->id);
+				d.actions.push_back(std::move(a));
+			}
+		}
+	}
+	for (Action& a : starts)
+		d.actions.push_back(std::move(a));
+
+	// Queue order and priorities of the jobs still pending: most urgent gets the highest value.
+	for (const Job* j : waiting)
+		d.order.push_back(j->id);
+	for (const Job* j : held)
+		d.order.push_back(j->id);
+	const double n = static_cast<double>(d.order.size());
+	for (std::size_t i = 0; i < d.order.size(); ++i) {
+		Action a;
+		a.kind = ActionKind::kSetPriority;
+		a.job = d.order[i];
+		a.priority = n - static_cast<double>(i);
+		d.actions.push_back(std::move(a));
+	}
+
+	loaning_->plan(view, d.actions);
+	return d;
+}
+
+}  // namespace dlsched

@@ -1,0 +1,48 @@
+// Scheduler: one policy of each kind, composed from dlsched.conf, and the one decide() call that
+// slurmctld's plugins, dlsched-sim and dlsched-train all make.
+#ifndef DLSCHED_POLICY_SCHEDULER_H
+#define DLSCHED_POLICY_SCHEDULER_H
+
+#include <memory>
+#include <string>
+
+#include "config/config.h"
+#include "model/cluster_view.h"
+#include "model/decisions.h"
+#include "policy/registry.h"
+#include "util/status.h"
+
+namespace dlsched {
+
+class Scheduler {
+public:
+	// Builds the scheduler the configuration names: the preset `Policy=` gives one policy of each
+	// kind, and `OrderingPolicy=`, `AllocationPolicy=`, ... override single kinds.
+	static Result<std::unique_ptr<Scheduler>> create(const Config& config, const PolicyRegistry& registry);
+
+	// Decides one cycle. Deterministic: the same view and configuration give the same decisions.
+	// Does not throw for valid views (hosts still catch: see capi/).
+	Decisions decide(const ClusterView& view) const;
+
+	const std::string& preset_name() const { return preset_; }
+	const SchedulerSpec& spec() const { return spec_; }
+	const Ordering& ordering() const { return *ordering_; }
+	const Allocation& allocation() const { return *allocation_; }
+	const Placement& placement() const { return *placement_; }
+
+private:
+	Scheduler() = default;
+
+	std::string preset_;
+	SchedulerSpec spec_;
+	std::unique_ptr<Ordering> ordering_;
+	std::unique_ptr<Allocation> allocation_;
+	std::unique_ptr<Placement> placement_;
+	std::unique_ptr<Admission> admission_;
+	std::unique_ptr<Preemption> preemption_;
+	std::unique_ptr<Loaning> loaning_;
+};
+
+}  // namespace dlsched
+
+#endif

@@ -1,0 +1,135 @@
+dnl Dependency checks for dlsched; each result is reported by DLSCHED_SUMMARY.
+
+dnl ---- Core libraries (required) -------------------------------------------
+PKG_CHECK_MODULES([JANSSON], [jansson >= 2.10], [],
+  [AC_MSG_ERROR([jansson not found: install libjansson-dev (Debian) or set JANSSON_CFLAGS/JANSSON_LIBS])])
+PKG_CHECK_MODULES([SQLITE], [sqlite3 >= 3.31], [],
+  [AC_MSG_ERROR([SQLite 3 not found: install libsqlite3-dev (Debian) or set SQLITE_CFLAGS/SQLITE_LIBS])])
+
+dnl ---- Optional libraries ---------------------------------------------------
+PKG_CHECK_MODULES([CHECK], [check >= 0.10], [have_check=yes],
+  [have_check=no; AC_MSG_WARN([Check not found (libcheck / check package): unit tests will not be built])])
+AM_CONDITIONAL([HAVE_CHECK], [test "x$have_check" = xyes])
+
+PKG_CHECK_MODULES([CURL], [libcurl], [have_curl=yes],
+  [have_curl=no; AC_MSG_WARN([libcurl not found: install libcurl4-openssl-dev; the SPANK collector will not be built])])
+AM_CONDITIONAL([HAVE_CURL], [test "x$have_curl" = xyes])
+
+dnl ---- Slurm public headers and libslurm ------------------------------------
+AC_ARG_WITH([slurm],
+  [AS_HELP_STRING([--with-slurm=PREFIX], [Slurm installation prefix (default: /usr)])],
+  [slurm_prefix="$withval"], [slurm_prefix=/usr])
+SLURM_CPPFLAGS=""
+SLURM_LDFLAGS=""
+if test "x$slurm_prefix" != x/usr; then
+  SLURM_CPPFLAGS="-I$slurm_prefix/include"
+  SLURM_LDFLAGS="-L$slurm_prefix/lib"
+fi
+save_CPPFLAGS="$CPPFLAGS"; save_LDFLAGS="$LDFLAGS"; save_LIBS="$LIBS"
+CPPFLAGS="$CPPFLAGS $SLURM_CPPFLAGS"; LDFLAGS="$LDFLAGS $SLURM_LDFLAGS"
+AC_LANG_PUSH([C])
+AC_CHECK_HEADERS([slurm/slurm.h slurm/spank.h], [have_slurm_h=yes], [have_slurm_h=no])
+AC_CHECK_LIB([slurm], [slurm_api_version], [have_libslurm=yes], [have_libslurm=no])
+slurm_version=unknown
+if test "x$have_slurm_h" = xyes; then
+  AC_COMPUTE_INT([slurm_version_number], [SLURM_VERSION_NUMBER], [#include <slurm/slurm_version.h>], [slurm_version_number=0])
+  slurm_version="$(( slurm_version_number >> 16 )).$(( (slurm_version_number >> 8) & 255 )).$(( slurm_version_number & 255 ))"
+fi
+AC_LANG_POP([C])
+CPPFLAGS="$save_CPPFLAGS"; LDFLAGS="$save_LDFLAGS"; LIBS="$save_LIBS"
+AC_SUBST([SLURM_CPPFLAGS])
+AC_SUBST([SLURM_LDFLAGS])
+AM_CONDITIONAL([HAVE_SLURM], [test "x$have_slurm_h" = xyes && test "x$have_libslurm" = xyes])
+
+dnl ---- Configured Slurm source tree (controller plugins) --------------------
+AC_ARG_WITH([slurm-source],
+  [AS_HELP_STRING([--with-slurm-source=DIR], [configured Slurm source tree; needed for controller plugins (see scripts/get-slurm-source)])],
+  [slurm_src="$withval"], [slurm_src=""])
+AC_ARG_WITH([slurm-build],
+  [AS_HELP_STRING([--with-slurm-build=DIR], [build directory where Slurm's configure ran (default: the source tree)])],
+  [slurm_build="$withval"], [slurm_build="$slurm_src"])
+AC_ARG_WITH([slurm-plugindir],
+  [AS_HELP_STRING([--with-slurm-plugindir=DIR], [where to install plugins (default: LIBDIR/slurm-wlm)])],
+  [slurm_plugindir="$withval"], [slurm_plugindir='${libdir}/slurm-wlm'])
+AC_SUBST([slurm_plugindir])
+have_slurm_src=no
+slurm_src_note="not given (--with-slurm-source=DIR; scripts/get-slurm-source prepares one): controller plugins are not built"
+if test -n "$slurm_src"; then
+  if test ! -f "$slurm_src/src/slurmctld/slurmctld.h"; then
+    AC_MSG_ERROR([--with-slurm-source=$slurm_src: src/slurmctld/slurmctld.h not found; run scripts/get-slurm-source])
+  fi
+  if test ! -f "$slurm_build/config.h" || test ! -f "$slurm_build/slurm/slurm_version.h"; then
+    AC_MSG_ERROR([--with-slurm-build=$slurm_build: config.h or slurm/slurm_version.h missing; run Slurm's ./configure there (scripts/get-slurm-source does)])
+  fi
+  have_slurm_src=yes
+  slurm_src_note="$slurm_src (build: $slurm_build)"
+fi
+SLURM_SRC_CPPFLAGS="-DHAVE_CONFIG_H -I$slurm_build -I$slurm_build/slurm -I$slurm_src -I$slurm_src/src/common"
+AC_SUBST([SLURM_SRC_CPPFLAGS])
+AM_CONDITIONAL([HAVE_SLURM_SRC], [test "x$have_slurm_src" = xyes])
+
+dnl ---- libtorch ------------------------------------------------------------
+AC_ARG_WITH([torch],
+  [AS_HELP_STRING([--with-torch=DIR], [libtorch prefix (default: Debian's, /usr); --without-torch disables learned policies])],
+  [torch_prefix="$withval"], [torch_prefix=/usr])
+have_torch=no
+TORCH_CPPFLAGS=""; TORCH_LIBS=""
+if test "x$torch_prefix" != xno; then
+  for d in "$torch_prefix/include" "$torch_prefix/include/torch/csrc/api/include"; do
+    test -d "$d" && TORCH_CPPFLAGS="$TORCH_CPPFLAGS -I$d"
+  done
+  if test -f "$torch_prefix/share/cmake/Torch/TorchConfig.cmake" || test -f "$torch_prefix/lib/cmake/Torch/TorchConfig.cmake" || ls $torch_prefix/lib/*/cmake/Torch/TorchConfig.cmake >/dev/null 2>&1; then
+    torch_cmake=found
+  else
+    torch_cmake=absent
+  fi
+  TORCH_LIBS="-L$torch_prefix/lib -ltorch -ltorch_cpu -lc10"
+  save_CPPFLAGS="$CPPFLAGS"; save_LIBS="$LIBS"
+  CPPFLAGS="$CPPFLAGS $TORCH_CPPFLAGS"; LIBS="$LIBS $TORCH_LIBS"
+  AC_MSG_CHECKING([for libtorch (torch/torch.h, -ltorch)])
+  AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <torch/torch.h>]], [[auto t = torch::zeros({2}); return (int)t.size(0) - 2;]])],
+    [have_torch=yes], [have_torch=no])
+  AC_MSG_RESULT([$have_torch])
+  CPPFLAGS="$save_CPPFLAGS"; LIBS="$save_LIBS"
+  if test "x$have_torch" = xno; then
+    AC_MSG_WARN([libtorch not usable (install libtorch-dev): learned policies will not be built])
+  fi
+fi
+AC_SUBST([TORCH_CPPFLAGS])
+AC_SUBST([TORCH_LIBS])
+AM_CONDITIONAL([HAVE_TORCH], [test "x$have_torch" = xyes])
+
+dnl ---- Sanitizers ------------------------------------------------------------
+AC_ARG_ENABLE([sanitizers],
+  [AS_HELP_STRING([--enable-sanitizers], [build core, tools and unit tests with ASan+UBSan (plugins are never sanitized)])],
+  [enable_san="$enableval"], [enable_san=no])
+SANITIZE_FLAGS=""
+if test "x$enable_san" = xyes; then
+  SANITIZE_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+fi
+AC_SUBST([SANITIZE_FLAGS])
+AM_CONDITIONAL([SANITIZE], [test "x$enable_san" = xyes])
+
+WARN_CXXFLAGS="-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor"
+WARN_CFLAGS="-Wall -Wextra"
+AC_SUBST([WARN_CXXFLAGS])
+AC_SUBST([WARN_CFLAGS])
+
+AC_DEFUN([DLSCHED_SUMMARY], [
+cat <<SUMMARY
+
+dlsched $PACKAGE_VERSION configuration summary
+  C++ compiler ........... $CXX (C++17)
+  jansson ................ yes
+  SQLite ................. yes
+  libcurl ................ $have_curl
+  Check (unit tests) ..... $have_check
+  Slurm headers .......... $have_slurm_h (slurm/slurm.h, version $slurm_version)
+  libslurm ............... $have_libslurm
+  Slurm source tree ...... $slurm_src_note
+  Slurm plugin dir ....... $slurm_plugindir
+  libtorch ............... $have_torch (prefix $torch_prefix)
+  sanitizers ............. $enable_san
+
+SUMMARY
+])

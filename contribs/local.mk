@@ -1,0 +1,1 @@
+include contribs/sim/local.mk

@@ -1,0 +1,1 @@
+# capi unit tests
