@@ -7,3 +7,4 @@ include testsuite/unit/policy.mk
 include testsuite/unit/config.mk
 include testsuite/unit/workload.mk
 include testsuite/unit/capi.mk
+include testsuite/unit/scheduler.mk

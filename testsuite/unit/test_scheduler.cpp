@@ -1,0 +1,348 @@
+// Scheduler::decide(): how a plan becomes actions, independent of any real policy. Test-only policies
+// registered in a private registry return fixed plans, so each case states exactly what must happen.
+#include <check.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policy/scheduler.h"
+
+using namespace dlsched;
+
+namespace {
+
+// ---- A small world: 2 nodes x 4 GPUs, jobs owned by the fixture ----
+struct World {
+	std::vector<Node> nodes;
+	std::vector<Job> jobs;
+	ModelCatalog models;
+
+	World()
+	{
+		for (NodeIndex i = 0; i < 2; ++i) {
+			Node n;
+			n.index = i;
+			n.name = "n" + std::to_string(i + 1);
+			n.gpus_total = n.gpus_free = 4;
+			n.partition = "train";
+			nodes.push_back(n);
+		}
+	}
+	Job& pending(JobId id, Seconds submit, int gpus)
+	{
+		Job j;
+		j.id = id;
+		j.submit_time = submit;
+		j.gpus_requested = j.gpus_min = j.gpus_max = gpus;
+		jobs.push_back(j);
+		return jobs.back();
+	}
+	Job& running(JobId id, Seconds submit, std::vector<NodeShare> where)
+	{
+		Job& j = pending(id, submit, 0);
+		j.state = JobState::kRunning;
+		j.placement = where;
+		for (const NodeShare& s : where) {
+			j.gpus_allocated += s.gpus;
+			nodes[s.node].gpus_free -= s.gpus;
+		}
+		j.gpus_requested = j.gpus_min = j.gpus_max = j.gpus_allocated;
+		return j;
+	}
+	ClusterView view()
+	{
+		ClusterView v;
+		v.nodes = Span<const Node>(nodes.data(), nodes.size());
+		v.models = &models;
+		for (const Job& j : jobs)
+			(j.running() ? v.running : v.pending).push_back(&j);
+		return v;
+	}
+};
+
+// ---- Test-only policies ----
+// Orders by job id descending (so that tests can tell ordering from submit order).
+struct ReverseIdOrdering : Ordering {
+	bool preemptive_;
+	explicit ReverseIdOrdering(bool p) : preemptive_(p) {}
+	const char* name() const override { return "reverse-id"; }
+	bool preemptive() const override { return preemptive_; }
+	void order(const ClusterView&, std::vector<const Job*>& jobs) const override
+	{
+		sort_by_key(jobs, [](const Job& j) { return -static_cast<double>(j.id); });
+	}
+};
+
+// Returns the plan stored in a global table: job id -> placement. Jobs not in the table are left out.
+std::map<JobId, std::vector<NodeShare>> g_plan;
+struct FixedAllocation : Allocation {
+	const char* name() const override { return "fixed"; }
+	void allocate(const AllocationInput& in, Plan& plan) const override
+	{
+		for (const Job* j : in.ordered) {
+			auto it = g_plan.find(j->id);
+			if (it == g_plan.end())
+				continue;
+			Assignment a;
+			a.job = j;
+			a.placement = it->second;
+			for (const NodeShare& s : a.placement)
+				a.gpus += s.gpus;
+			plan.push_back(a);
+		}
+		if (!in.reconsider_running)
+			for (const Job* r : in.view.running)
+				if (!g_plan.count(r->id))
+					plan.push_back({r, r->gpus_allocated, r->placement});
+	}
+};
+
+struct FirstFitPlacement : Placement {
+	const char* name() const override { return "first-fit"; }
+	bool place(const ClusterView&, const Job&, int, const FreeMap&, std::vector<NodeShare>&) const override
+	{
+		return false;
+	}
+};
+struct AdmitEven : Admission {
+	const char* name() const override { return "admit-even"; }
+	AdmissionVerdict admit(const ClusterView&, const Job& j) const override
+	{
+		return {j.id % 2 == 0, "odd"};
+	}
+};
+struct AdmitAll : Admission {
+	const char* name() const override { return "all"; }
+	AdmissionVerdict admit(const ClusterView&, const Job&) const override { return {}; }
+};
+// Preempts every candidate offered, and records what it was offered.
+std::vector<JobId> g_offered;
+struct TakeAll : Preemption {
+	const char* name() const override { return "take-all"; }
+	std::vector<const Job*> select_victims(const ClusterView&, const Job&, const std::vector<const Job*>& c,
+	                                       const FreeMap&) const override
+	{
+		for (const Job* j : c)
+			g_offered.push_back(j->id);
+		return c;
+	}
+};
+struct NoPreemption : Preemption {
+	const char* name() const override { return "none"; }
+	std::vector<const Job*> select_victims(const ClusterView&, const Job&, const std::vector<const Job*>&,
+	                                       const FreeMap&) const override
+	{
+		return {};
+	}
+};
+struct NoLoaning : Loaning {
+	const char* name() const override { return "none"; }
+	void plan(const ClusterView&, std::vector<Action>&) const override {}
+};
+
+PolicyRegistry test_registry()
+{
+	PolicyRegistry r;
+	r.add_ordering("reverse-id", "", [](const Config&) -> Result<std::unique_ptr<Ordering>> {
+		return std::unique_ptr<Ordering>(new ReverseIdOrdering(false));
+	});
+	r.add_ordering("reverse-id-preemptive", "", [](const Config&) -> Result<std::unique_ptr<Ordering>> {
+		return std::unique_ptr<Ordering>(new ReverseIdOrdering(true));
+	});
+	r.add_allocation("fixed", "", [](const Config&) -> Result<std::unique_ptr<Allocation>> {
+		return std::unique_ptr<Allocation>(new FixedAllocation());
+	});
+	r.add_placement("first-fit", "", [](const Config&) -> Result<std::unique_ptr<Placement>> {
+		return std::unique_ptr<Placement>(new FirstFitPlacement());
+	});
+	r.add_admission("all", "", [](const Config&) -> Result<std::unique_ptr<Admission>> {
+		return std::unique_ptr<Admission>(new AdmitAll());
+	});
+	r.add_admission("admit-even", "", [](const Config&) -> Result<std::unique_ptr<Admission>> {
+		return std::unique_ptr<Admission>(new AdmitEven());
+	});
+	r.add_preemption("none", "", [](const Config&) -> Result<std::unique_ptr<Preemption>> {
+		return std::unique_ptr<Preemption>(new NoPreemption());
+	});
+	r.add_preemption("take-all", "", [](const Config&) -> Result<std::unique_ptr<Preemption>> {
+		return std::unique_ptr<Preemption>(new TakeAll());
+	});
+	r.add_loaning("none", "", [](const Config&) -> Result<std::unique_ptr<Loaning>> {
+		return std::unique_ptr<Loaning>(new NoLoaning());
+	});
+	SchedulerSpec spec;
+	spec.ordering = "reverse-id";
+	spec.allocation = "fixed";
+	spec.placement = "first-fit";
+	spec.admission = "all";
+	spec.preemption = "none";
+	spec.loaning = "none";
+	r.add_preset("test", "", spec);
+	return r;
+}
+
+std::unique_ptr<Scheduler> make_scheduler(const std::vector<std::pair<std::string, std::string>>& keys)
+{
+	Config c;
+	ck_assert(c.set("Policy", "test", "test").is_ok());
+	for (const auto& kv : keys)
+		ck_assert_msg(c.set(kv.first, kv.second, "test").is_ok(), "set %s", kv.first.c_str());
+	PolicyRegistry r = test_registry();
+	auto s = Scheduler::create(c, r);
+	ck_assert_msg(s.is_ok(), "%s", s.status().message().c_str());
+	return std::move(s).value();
+}
+
+// Compact rendering of actions, e.g. "requeue 3; start 5 [0:2]; prio 4=2; prio 1=1".
+std::string render(const Decisions& d)
+{
+	std::string s;
+	for (const Action& a : d.actions) {
+		if (!s.empty())
+			s += "; ";
+		switch (a.kind) {
+		case ActionKind::kSetPriority:
+			s += "prio " + std::to_string(a.job) + "=" + std::to_string(static_cast<int>(a.priority));
+			continue;
+		default:
+			s += std::string(action_kind_name(a.kind)) + " " + std::to_string(a.job);
+		}
+		if (a.kind == ActionKind::kStart || a.kind == ActionKind::kResize) {
+			s += " [";
+			for (std::size_t i = 0; i < a.placement.size(); ++i)
+				s += (i ? "," : "") + std::to_string(a.placement[i].node) + ":" +
+				     std::to_string(a.placement[i].gpus);
+			s += "]";
+		}
+	}
+	return s;
+}
+
+}  // namespace
+
+START_TEST(starts_then_priorities_in_policy_order)
+{
+	World w;
+	w.pending(1, 0, 2);
+	w.pending(2, 1, 2);
+	w.pending(3, 2, 4);
+	g_plan = {{2, {{0, 2}}}};
+	auto s = make_scheduler({});
+	Decisions d = s->decide(w.view());
+	// Job 2 starts; 3 and 1 stay pending in reverse-id order with priorities 2 and 1.
+	ck_assert_str_eq(render(d).c_str(), "start 2 [0:2]; prio 3=2; prio 1=1");
+	ck_assert_uint_eq(d.order.size(), 2);
+	ck_assert_uint_eq(d.order[0], 3);
+	ck_assert_uint_eq(d.order[1], 1);
+}
+END_TEST
+
+START_TEST(preemptive_ordering_requeues_and_resizes_before_starts)
+{
+	World w;
+	w.running(1, 0, {{0, 2}});
+	w.running(2, 0, {{1, 4}});
+	w.pending(3, 5, 4);
+	// Job 1 grows onto node 1, job 2 leaves the plan (requeued), job 3 takes node 0's rest + node 1.
+	g_plan = {{1, {{0, 2}, {1, 2}}}, {3, {{0, 2}, {1, 2}}}};
+	auto s = make_scheduler({{"OrderingPolicy", "reverse-id-preemptive"}});
+	Decisions d = s->decide(w.view());
+	ck_assert_str_eq(render(d).c_str(), "requeue 2; resize 1 [0:2,1:2]; start 3 [0:2,1:2]");
+	ck_assert(d.order.empty());
+}
+END_TEST
+
+START_TEST(unchanged_running_jobs_produce_no_action)
+{
+	World w;
+	w.running(1, 0, {{0, 2}, {1, 1}});
+	w.pending(2, 1, 1);
+	// Same GPUs listed in another node order: not a resize.
+	g_plan = {{1, {{1, 1}, {0, 2}}}};
+	auto s = make_scheduler({{"OrderingPolicy", "reverse-id-preemptive"}});
+	ck_assert_str_eq(render(s->decide(w.view())).c_str(), "prio 2=1");
+}
+END_TEST
+
+START_TEST(held_jobs_go_last)
+{
+	World w;
+	w.pending(1, 0, 1);
+	w.pending(2, 1, 1);
+	w.pending(3, 2, 1);
+	w.pending(4, 3, 1);
+	g_plan = {};
+	auto s = make_scheduler({{"AdmissionPolicy", "admit-even"}});
+	// Admitted 4, 2 in reverse-id order; held 1, 3 after them in submit order.
+	ck_assert_str_eq(render(s->decide(w.view())).c_str(), "prio 4=4; prio 2=3; prio 1=2; prio 3=1");
+}
+END_TEST
+
+START_TEST(preemption_policy_sees_only_jobs_ranked_below_the_waiting_one)
+{
+	World w;
+	w.running(1, 0, {{0, 4}});
+	w.running(5, 0, {{1, 4}});
+	w.pending(3, 1, 8);
+	g_plan = {};
+	g_offered.clear();
+	auto s = make_scheduler({{"PreemptionPolicy", "take-all"}});
+	Decisions d = s->decide(w.view());
+	// reverse-id ranks 5 > 3 > 1: only job 1 ranks below job 3.
+	ck_assert_uint_eq(g_offered.size(), 1);
+	ck_assert_uint_eq(g_offered[0], 1);
+	ck_assert_str_eq(render(d).c_str(), "requeue 1; prio 3=1");
+	ck_assert_str_eq(d.actions[0].reason.c_str(), "preempted for job 3");
+}
+END_TEST
+
+START_TEST(unknown_policy_names_are_errors_listing_known_ones)
+{
+	Config c;
+	ck_assert(c.set("Policy", "test", "test").is_ok());
+	ck_assert(c.set("OrderingPolicy", "nope", "test").is_ok());
+	PolicyRegistry r = test_registry();
+	auto s = Scheduler::create(c, r);
+	ck_assert(!s.is_ok());
+	ck_assert_int_eq(static_cast<int>(s.status().code()), static_cast<int>(StatusCode::kNotFound));
+	ck_assert_str_eq(s.status().message().c_str(),
+	                 "unknown ordering policy 'nope' (known: reverse-id, reverse-id-preemptive)");
+	Config c2;
+	ck_assert(c2.set("Policy", "missing", "test").is_ok());
+	auto s2 = Scheduler::create(c2, r);
+	ck_assert(!s2.is_ok());
+	ck_assert_str_eq(s2.status().message().c_str(), "unknown scheduling policy 'missing' (known: test)");
+}
+END_TEST
+
+START_TEST(decide_is_deterministic)
+{
+	World w;
+	for (JobId id = 1; id <= 20; ++id)
+		w.pending(id, id % 3, 1);
+	g_plan = {{7, {{0, 1}}}, {12, {{1, 1}}}};
+	auto s = make_scheduler({});
+	ck_assert_str_eq(render(s->decide(w.view())).c_str(), render(s->decide(w.view())).c_str());
+}
+END_TEST
+
+int main()
+{
+	Suite* s = suite_create("scheduler");
+	TCase* tc = tcase_create("decide");
+	tcase_add_test(tc, starts_then_priorities_in_policy_order);
+	tcase_add_test(tc, preemptive_ordering_requeues_and_resizes_before_starts);
+	tcase_add_test(tc, unchanged_running_jobs_produce_no_action);
+	tcase_add_test(tc, held_jobs_go_last);
+	tcase_add_test(tc, preemption_policy_sees_only_jobs_ranked_below_the_waiting_one);
+	tcase_add_test(tc, unknown_policy_names_are_errors_listing_known_ones);
+	tcase_add_test(tc, decide_is_deterministic);
+	suite_add_tcase(s, tc);
+	SRunner* sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
