@@ -1,1 +1,3 @@
-common_libdlsched_la_SOURCES +=
+common_libdlsched_la_SOURCES += \
+	common/json/json.h \
+	common/json/json.cpp

@@ -1,0 +1,282 @@
+#include "config/config.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <strings.h>
+
+namespace dlsched {
+
+namespace {
+
+std::string lower(std::string_view s)
+{
+	std::string out(s);
+	for (char& c : out)
+		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+	return out;
+}
+
+// Edit distance, for "did you mean" hints.
+std::size_t distance(const std::string& a, const std::string& b)
+{
+	std::vector<std::size_t> row(b.size() + 1);
+	for (std::size_t j = 0; j <= b.size(); ++j)
+		row[j] = j;
+	for (std::size_t i = 1; i <= a.size(); ++i) {
+		std::size_t prev = row[0];
+		row[0] = i;
+		for (std::size_t j = 1; j <= b.size(); ++j) {
+			std::size_t cur = row[j];
+			row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+			prev = cur;
+		}
+	}
+	return row[b.size()];
+}
+
+std::string suggestion(std::string_view key)
+{
+	const ConfigKey* best = nullptr;
+	std::size_t best_d = 4;  // more than 3 edits away is no longer a typo
+	for (const ConfigKey& k : config_keys()) {
+		std::size_t d = distance(lower(key), lower(k.name));
+		if (d < best_d) {
+			best_d = d;
+			best = &k;
+		}
+	}
+	return best ? std::string(" (did you mean '") + best->name + "'?)" : std::string(" (see dlsched.conf(5))");
+}
+
+bool parse_double(std::string_view text, double& out)
+{
+	std::string s(text);
+	if (s.empty())
+		return false;
+	char* end = nullptr;
+	errno = 0;
+	out = std::strtod(s.c_str(), &end);
+	return errno == 0 && end == s.c_str() + s.size() && std::isfinite(out);
+}
+
+bool parse_bool(std::string_view text, bool& out)
+{
+	std::string s = lower(text);
+	if (s == "yes" || s == "true" || s == "1" || s == "on") {
+		out = true;
+		return true;
+	}
+	if (s == "no" || s == "false" || s == "0" || s == "off") {
+		out = false;
+		return true;
+	}
+	return false;
+}
+
+std::string format_range(const ConfigKey& k)
+{
+	std::ostringstream os;
+	os << "[" << k.min << ", " << k.max << "]";
+	return os.str();
+}
+
+// Checks one value against its key's type and range; returns the reason it is bad, or "".
+std::string validate(const ConfigKey& k, std::string_view value)
+{
+	switch (k.type) {
+	case ConfigType::kString:
+		return "";
+	case ConfigType::kBool: {
+		bool b;
+		return parse_bool(value, b) ? "" : "'" + std::string(value) + "' is not yes or no";
+	}
+	case ConfigType::kInt:
+	case ConfigType::kDouble: {
+		double d;
+		if (!parse_double(value, d))
+			return "'" + std::string(value) + "' is not a number";
+		if (k.type == ConfigType::kInt && d != std::floor(d))
+			return "'" + std::string(value) + "' is not an integer";
+		if (d < k.min || d > k.max)
+			return "'" + std::string(value) + "' is out of range " + format_range(k);
+		return "";
+	}
+	case ConfigType::kDoubleList: {
+		std::string s(value);
+		std::size_t start = 0;
+		double last = -INFINITY;
+		if (s.empty())
+			return "";
+		while (start <= s.size()) {
+			std::size_t comma = s.find(',', start);
+			std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+			double d;
+			if (!parse_double(item, d))
+				return "'" + item + "' in '" + s + "' is not a number";
+			if (d < k.min || d > k.max)
+				return "'" + item + "' is out of range " + format_range(k);
+			if (d <= last)
+				return "'" + s + "' must be strictly increasing";
+			last = d;
+			if (comma == std::string::npos)
+				break;
+			start = comma + 1;
+		}
+		return "";
+	}
+	}
+	return "unknown type";
+}
+
+const ConfigKey& must_find(std::string_view key, ConfigType type)
+{
+	const ConfigKey* k = find_config_key(key);
+	assert(k && "config key not in the table (config/keys.cpp)");
+	assert(k->type == type && "config key read with the wrong type");
+	(void)type;
+	return *k;
+}
+
+}  // namespace
+
+Config::Config()
+{
+	for (const ConfigKey& k : config_keys())
+		values_[k.name] = Entry{k.default_value, ""};
+}
+
+Status Config::set(std::string_view key, std::string_view value, const std::string& where)
+{
+	const ConfigKey* k = find_config_key(key);
+	if (!k)
+		return invalid_argument(where + ": unknown key '" + std::string(key) + "'" + suggestion(key));
+	std::string why = validate(*k, value);
+	if (!why.empty())
+		return invalid_argument(where + ": " + k->name + ": " + why);
+	values_[k->name] = Entry{std::string(value), where};
+	return Status::ok();
+}
+
+Result<Config> Config::parse(std::string_view text, const std::string& source_name)
+{
+	Config c;
+	std::size_t line_no = 0;
+	std::size_t pos = 0;
+	while (pos <= text.size()) {
+		std::size_t nl = text.find('\n', pos);
+		std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+		pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+		++line_no;
+		const std::string where = source_name + ":" + std::to_string(line_no);
+		std::size_t i = 0;
+		while (i < line.size()) {
+			while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+				++i;
+			if (i >= line.size() || line[i] == '#')
+				break;
+			std::size_t key_start = i;
+			while (i < line.size() && line[i] != '=' && !std::isspace(static_cast<unsigned char>(line[i])))
+				++i;
+			std::string_view key = line.substr(key_start, i - key_start);
+			if (i >= line.size() || line[i] != '=')
+				return parse_error(where + ": expected Key=Value, found '" + std::string(key) + "'");
+			++i;  // '='
+			std::string value;
+			if (i < line.size() && line[i] == '"') {
+				std::size_t close = line.find('"', i + 1);
+				if (close == std::string_view::npos)
+					return parse_error(where + ": " + std::string(key) + ": unterminated quoted value");
+				value = std::string(line.substr(i + 1, close - i - 1));
+				i = close + 1;
+			} else {
+				std::size_t v = i;
+				while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])) && line[i] != '#')
+					++i;
+				value = std::string(line.substr(v, i - v));
+			}
+			Status st = c.set(key, value, where);
+			if (!st.is_ok())
+				return st;
+		}
+	}
+	return c;
+}
+
+Result<Config> Config::load_file(const std::string& path)
+{
+	std::ifstream in(path, std::ios::binary);
+	if (!in)
+		return not_found(path + ": cannot open configuration file (" + std::strerror(errno) +
+		                 "); give an existing dlsched.conf, or none to use the defaults");
+	std::ostringstream ss;
+	ss << in.rdbuf();
+	return parse(ss.str(), path);
+}
+
+std::string Config::get_string(std::string_view key) const
+{
+	return values_.at(must_find(key, ConfigType::kString).name).value;
+}
+
+long Config::get_int(std::string_view key) const
+{
+	return std::strtol(values_.at(must_find(key, ConfigType::kInt).name).value.c_str(), nullptr, 10);
+}
+
+double Config::get_double(std::string_view key) const
+{
+	return std::strtod(values_.at(must_find(key, ConfigType::kDouble).name).value.c_str(), nullptr);
+}
+
+bool Config::get_bool(std::string_view key) const
+{
+	bool b = false;
+	parse_bool(values_.at(must_find(key, ConfigType::kBool).name).value, b);
+	return b;
+}
+
+std::vector<double> Config::get_double_list(std::string_view key) const
+{
+	const std::string& s = values_.at(must_find(key, ConfigType::kDoubleList).name).value;
+	std::vector<double> out;
+	std::size_t start = 0;
+	while (!s.empty() && start <= s.size()) {
+		std::size_t comma = s.find(',', start);
+		out.push_back(std::strtod(s.substr(start, comma - start).c_str(), nullptr));
+		if (comma == std::string::npos)
+			break;
+		start = comma + 1;
+	}
+	return out;
+}
+
+bool Config::is_set(std::string_view key) const
+{
+	const ConfigKey* k = find_config_key(key);
+	return k && !values_.at(k->name).origin.empty();
+}
+
+std::string Config::dump() const
+{
+	std::ostringstream os;
+	os << "# dlsched effective configuration\n";
+	for (const ConfigKey& k : config_keys()) {
+		const Entry& e = values_.at(k.name);
+		os << "# " << k.help;
+		if (!e.origin.empty())
+			os << " (set in " << e.origin << ")";
+		os << "\n";
+		bool quote = e.value.empty() || e.value.find_first_of(" \t#") != std::string::npos;
+		os << k.name << "=" << (quote ? "\"" + e.value + "\"" : e.value) << "\n";
+	}
+	return os.str();
+}
+
+}  // namespace dlsched

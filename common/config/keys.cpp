@@ -1,0 +1,52 @@
+// The one table of every dlsched.conf key: name, type, default, range and help. dlsched.conf(5) and
+// `dlsched-sim --print-config` are generated from the same words; keep them in step.
+#include <cstring>
+#include <strings.h>
+
+#include "config/config.h"
+
+namespace dlsched {
+
+const std::vector<ConfigKey>& config_keys()
+{
+	static const std::vector<ConfigKey> kKeys = {
+	        // ---- Which policies ----
+	        {"Policy", ConfigType::kString, "slurm-backfill", 0, 0,
+	         "scheduling policy preset: one policy of each kind (dlsched-sim --list-policies)"},
+	        {"OrderingPolicy", ConfigType::kString, "", 0, 0, "override the preset's ordering policy"},
+	        {"AllocationPolicy", ConfigType::kString, "", 0, 0, "override the preset's allocation policy"},
+	        {"PlacementPolicy", ConfigType::kString, "", 0, 0, "override the preset's placement policy"},
+	        {"AdmissionPolicy", ConfigType::kString, "", 0, 0, "override the preset's admission policy"},
+	        {"PreemptionPolicy", ConfigType::kString, "", 0, 0, "override the preset's preemption policy"},
+	        {"LoaningPolicy", ConfigType::kString, "", 0, 0, "override the preset's loaning policy"},
+	        // ---- Scheduling cycles ----
+	        {"SchedInterval", ConfigType::kDouble, "60", 1, 86400,
+	         "seconds between periodic scheduling cycles"},
+	        {"SchedOnEvents", ConfigType::kBool, "yes", 0, 0,
+	         "also run a cycle when a job arrives or ends"},
+	        {"Seed", ConfigType::kInt, "1", 0, 2147483647, "seed of every random choice a policy makes"},
+	        {"RestartCost", ConfigType::kDouble, "0", 0, 86400,
+	         "seconds a job loses on every restart or resize (checkpoint + reload); 0 = free"},
+	        {"ModelProfiles", ConfigType::kString, "", 0, 0,
+	         "directory of per-model profiles (empty: the installed data directory)"},
+	        // ---- Policy-specific keys (policy/*.cpp) ----
+	        {"BackfillMaxJobs", ConfigType::kInt, "1000", 1, 1000000,
+	         "slurm-backfill: pending jobs examined per cycle (as Slurm's bf_max_job_test)"},
+	        {"TiresiasQueueThresholds", ConfigType::kDoubleList, "3600,36000", 0, 1e12,
+	         "tiresias-las: attained-service thresholds between queues, GPU-seconds, increasing"},
+	        {"TiresiasStarveFactor", ConfigType::kDouble, "2", 0, 1000,
+	         "tiresias-las: a job waiting longer than this x its executed time goes to the top queue "
+	         "(0 = never)"},
+	};
+	return kKeys;
+}
+
+const ConfigKey* find_config_key(std::string_view name)
+{
+	for (const ConfigKey& k : config_keys())
+		if (std::strlen(k.name) == name.size() && strncasecmp(k.name, name.data(), name.size()) == 0)
+			return &k;
+	return nullptr;
+}
+
+}  // namespace dlsched
