@@ -1,1 +1,2 @@
 include contribs/sim/local.mk
+include contribs/data.mk

@@ -8,4 +8,6 @@ common_libdlsched_la_SOURCES += \
 	common/model/model_catalog.h \
 	common/model/model_catalog.cpp \
 	common/util/status.h \
-	common/util/span.h
+	common/util/span.h \
+	common/util/csv.h \
+	common/util/csv.cpp

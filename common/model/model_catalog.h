@@ -28,6 +28,9 @@ struct ModelProfile {
 	std::vector<ScalingPoint> points;            // at least (1 GPU, 1 node, 1.0)
 	std::map<std::string, double> gpu_speed;     // GPU type -> throughput relative to the reference type
 	double checkpoint_mb = 0;                    // model + optimizer state size (restart cost)
+	double samples_per_s_1gpu = 0;               // measured throughput on one reference GPU
+	double samples_per_epoch = 0;                // dataset size of the reference run
+	double reference_epochs = 0;                 // epochs the reference run trained
 	std::string source;                          // where the numbers came from (attribution)
 };
 
