@@ -34,6 +34,7 @@ struct BuildOptions {
 	double load_scale = 1;         // > 1 compresses inter-arrival times (more load)
 	double time_limit_factor = 2;  // time limit = factor x true runtime (traces without limits)
 	std::size_t max_jobs = 0;      // 0: all
+	int gpus_per_node = 8;         // node size assumed when a job's runtime is derived (packed)
 };
 
 struct Workload {

@@ -1,0 +1,186 @@
+// dlsched's native workload format (doc/workload-format.md): CSV with a header naming the columns,
+// or JSON lines with the same keys.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "json/json.h"
+#include "workload/columns.h"
+#include "workload/trace.h"
+
+namespace dlsched {
+
+namespace {
+
+const std::vector<std::string> kColumns = {"id",         "submit_s",     "gpus",  "min_gpus", "max_gpus",
+                                           "model",      "epochs",       "epoch_s", "duration_s",
+                                           "deadline_s", "time_limit_s", "qos",   "partition", "user",
+                                           "name"};
+
+// Checks what both syntaxes share: GPU range, and a way to know the job's length.
+Status check_job(const TraceJob& j, const std::string& where)
+{
+	if (j.min_gpus && j.min_gpus > j.gpus)
+		return parse_error(where + ": min_gpus " + std::to_string(j.min_gpus) + " is above gpus " +
+		                   std::to_string(j.gpus));
+	if (j.max_gpus && j.max_gpus < j.gpus)
+		return parse_error(where + ": max_gpus " + std::to_string(j.max_gpus) + " is below gpus " +
+		                   std::to_string(j.gpus));
+	if (j.epoch_s <= 0 && j.duration_s <= 0)
+		return parse_error(where + ": neither epoch_s nor duration_s is given (one says how long the job runs)");
+	return Status::ok();
+}
+
+}  // namespace
+
+Status read_native_csv(std::istream& in, const std::string& source, const ReadOptions& opt,
+                       TraceReadResult& out)
+{
+	CsvReader csv(in, source);
+	ColumnReader cols(csv, kColumns, {"submit_s", "gpus", "model", "epochs"}, true);
+	Status st = cols.read_header();
+	if (!st.is_ok())
+		return st;
+	Status err;
+	while (cols.next(err)) {
+		TraceJob j;
+		long long id = -1, gpus = 0, mn = 0, mx = 0;
+		if (err.is_ok())
+			err = cols.integer("id", id, true, 0);
+		if (err.is_ok())
+			err = cols.number("submit_s", j.submit_s, false, 0);
+		if (err.is_ok())
+			err = cols.integer("gpus", gpus, false, 1);
+		if (err.is_ok())
+			err = cols.integer("min_gpus", mn, true, 1);
+		if (err.is_ok())
+			err = cols.integer("max_gpus", mx, true, 1);
+		if (err.is_ok())
+			err = cols.number("epochs", j.epochs, false, 1e-9);
+		if (err.is_ok())
+			err = cols.number("epoch_s", j.epoch_s, true, 1e-9);
+		if (err.is_ok())
+			err = cols.number("duration_s", j.duration_s, true, 1e-9);
+		if (err.is_ok())
+			err = cols.number("deadline_s", j.deadline_s, true, 1e-9);
+		if (err.is_ok())
+			err = cols.number("time_limit_s", j.time_limit_s, true, 1e-9);
+		if (err.is_ok() && cols.text("model").empty())
+			err = parse_error(cols.where() + ": model is empty");
+		j.id = id;
+		j.gpus = static_cast<int>(gpus);
+		j.min_gpus = static_cast<int>(mn);
+		j.max_gpus = static_cast<int>(mx);
+		if (err.is_ok())
+			err = check_job(j, cols.where());
+		if (!err.is_ok()) {
+			if (!opt.skip_bad_lines)
+				return err;
+			++out.skipped_lines;
+			continue;
+		}
+		j.model = cols.text("model");
+		j.qos = cols.text("qos");
+		j.partition = cols.text("partition");
+		j.user = cols.text("user").empty() ? "user" : cols.text("user");
+		j.where = cols.where();
+		out.jobs.push_back(std::move(j));
+	}
+	return Status::ok();
+}
+
+Status read_native_jsonl(std::istream& in, const std::string& source, const ReadOptions& opt,
+                         TraceReadResult& out)
+{
+	std::string line;
+	std::size_t line_no = 0;
+	while (std::getline(in, line)) {
+		++line_no;
+		if (line.find_first_not_of(" \t\r") == std::string::npos)
+			continue;
+		const std::string where = source + ":" + std::to_string(line_no);
+		TraceJob j;
+		Status err;
+		auto parsed = json::Value::parse(line, where);
+		if (!parsed.is_ok()) {
+			// jansson numbers lines from 1 within this one-line document: say which line of the file.
+			err = parse_error(where + ": " + parsed.status().message().substr(where.size() + 1));
+		} else if (!parsed->is_object()) {
+			err = parse_error(where + ":1: expected a JSON object per line");
+		} else {
+			const json::Value& o = parsed.value();
+			for (const std::string& k : o.keys())
+				if (std::find(kColumns.begin(), kColumns.end(), k) == kColumns.end() && err.is_ok())
+					err = parse_error(where + ": unknown key '" + k + "'");
+			auto num = [&](const char* key, double& dst, bool required, double min_value) {
+				if (!err.is_ok())
+					return;
+				json::Value v = o.get(key);
+				if (!v.is_valid() || v.is_null()) {
+					if (required)
+						err = parse_error(where + ": missing required key '" + key + "'");
+					return;
+				}
+				auto d = v.as_number();
+				if (!d)
+					err = parse_error(where + ": " + key + " is not a number");
+				else if (*d < min_value)
+					err = parse_error(where + ": " + key + " must be at least " + std::to_string(min_value));
+				else
+					dst = *d;
+			};
+			auto str = [&](const char* key, std::string& dst, bool required) {
+				if (!err.is_ok())
+					return;
+				json::Value v = o.get(key);
+				if (!v.is_valid() || v.is_null()) {
+					if (required)
+						err = parse_error(where + ": missing required key '" + key + "'");
+					return;
+				}
+				auto s = v.as_string();
+				if (!s)
+					err = parse_error(where + ": " + key + " is not a string");
+				else
+					dst = *s;
+			};
+			double id = -1, gpus = 0, mn = 0, mx = 0;
+			num("id", id, false, 0);
+			num("submit_s", j.submit_s, true, 0);
+			num("gpus", gpus, true, 1);
+			num("min_gpus", mn, false, 1);
+			num("max_gpus", mx, false, 1);
+			num("epochs", j.epochs, true, 1e-9);
+			num("epoch_s", j.epoch_s, false, 1e-9);
+			num("duration_s", j.duration_s, false, 1e-9);
+			num("deadline_s", j.deadline_s, false, 1e-9);
+			num("time_limit_s", j.time_limit_s, false, 1e-9);
+			str("model", j.model, true);
+			str("qos", j.qos, false);
+			str("partition", j.partition, false);
+			str("user", j.user, false);
+			for (double v : {id, gpus, mn, mx})
+				if (err.is_ok() && v != std::floor(v))
+					err = parse_error(where + ": id and GPU counts must be integers");
+			j.id = static_cast<long long>(id);
+			j.gpus = static_cast<int>(gpus);
+			j.min_gpus = static_cast<int>(mn);
+			j.max_gpus = static_cast<int>(mx);
+			if (err.is_ok())
+				err = check_job(j, where);
+		}
+		if (!err.is_ok()) {
+			if (!opt.skip_bad_lines)
+				return err;
+			++out.skipped_lines;
+			continue;
+		}
+		if (j.user.empty())
+			j.user = "user";
+		j.where = where;
+		out.jobs.push_back(std::move(j));
+	}
+	return Status::ok();
+}
+
+}  // namespace dlsched
