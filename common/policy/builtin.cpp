@@ -1,1 +1,69 @@
-// placeholder: being written
+// Every policy built into libdlsched, by name, and the presets that compose them. Explicit: adding a
+// policy means adding a line here (no static constructors).
+#include "policy/builtin_policies.h"
+#include "policy/registry.h"
+
+namespace dlsched {
+
+namespace {
+
+template <class Base, class T, class... Args>
+Factory<Base> factory(Args... args)
+{
+	return [=](const Config&) -> Result<std::unique_ptr<Base>> { return std::unique_ptr<Base>(new T(args...)); };
+}
+
+SchedulerSpec spec(const char* ordering, const char* allocation)
+{
+	SchedulerSpec s;
+	s.ordering = ordering;
+	s.allocation = allocation;
+	return s;
+}
+
+}  // namespace
+
+void register_builtin_policies(PolicyRegistry& r)
+{
+	r.add_ordering("fifo", "first come, first served", factory<Ordering, FifoOrdering>());
+	r.add_ordering("srtf", "shortest remaining time first (oracle), preemptive", factory<Ordering, SrtfOrdering>());
+	r.add_ordering("tiresias-las", "Tiresias discretised 2D least-attained-service, preemptive",
+	               [](const Config& c) -> Result<std::unique_ptr<Ordering>> {
+		               return std::unique_ptr<Ordering>(new TiresiasOrdering(
+		                       c.get_double_list("TiresiasQueueThresholds"), c.get_double("TiresiasStarveFactor")));
+	               });
+	r.add_ordering("drf", "lowest dominant (GPU) share of the user first", factory<Ordering, DrfOrdering>());
+	r.add_ordering("edf", "earliest deadline first", factory<Ordering, EdfOrdering>());
+
+	r.add_allocation("rigid", "requested GPUs, in order, skipping jobs that do not fit",
+	                 factory<Allocation, RigidAllocation>(false));
+	r.add_allocation("rigid-strict", "requested GPUs, in order, stopping at the first job that does not fit",
+	                 factory<Allocation, RigidAllocation>(true));
+	r.add_allocation("easy-backfill", "in order, with EASY backfilling on time limits",
+	                 [](const Config& c) -> Result<std::unique_ptr<Allocation>> {
+		                 return std::unique_ptr<Allocation>(new EasyBackfillAllocation(c.get_int("BackfillMaxJobs")));
+	                 });
+	r.add_allocation("drf", "progressive filling by user share, elastic", factory<Allocation, DrfAllocation>());
+	r.add_allocation("optimus", "minimum first, then greedy marginal gain, elastic",
+	                 factory<Allocation, OptimusAllocation>());
+
+	r.add_placement("pack", "fewest nodes, best fit", factory<Placement, PackPlacement>());
+	r.add_placement("spread", "most free nodes first, one GPU at a time", factory<Placement, SpreadPlacement>());
+	r.add_admission("admit-all", "every job may be scheduled", factory<Admission, AdmitAll>());
+	r.add_preemption("none", "never preempt for a waiting job", factory<Preemption, NoPreemption>());
+	r.add_loaning("none", "never loan inference nodes", factory<Loaning, NoLoaning>());
+
+	r.add_preset("fifo", "first come first served, head-of-line blocking (sched/builtin)",
+	             spec("fifo", "rigid-strict"));
+	r.add_preset("slurm-backfill", "FIFO with EASY backfill on time limits (sched/backfill)",
+	             spec("fifo", "easy-backfill"));
+	r.add_preset("srtf", "preemptive shortest remaining time first (oracle)", spec("srtf", "rigid"));
+	r.add_preset("drf", "dominant resource fairness between users, elastic", spec("drf", "drf"));
+	r.add_preset("tiresias-las", "Tiresias 2D-LAS with discretised queues (NSDI'19)",
+	             spec("tiresias-las", "rigid"));
+	r.add_preset("optimus", "Optimus greedy marginal gain on the speed model (EuroSys'18), elastic",
+	             spec("srtf", "optimus"));
+	r.add_preset("edf", "earliest deadline first", spec("edf", "rigid"));
+}
+
+}  // namespace dlsched

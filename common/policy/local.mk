@@ -12,4 +12,15 @@ common_libdlsched_la_SOURCES += \
 	common/policy/registry.cpp \
 	common/policy/scheduler.h \
 	common/policy/scheduler.cpp \
-	common/policy/builtin.cpp
+	common/policy/estimates.h \
+	common/policy/builtin_policies.h \
+	common/policy/builtin.cpp \
+	common/policy/fifo.cpp \
+	common/policy/rigid.cpp \
+	common/policy/easy_backfill.cpp \
+	common/policy/srtf.cpp \
+	common/policy/tiresias.cpp \
+	common/policy/drf.cpp \
+	common/policy/optimus.cpp \
+	common/policy/edf.cpp \
+	common/policy/placement_pack.cpp

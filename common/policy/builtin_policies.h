@@ -1,0 +1,134 @@
+// The policies built into libdlsched. Each is defined in its own file (named after the policy) and
+// registered by name in builtin.cpp; nothing outside common/policy/ needs these declarations except
+// tests.
+#ifndef DLSCHED_POLICY_BUILTIN_POLICIES_H
+#define DLSCHED_POLICY_BUILTIN_POLICIES_H
+
+#include <vector>
+
+#include "policy/admission.h"
+#include "policy/allocation.h"
+#include "policy/loaning.h"
+#include "policy/ordering.h"
+#include "policy/placement.h"
+#include "policy/preemption.h"
+
+namespace dlsched {
+
+// ---- Orderings ----
+class FifoOrdering : public Ordering {  // fifo.cpp
+public:
+	const char* name() const override { return "fifo"; }
+	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override;
+};
+
+class SrtfOrdering : public Ordering {  // srtf.cpp
+public:
+	const char* name() const override { return "srtf"; }
+	bool preemptive() const override { return true; }
+	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override;
+};
+
+class TiresiasOrdering : public Ordering {  // tiresias.cpp
+public:
+	TiresiasOrdering(std::vector<double> thresholds, double starve_factor)
+	    : thresholds_(std::move(thresholds)), starve_factor_(starve_factor) {}
+	const char* name() const override { return "tiresias-las"; }
+	bool preemptive() const override { return true; }
+	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override;
+	// The queue a job is in now (0 = highest priority); exposed for tests.
+	int queue_of(const ClusterView& view, const Job& job) const;
+
+private:
+	std::vector<double> thresholds_;  // attained GPU-seconds between queues, increasing
+	double starve_factor_;
+};
+
+class DrfOrdering : public Ordering {  // drf.cpp
+public:
+	const char* name() const override { return "drf"; }
+	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override;
+};
+
+class EdfOrdering : public Ordering {  // edf.cpp
+public:
+	const char* name() const override { return "edf"; }
+	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override;
+};
+
+// ---- Allocations ----
+class RigidAllocation : public Allocation {  // rigid.cpp
+public:
+	explicit RigidAllocation(bool strict) : strict_(strict) {}
+	const char* name() const override { return strict_ ? "rigid-strict" : "rigid"; }
+	void allocate(const AllocationInput& in, Plan& plan) const override;
+
+private:
+	bool strict_;
+};
+
+class EasyBackfillAllocation : public Allocation {  // easy_backfill.cpp
+public:
+	explicit EasyBackfillAllocation(long max_jobs) : max_jobs_(max_jobs) {}
+	const char* name() const override { return "easy-backfill"; }
+	void allocate(const AllocationInput& in, Plan& plan) const override;
+
+private:
+	long max_jobs_;
+};
+
+class DrfAllocation : public Allocation {  // drf.cpp
+public:
+	const char* name() const override { return "drf"; }
+	bool elastic() const override { return true; }
+	void allocate(const AllocationInput& in, Plan& plan) const override;
+};
+
+class OptimusAllocation : public Allocation {  // optimus.cpp
+public:
+	const char* name() const override { return "optimus"; }
+	bool elastic() const override { return true; }
+	void allocate(const AllocationInput& in, Plan& plan) const override;
+};
+
+// ---- Placements ----
+class PackPlacement : public Placement {  // placement_pack.cpp
+public:
+	const char* name() const override { return "pack"; }
+	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
+	           std::vector<NodeShare>& out) const override;
+};
+
+class SpreadPlacement : public Placement {  // placement_pack.cpp
+public:
+	const char* name() const override { return "spread"; }
+	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
+	           std::vector<NodeShare>& out) const override;
+};
+
+// ---- The no-op kinds (trivial.cpp) ----
+class AdmitAll : public Admission {
+public:
+	const char* name() const override { return "admit-all"; }
+	AdmissionVerdict admit(const ClusterView&, const Job&) const override { return {}; }
+};
+
+class NoPreemption : public Preemption {
+public:
+	const char* name() const override { return "none"; }
+	std::vector<const Job*> select_victims(const ClusterView&, const Job&, const std::vector<const Job*>&,
+	                                       const FreeMap&) const override
+	{
+		return {};
+	}
+};
+
+class NoLoaning : public Loaning {
+public:
+	const char* name() const override { return "none"; }
+	void plan(const ClusterView&, std::vector<Action>&) const override {}
+};
+
+}  // namespace dlsched
+
+#endif

@@ -1,0 +1,81 @@
+// `pack`: fewest nodes first. A job that fits on one node goes to the node with the least free GPUs
+// that still has enough (best fit, keeping big holes for big jobs); a larger job takes whole free
+// nodes, fullest-free first, then best fit for the rest. Ties by node index.
+#include <algorithm>
+
+#include "policy/builtin_policies.h"
+
+namespace dlsched {
+
+bool PackPlacement::place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
+                          std::vector<NodeShare>& out) const
+{
+	(void)view;
+	out.clear();
+	if (gpus <= 0)
+		return false;
+	// Single node, best fit.
+	int best = -1;
+	for (std::size_t i = 0; i < free.node_count(); ++i) {
+		const int f = free.free(static_cast<NodeIndex>(i));
+		if (f >= gpus && (best < 0 || f < free.free(static_cast<NodeIndex>(best))) &&
+		    free.eligible(job, static_cast<NodeIndex>(i)))
+			best = static_cast<int>(i);
+	}
+	if (best >= 0) {
+		out.push_back({static_cast<NodeIndex>(best), gpus});
+		return true;
+	}
+	// Several nodes: most free first (fewest nodes), ties by index.
+	std::vector<NodeIndex> nodes;
+	int total = 0;
+	for (std::size_t i = 0; i < free.node_count(); ++i) {
+		const NodeIndex n = static_cast<NodeIndex>(i);
+		if (free.free(n) > 0 && free.eligible(job, n)) {
+			nodes.push_back(n);
+			total += free.free(n);
+		}
+	}
+	if (total < gpus)
+		return false;
+	std::stable_sort(nodes.begin(), nodes.end(),
+	                 [&](NodeIndex a, NodeIndex b) { return free.free(a) > free.free(b); });
+	int left = gpus;
+	for (NodeIndex n : nodes) {
+		if (left == 0)
+			break;
+		const int take = std::min(left, free.free(n));
+		out.push_back({n, take});
+		left -= take;
+	}
+	return true;
+}
+
+bool SpreadPlacement::place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
+                            std::vector<NodeShare>& out) const
+{
+	(void)view;
+	out.clear();
+	if (gpus <= 0 || free.eligible_free(job) < gpus)
+		return false;
+	// One GPU at a time to the node with the most free GPUs left (ties by index): spreads load.
+	std::vector<int> left(free.node_count(), 0);
+	for (std::size_t i = 0; i < free.node_count(); ++i)
+		if (free.eligible(job, static_cast<NodeIndex>(i)))
+			left[i] = free.free(static_cast<NodeIndex>(i));
+	std::vector<int> taken(free.node_count(), 0);
+	for (int g = 0; g < gpus; ++g) {
+		std::size_t best = 0;
+		for (std::size_t i = 1; i < left.size(); ++i)
+			if (left[i] > left[best])
+				best = i;
+		--left[best];
+		++taken[best];
+	}
+	for (std::size_t i = 0; i < taken.size(); ++i)
+		if (taken[i] > 0)
+			out.push_back({static_cast<NodeIndex>(i), taken[i]});
+	return true;
+}
+
+}  // namespace dlsched

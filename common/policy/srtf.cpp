@@ -1,0 +1,16 @@
+// `srtf`: preemptive shortest remaining time first, with the oracle remaining time (the simulator
+// knows each job's true length; in Slurm it comes from the runtime predictors). A running job that
+// no longer ranks within capacity is checkpointed and requeued.
+#include "policy/builtin_policies.h"
+#include "policy/estimates.h"
+
+namespace dlsched {
+
+void SrtfOrdering::order(const ClusterView& view, std::vector<const Job*>& jobs) const
+{
+	sort_by_key(jobs, [&](const Job& j) {
+		return remaining_time(view, j, j.running() ? j.gpus_allocated : j.gpus_requested);
+	});
+}
+
+}  // namespace dlsched
