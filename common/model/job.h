@@ -48,6 +48,8 @@ struct Job {
 	double attained_gpu_s = 0;         // GPU-seconds of service received so far (LAS policies)
 	Seconds executed_s = 0;            // wall seconds run so far, across restarts
 	int restarts = 0;                  // preemptions and resizes so far
+	Seconds last_stop_time = -1;       // when it was last checkpointed and requeued; -1: never
+	Seconds last_run_s = 0;            // length of the run that ended then
 
 	bool elastic() const { return gpus_min != gpus_max; }
 	bool has_deadline() const { return deadline != kNoDeadline; }

@@ -4,8 +4,10 @@
 // thresholds on attained service; a queue is served before lower ones, first come first served
 // inside a queue (arrival order), and the policy is preemptive: a job that passes a threshold drops a
 // queue and may be preempted by newer, less-served jobs. To prevent starvation a job that has waited
-// longer than StarveFactor x its executed time is promoted to the highest queue (the paper's
-// STARVELIMIT knob). Thresholds and the knob are dlsched.conf keys; defaults are dlsched's choice for
+// longer, since it was last preempted, than StarveFactor x the length of its last run is promoted to
+// the highest queue (the paper's PROMOTEKNOB). A promoted job then counts its service afresh from the
+// start of that run, so that it keeps the top queue for one quantum instead of being preempted again
+// in the next cycle (which made promoted jobs thrash). Thresholds and the knob are dlsched.conf keys; defaults are dlsched's choice for
 // Philly-like durations (1 and 10 GPU-hours), not numbers from the paper.
 #include "policy/builtin_policies.h"
 
@@ -13,14 +15,17 @@ namespace dlsched {
 
 int TiresiasOrdering::queue_of(const ClusterView& view, const Job& job) const
 {
-	if (starve_factor_ > 0 && !job.running() && job.executed_s > 0) {
-		const double waited = view.now - job.submit_time - job.executed_s;
-		if (waited > starve_factor_ * job.executed_s)
-			return 0;
+	double service = job.attained_gpu_s;
+	if (starve_factor_ > 0 && job.last_stop_time >= 0) {
+		const double limit = starve_factor_ * job.last_run_s;
+		if (!job.running() && view.now - job.last_stop_time > limit)
+			return 0;  // starving: promoted
+		if (job.running() && job.start_time - job.last_stop_time > limit)
+			service = job.gpus_allocated * (view.now - job.start_time);  // promoted at start: afresh
 	}
 	int q = 0;
 	for (double t : thresholds_)
-		if (job.attained_gpu_s >= t)
+		if (service >= t)
 			++q;
 	return q;
 }

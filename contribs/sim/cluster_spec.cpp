@@ -1,0 +1,106 @@
+#include "cluster_spec.h"
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "util/csv.h"
+
+namespace dlsched::sim {
+
+namespace {
+
+bool parse_nxg(const std::string& spec, long long& n, long long& g)
+{
+	std::size_t x = spec.find('x');
+	return x != std::string::npos && parse_integer(spec.substr(0, x), n) && parse_integer(spec.substr(x + 1), g);
+}
+
+void add_nodes(std::vector<Node>& nodes, long long count, int gpus, const std::string& type,
+               const std::string& partition, PartitionKind kind, bool loanable)
+{
+	for (long long i = 0; i < count; ++i) {
+		Node n;
+		n.index = static_cast<NodeIndex>(nodes.size());
+		n.name = "n" + std::to_string(nodes.size() + 1);
+		n.gpus_total = n.gpus_free = gpus;
+		n.gpu_type = type;
+		n.partition = partition;
+		n.kind = kind;
+		n.loanable = loanable;
+		nodes.push_back(std::move(n));
+	}
+}
+
+}  // namespace
+
+Result<std::vector<Node>> parse_cluster_spec(const std::string& spec)
+{
+	std::vector<Node> nodes;
+	long long n = 0, g = 0;
+	if (parse_nxg(spec, n, g)) {
+		if (n < 1 || g < 1 || n > 100000 || g > 64)
+			return invalid_argument("cluster '" + spec + "': want N nodes x G GPUs with 1 <= N <= 100000, 1 <= G <= 64");
+		add_nodes(nodes, n, static_cast<int>(g), "v100", "train", PartitionKind::kTraining, false);
+		return nodes;
+	}
+	std::ifstream in(spec);
+	if (!in)
+		return not_found("cluster '" + spec + "': neither NxG (e.g. 64x8) nor a readable cluster file");
+	std::string line;
+	std::size_t line_no = 0;
+	while (std::getline(in, line)) {
+		++line_no;
+		const std::string where = spec + ":" + std::to_string(line_no);
+		std::size_t hash = line.find('#');
+		if (hash != std::string::npos)
+			line.resize(hash);
+		std::istringstream words(line);
+		std::string word;
+		long long count = -1, gpus = -1;
+		std::string type = "v100", partition = "train", kind = "training", loanable = "no";
+		bool any = false;
+		while (words >> word) {
+			any = true;
+			std::size_t eq = word.find('=');
+			if (eq == std::string::npos)
+				return parse_error(where + ": expected Key=Value, found '" + word + "'");
+			std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+			for (char& c : key)
+				c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+			if (key == "nodes") {
+				if (!parse_integer(value, count) || count < 1)
+					return parse_error(where + ": Nodes '" + value + "' is not a positive integer");
+			} else if (key == "gpus") {
+				if (!parse_integer(value, gpus) || gpus < 1 || gpus > 64)
+					return parse_error(where + ": Gpus '" + value + "' is not an integer in [1, 64]");
+			} else if (key == "gputype") {
+				type = value;
+			} else if (key == "partition") {
+				partition = value;
+			} else if (key == "kind") {
+				if (value != "training" && value != "inference")
+					return parse_error(where + ": Kind '" + value + "' is not training or inference");
+				kind = value;
+			} else if (key == "loanable") {
+				if (value != "yes" && value != "no")
+					return parse_error(where + ": Loanable '" + value + "' is not yes or no");
+				loanable = value;
+			} else {
+				return parse_error(where + ": unknown key '" + key +
+				                   "' (known: Nodes, Gpus, GpuType, Partition, Kind, Loanable)");
+			}
+		}
+		if (!any)
+			continue;
+		if (count < 0 || gpus < 0)
+			return parse_error(where + ": Nodes= and Gpus= are required");
+		add_nodes(nodes, count, static_cast<int>(gpus), type, partition,
+		          kind == "inference" ? PartitionKind::kInference : PartitionKind::kTraining, loanable == "yes");
+	}
+	if (nodes.empty())
+		return parse_error(spec + ": no nodes described");
+	return nodes;
+}
+
+}  // namespace dlsched::sim

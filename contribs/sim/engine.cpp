@@ -1,0 +1,457 @@
+// Discrete-event simulation: arrivals, completions and scheduling cycles. Job progress is kept
+// lazily: a running job's epochs are brought up to date only when a cycle looks at it or its speed
+// changes, and its completion is an event in a heap (stale entries are skipped by version).
+#include "engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <queue>
+#include <sstream>
+
+#include "policy/free_map.h"
+
+namespace dlsched::sim {
+
+namespace {
+
+constexpr double kEps = 1e-9;
+
+struct SimJob {
+	double rate = 0;              // epochs per second while progressing
+	Seconds progress_from = 0;    // progress resumes here (after a restart's cost)
+	Seconds last_update = 0;
+	std::uint64_t version = 0;    // completion events of older versions are stale
+	bool done = false;
+	bool dropped = false;
+};
+
+struct Completion {
+	Seconds time;
+	std::size_t index;
+	std::uint64_t version;
+	bool operator>(const Completion& o) const
+	{
+		return time != o.time ? time > o.time : index > o.index;
+	}
+};
+
+std::string seconds(Seconds t)
+{
+	std::ostringstream os;
+	os << static_cast<long long>(std::llround(t)) << "s";
+	return os.str();
+}
+
+class Engine {
+public:
+	Engine(const Workload& w, const ModelCatalog& models, std::vector<Node> nodes, const Scheduler& s,
+	       const SimOptions& o)
+	    : models_(models), nodes_(std::move(nodes)), scheduler_(s), opt_(o), jobs_(w.jobs), state_(w.jobs.size())
+	{
+		JobId max_id = 0;
+		for (const Job& j : jobs_)
+			max_id = std::max(max_id, j.id);
+		index_of_.assign(static_cast<std::size_t>(max_id) + 1, kNone);
+		for (std::size_t i = 0; i < jobs_.size(); ++i)
+			index_of_[jobs_[i].id] = i;
+		outcome_.resize(jobs_.size());
+		for (std::size_t i = 0; i < jobs_.size(); ++i) {
+			outcome_[i].id = jobs_[i].id;
+			outcome_[i].submit = jobs_[i].submit_time;
+			outcome_[i].deadline = jobs_[i].deadline;
+		}
+		for (const Node& n : nodes_)
+			total_gpus_ += n.gpus_total;
+		periodic_policy_ = scheduler_.ordering().preemptive() || scheduler_.allocation().elastic();
+	}
+
+	Result<SimResult> run();
+
+private:
+	static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+	Status check_runnable();
+	void advance(std::size_t i, Seconds t);
+	void update_speed(std::size_t i);
+	Status cycle();
+	Status apply(const Action& a);
+	Status fail(const Action& a, const std::string& what) const;
+	Status check_placement(const Action& a, const Job& j) const;
+	void finish(std::size_t i);
+
+	const ModelCatalog& models_;
+	std::vector<Node> nodes_;
+	const Scheduler& scheduler_;
+	SimOptions opt_;
+	std::vector<Job> jobs_;
+	std::vector<SimJob> state_;
+	std::vector<JobOutcome> outcome_;
+	std::vector<std::size_t> index_of_;
+	std::vector<std::size_t> pending_;  // by submit time, then id
+	std::vector<std::size_t> running_;  // by id
+	std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
+	std::vector<double> decision_ms_;
+	Seconds now_ = 0;
+	std::uint64_t cycle_ = 0;
+	int total_gpus_ = 0;
+	double lost_gpu_s_ = 0;
+	bool periodic_policy_ = false;
+	std::size_t dropped_ = 0;
+	std::vector<std::size_t> changed_;  // jobs whose allocation an action changed this cycle
+};
+
+Status Engine::check_runnable()
+{
+	// A job that no set of eligible nodes can hold would wait forever.
+	std::map<std::string, int> capacity;
+	for (std::size_t i = 0; i < jobs_.size(); ++i) {
+		const Job& j = jobs_[i];
+		auto it = capacity.find(j.partition);
+		if (it == capacity.end()) {
+			ClusterView v;
+			v.nodes = Span<const Node>(nodes_.data(), nodes_.size());
+			FreeMap free(v);
+			Job probe;
+			probe.partition = j.partition;
+			it = capacity.emplace(j.partition, free.eligible_free(probe)).first;
+		}
+		if (j.gpus_min <= it->second)
+			continue;
+		if (!opt_.drop_unrunnable)
+			return invalid_argument("job " + std::to_string(j.id) + " needs at least " + std::to_string(j.gpus_min) +
+			                        " GPUs but its partition '" + (j.partition.empty() ? "(training)" : j.partition) +
+			                        "' has " + std::to_string(it->second) +
+			                        " in all: use a bigger cluster, or --drop-unrunnable to leave such jobs out");
+		state_[i].dropped = true;
+		++dropped_;
+	}
+	return Status::ok();
+}
+
+void Engine::advance(std::size_t i, Seconds t)
+{
+	Job& j = jobs_[i];
+	SimJob& s = state_[i];
+	const Seconds dt = t - s.last_update;
+	if (dt <= 0)
+		return;
+	j.executed_s += dt;
+	j.attained_gpu_s += j.gpus_allocated * dt;
+	outcome_[i].gpu_seconds += j.gpus_allocated * dt;
+	const Seconds progressing = t - std::max(s.last_update, s.progress_from);
+	if (progressing > 0)
+		j.epochs_done = std::min(j.epochs_total, j.epochs_done + s.rate * progressing);
+	s.last_update = t;
+}
+
+// Speed from the measured scaling curve at the GPUs and nodes the job holds, times the slowest of its
+// GPU types for this model; then the completion event.
+void Engine::update_speed(std::size_t i)
+{
+	Job& j = jobs_[i];
+	SimJob& s = state_[i];
+	++s.version;
+	if (!j.running()) {
+		s.rate = 0;
+		return;
+	}
+	double type_speed = INFINITY;
+	for (const NodeShare& sh : j.placement)
+		type_speed = std::min(type_speed, models_.gpu_speed(j.model, nodes_[sh.node].gpu_type));
+	const int spanned = static_cast<int>(j.placement.size());
+	s.rate = models_.speedup(j.model, j.gpus_allocated, spanned) * type_speed / j.epoch_time_1gpu;
+	const Seconds from = std::max(now_, s.progress_from);
+	completions_.push({from + j.epochs_left() / s.rate, i, s.version});
+}
+
+Status Engine::fail(const Action& a, const std::string& what) const
+{
+	return internal_error("policy '" + scheduler_.preset_name() + "' (cycle " + std::to_string(cycle_) + ", t=" +
+	                      seconds(now_) + "): " + action_kind_name(a.kind) + " of job " + std::to_string(a.job) +
+	                      ": " + what);
+}
+
+Status Engine::check_placement(const Action& a, const Job& j) const
+{
+	int sum = 0;
+	std::map<NodeIndex, int> per_node;
+	ClusterView v;
+	v.nodes = Span<const Node>(nodes_.data(), nodes_.size());
+	FreeMap eligibility(v);
+	for (const NodeShare& s : a.placement) {
+		if (s.node >= nodes_.size())
+			return fail(a, "node index " + std::to_string(s.node) + " out of range");
+		if (s.gpus <= 0)
+			return fail(a, "non-positive GPU count on node " + nodes_[s.node].name);
+		if (!eligibility.eligible(j, s.node))
+			return fail(a, "node " + nodes_[s.node].name + " is not in the job's partition");
+		per_node[s.node] += s.gpus;
+		sum += s.gpus;
+	}
+	for (const auto& kv : per_node)
+		if (kv.second > nodes_[kv.first].gpus_free)
+			return fail(a, "asks " + std::to_string(kv.second) + " GPUs on node " + nodes_[kv.first].name +
+			                       " which has " + std::to_string(nodes_[kv.first].gpus_free) + " free");
+	if (sum != a.gpus || sum <= 0)
+		return fail(a, "placement holds " + std::to_string(sum) + " GPUs, the action says " + std::to_string(a.gpus));
+	if (a.gpus < j.gpus_min || a.gpus > j.gpus_max)
+		return fail(a, std::to_string(a.gpus) + " GPUs is outside the job's range [" + std::to_string(j.gpus_min) +
+		                       ", " + std::to_string(j.gpus_max) + "]");
+	return Status::ok();
+}
+
+Status Engine::apply(const Action& a)
+{
+	if (a.kind == ActionKind::kSetPriority)
+		return Status::ok();  // the simulator has no queue of its own: order comes from the policy
+	if (a.kind == ActionKind::kLoan || a.kind == ActionKind::kReclaim) {
+		if (a.node >= nodes_.size() || nodes_[a.node].kind != PartitionKind::kInference || !nodes_[a.node].loanable)
+			return fail(a, "node is not a loanable inference node");
+		nodes_[a.node].loaned = a.kind == ActionKind::kLoan;
+		return Status::ok();
+	}
+	if (a.job >= index_of_.size() || index_of_[a.job] == kNone)
+		return fail(a, "no such job");
+	const std::size_t i = index_of_[a.job];
+	Job& j = jobs_[i];
+	auto release = [&]() {
+		for (const NodeShare& s : j.placement)
+			nodes_[s.node].gpus_free += s.gpus;
+	};
+	auto hold = [&]() {
+		for (const NodeShare& s : j.placement)
+			nodes_[s.node].gpus_free -= s.gpus;
+	};
+	switch (a.kind) {
+	case ActionKind::kStart: {
+		if (j.running() || state_[i].done || state_[i].dropped)
+			return fail(a, "the job is not pending");
+		Status st = check_placement(a, j);
+		if (!st.is_ok())
+			return st;
+		j.state = JobState::kRunning;
+		j.gpus_allocated = a.gpus;
+		j.placement = a.placement;
+		j.start_time = now_;
+		if (j.first_start_time < 0) {
+			j.first_start_time = now_;
+			outcome_[i].first_start = now_;
+		}
+		state_[i].last_update = now_;
+		state_[i].progress_from = now_;
+		if (j.restarts > 0 && opt_.restart_cost > 0) {  // resuming from a checkpoint: reload
+			state_[i].progress_from = now_ + opt_.restart_cost;
+			lost_gpu_s_ += opt_.restart_cost * a.gpus;
+		}
+		hold();
+		break;
+	}
+	case ActionKind::kResize: {
+		if (!j.running())
+			return fail(a, "the job is not running");
+		release();
+		Status st = check_placement(a, j);
+		if (!st.is_ok()) {
+			hold();
+			return st;
+		}
+		j.gpus_allocated = a.gpus;
+		j.placement = a.placement;
+		j.start_time = now_;
+		++j.restarts;
+		++outcome_[i].resizes;
+		if (opt_.restart_cost > 0) {  // checkpoint, requeue at the new size, reload
+			state_[i].progress_from = now_ + opt_.restart_cost;
+			lost_gpu_s_ += opt_.restart_cost * a.gpus;
+		}
+		hold();
+		break;
+	}
+	case ActionKind::kRequeue: {
+		if (!j.running())
+			return fail(a, "the job is not running");
+		release();
+		j.last_stop_time = now_;
+		j.last_run_s = now_ - j.start_time;
+		j.state = JobState::kPending;
+		j.gpus_allocated = 0;
+		j.placement.clear();
+		j.start_time = -1;
+		++j.restarts;
+		++outcome_[i].preemptions;
+		auto pos = std::lower_bound(pending_.begin(), pending_.end(), i, [&](std::size_t x, std::size_t y) {
+			return jobs_[x].submit_time != jobs_[y].submit_time ? jobs_[x].submit_time < jobs_[y].submit_time
+			                                                    : jobs_[x].id < jobs_[y].id;
+		});
+		pending_.insert(pos, i);
+		break;
+	}
+	default:
+		break;
+	}
+	changed_.push_back(i);
+	return Status::ok();
+}
+
+Status Engine::cycle()
+{
+	++cycle_;
+	for (std::size_t i : running_)
+		advance(i, now_);
+	ClusterView view;
+	view.now = now_;
+	view.cycle = cycle_;
+	view.nodes = Span<const Node>(nodes_.data(), nodes_.size());
+	view.models = &models_;
+	view.pending.reserve(pending_.size());
+	for (std::size_t i : pending_)
+		view.pending.push_back(&jobs_[i]);
+	view.running.reserve(running_.size());
+	for (std::size_t i : running_)
+		view.running.push_back(&jobs_[i]);
+
+	const auto t0 = std::chrono::steady_clock::now();
+	Decisions d = scheduler_.decide(view);
+	const auto t1 = std::chrono::steady_clock::now();
+	decision_ms_.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+
+	changed_.clear();
+	for (const Action& a : d.actions) {
+		Status st = apply(a);
+		if (!st.is_ok())
+			return st;
+	}
+	for (std::size_t i : changed_)
+		update_speed(i);
+	// Rebuild the lists from the jobs' states (keeps their orders).
+	pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [&](std::size_t i) { return jobs_[i].running(); }),
+	               pending_.end());
+	running_.clear();
+	for (const Job* r : view.running)
+		if (r->running())
+			running_.push_back(index_of_[r->id]);
+	for (const Action& a : d.actions)
+		if (a.kind == ActionKind::kStart)
+			running_.push_back(index_of_[a.job]);
+	std::sort(running_.begin(), running_.end(), [&](std::size_t x, std::size_t y) { return jobs_[x].id < jobs_[y].id; });
+	return Status::ok();
+}
+
+void Engine::finish(std::size_t i)
+{
+	Job& j = jobs_[i];
+	advance(i, now_);
+	for (const NodeShare& s : j.placement)
+		nodes_[s.node].gpus_free += s.gpus;
+	j.epochs_done = j.epochs_total;
+	j.state = JobState::kPending;  // no longer running; `done` marks it finished
+	j.gpus_allocated = 0;
+	j.placement.clear();
+	state_[i].done = true;
+	++state_[i].version;
+	outcome_[i].finish = now_;
+	running_.erase(std::find(running_.begin(), running_.end(), i));
+}
+
+Result<SimResult> Engine::run()
+{
+	Status st = check_runnable();
+	if (!st.is_ok())
+		return st;
+	const std::size_t n = jobs_.size();
+	std::size_t done = dropped_, next_arrival = 0;
+	Seconds last_cycle = -INFINITY;
+	auto wall_last = std::chrono::steady_clock::now();
+	while (done < n) {
+		while (!completions_.empty()) {  // drop stale completion events
+			const Completion& c = completions_.top();
+			if (state_[c.index].version == c.version && !state_[c.index].done)
+				break;
+			completions_.pop();
+		}
+		while (next_arrival < n && state_[next_arrival].dropped)
+			++next_arrival;
+		Seconds t = INFINITY;
+		if (next_arrival < n)
+			t = jobs_[next_arrival].submit_time;
+		if (!completions_.empty())
+			t = std::min(t, completions_.top().time);
+		// Periodic cycles only where they can change something: jobs waiting, and a policy that
+		// re-ranks running jobs or resizes them (or no event-driven cycles at all).
+		const bool periodic = !pending_.empty() && (periodic_policy_ || !opt_.sched_on_events);
+		if (periodic)
+			t = std::min(t, last_cycle + opt_.sched_interval);
+		if (t == INFINITY) {
+			std::string ids;
+			for (std::size_t k = 0; k < pending_.size() && k < 5; ++k)
+				ids += (k ? ", " : "") + std::to_string(jobs_[pending_[k]].id);
+			return internal_error("policy '" + scheduler_.preset_name() + "' leaves " + std::to_string(pending_.size()) +
+			                      " job(s) waiting forever on an idle cluster (first: " + ids + ")");
+		}
+		now_ = std::max(now_, t);
+		bool event = false;
+		while (!completions_.empty() && completions_.top().time <= now_ + kEps) {
+			Completion c = completions_.top();
+			completions_.pop();
+			if (state_[c.index].version != c.version || state_[c.index].done)
+				continue;
+			finish(c.index);
+			++done;
+			event = true;
+		}
+		while (next_arrival < n && jobs_[next_arrival].submit_time <= now_ + kEps) {
+			if (!state_[next_arrival].dropped) {
+				pending_.push_back(next_arrival);
+				event = true;
+			}
+			++next_arrival;
+		}
+		const bool due = periodic && now_ + kEps >= last_cycle + opt_.sched_interval;
+		if ((event && opt_.sched_on_events) || due) {
+			st = cycle();
+			if (!st.is_ok())
+				return st;
+			last_cycle = now_;
+			if (running_.empty() && !pending_.empty() && next_arrival >= n) {
+				std::string ids;
+				for (std::size_t k = 0; k < pending_.size() && k < 5; ++k)
+					ids += (k ? ", " : "") + std::to_string(jobs_[pending_[k]].id);
+				return internal_error("policy '" + scheduler_.preset_name() + "' starts nothing on an idle cluster; " +
+				                      std::to_string(pending_.size()) + " job(s) would wait forever (first: " + ids + ")");
+			}
+		}
+		if (opt_.progress) {
+			auto wall = std::chrono::steady_clock::now();
+			if (wall - wall_last > std::chrono::seconds(1)) {
+				opt_.progress(now_, done, n);
+				wall_last = wall;
+			}
+		}
+	}
+	SimResult r;
+	for (std::size_t i = 0; i < n; ++i) {
+		if (state_[i].dropped)
+			continue;
+		r.jobs.push_back(outcome_[i]);
+		r.makespan = std::max(r.makespan, outcome_[i].finish);
+	}
+	r.decision_ms = std::move(decision_ms_);
+	r.cycles = cycle_;
+	r.dropped = dropped_;
+	r.total_gpus = total_gpus_;
+	r.lost_gpu_s = lost_gpu_s_;
+	return r;
+}
+
+}  // namespace
+
+Result<SimResult> simulate(const Workload& workload, const ModelCatalog& models, std::vector<Node> nodes,
+                           const Scheduler& scheduler, const SimOptions& options)
+{
+	Engine e(workload, models, std::move(nodes), scheduler, options);
+	return e.run();
+}
+
+}  // namespace dlsched::sim

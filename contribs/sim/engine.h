@@ -1,0 +1,53 @@
+// The discrete-event simulation of a GPU cluster that hosts a Scheduler (dlsched-sim(1)).
+#ifndef DLSCHED_SIM_ENGINE_H
+#define DLSCHED_SIM_ENGINE_H
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/cluster_view.h"
+#include "policy/scheduler.h"
+#include "workload/workload.h"
+
+namespace dlsched::sim {
+
+struct SimOptions {
+	Seconds sched_interval = 60;  // periodic cycles (SchedInterval)
+	bool sched_on_events = true;  // cycles on arrivals and completions (SchedOnEvents)
+	Seconds restart_cost = 0;     // seconds without progress after every restart or resize
+	bool drop_unrunnable = false; // drop jobs no eligible nodes can ever hold (else an error)
+	// Called about once a second of wall time with (simulated time, jobs done, jobs total).
+	std::function<void(Seconds, std::size_t, std::size_t)> progress;
+};
+
+// What happened to one job.
+struct JobOutcome {
+	JobId id = 0;
+	Seconds submit = 0;
+	Seconds first_start = -1;
+	Seconds finish = -1;
+	Seconds deadline = kNoDeadline;
+	double gpu_seconds = 0;  // GPUs held x time
+	int preemptions = 0;
+	int resizes = 0;
+};
+
+struct SimResult {
+	std::vector<JobOutcome> jobs;
+	std::vector<double> decision_ms;  // wall time of each decide() call
+	std::size_t cycles = 0;
+	std::size_t dropped = 0;          // jobs dropped as unrunnable (drop_unrunnable)
+	int total_gpus = 0;
+	double lost_gpu_s = 0;            // restart costs x GPUs
+	Seconds makespan = 0;
+};
+
+// Runs `workload` to completion under `scheduler`. Errors: a policy's invalid action (naming the
+// policy, cycle and job), a job that can never run, a scheduler that stops making progress.
+Result<SimResult> simulate(const Workload& workload, const ModelCatalog& models, std::vector<Node> nodes,
+                           const Scheduler& scheduler, const SimOptions& options);
+
+}  // namespace dlsched::sim
+
+#endif

@@ -1,0 +1,392 @@
+// dlsched-sim: replay a workload on a described GPU cluster with dlsched's schedulers (dlsched-sim(1)).
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "bench.h"
+#include "cluster_spec.h"
+#include "engine.h"
+#include "generator.h"
+#include "metrics.h"
+#include "policy/scheduler.h"
+#include "workload/workload.h"
+
+using namespace dlsched;
+using namespace dlsched::sim;
+
+namespace {
+
+const char kUsage[] =
+        "usage: dlsched-sim run --workload FILE --cluster SPEC --policy NAME [options]\n"
+        "       dlsched-sim compare --workload FILE --cluster SPEC --policies A,B,... [options]\n"
+        "       dlsched-sim generate --jobs N [--cluster SPEC] [--load X] [--seed N] > FILE\n"
+        "       dlsched-sim bench [--policies A,B,...] [--workload FILE] [--quick] [--json FILE]\n"
+        "       dlsched-sim --print-config [--config FILE] [--set Key=Value]...\n"
+        "       dlsched-sim --list-policies | --help | --version\n"
+        "\n"
+        "options:\n"
+        "  --format auto|philly|pollux|dlsched   workload format (default: from the header)\n"
+        "  --config FILE          dlsched.conf to read (default: built-in defaults)\n"
+        "  --set Key=Value        override one dlsched.conf key (repeatable)\n"
+        "  --seed N               seed of the workload builder and the policies (default 1)\n"
+        "  --json FILE            write the metrics as JSON\n"
+        "  --profiles DIR         per-model profiles (default: the installed data)\n"
+        "  --elastic-fraction F   mark this fraction of jobs elastic (default 0: rigid)\n"
+        "  --elastic-max-factor X elastic jobs may use 1 to X times their requested GPUs (default 2)\n"
+        "  --deadline-fraction F  give this fraction of jobs a deadline (default 0)\n"
+        "  --deadline-slack S     deadline = submit + S x runtime alone (default 1.5)\n"
+        "  --load X               compress inter-arrival times X-fold (default 1)\n"
+        "  --time-limit-factor F  time limit = F x runtime alone (default 2)\n"
+        "  --max-jobs N           only the first N jobs\n"
+        "  --restart-cost S       seconds lost per restart or resize (default 0)\n"
+        "  --skip-bad-lines       skip malformed workload lines (their count is printed)\n"
+        "  --drop-unrunnable      leave out jobs no eligible nodes can hold (else an error)\n"
+        "  --progress / --quiet   progress on stderr (default: when stderr is a terminal)\n";
+
+struct Options {
+	std::string command;
+	std::string workload, format = "auto", cluster, policy, config, json, profiles;
+	std::vector<std::string> policies;
+	std::vector<std::string> sets;
+	ReadOptions read;
+	BuildOptions build;
+	double restart_cost = -1;
+	bool seed_given = false;
+	bool drop_unrunnable = false;
+	bool print_config = false, list_policies = false, quick = false;
+	int progress = -1;  // -1: when stderr is a tty
+	// generate
+	std::size_t gen_jobs = 0;
+};
+
+int usage_error(const std::string& msg)
+{
+	std::fprintf(stderr, "dlsched-sim: %s\n(try dlsched-sim --help)\n", msg.c_str());
+	return 2;
+}
+
+std::vector<std::string> split(const std::string& s, char sep)
+{
+	std::vector<std::string> out;
+	std::size_t start = 0;
+	while (start <= s.size()) {
+		std::size_t p = s.find(sep, start);
+		std::string item = s.substr(start, p == std::string::npos ? std::string::npos : p - start);
+		if (!item.empty())
+			out.push_back(item);
+		if (p == std::string::npos)
+			break;
+		start = p + 1;
+	}
+	return out;
+}
+
+bool to_double(const std::string& s, double& d)
+{
+	char* end = nullptr;
+	d = std::strtod(s.c_str(), &end);
+	return !s.empty() && end == s.c_str() + s.size();
+}
+
+// Parses argv into `o`; returns -1 to go on, or an exit code.
+int parse_args(int argc, char** argv, Options& o)
+{
+	int i = 1;
+	if (i < argc && argv[i][0] != '-')
+		o.command = argv[i++];
+	for (; i < argc; ++i) {
+		std::string a = argv[i];
+		auto value = [&](std::string& dst) -> bool {
+			if (i + 1 >= argc)
+				return false;
+			dst = argv[++i];
+			return true;
+		};
+		auto number = [&](double& dst, double min, double max) -> int {
+			std::string v;
+			if (!value(v))
+				return usage_error(a + " needs a value");
+			if (!to_double(v, dst) || dst < min || dst > max)
+				return usage_error(a + " '" + v + "' is not a number in [" + std::to_string(min) + ", " +
+				                   std::to_string(max) + "]");
+			return -1;
+		};
+		int rc = -1;
+		double d = 0;
+		std::string v;
+		if (a == "-h" || a == "--help") {
+			std::fputs(kUsage, stdout);
+			return 0;
+		} else if (a == "--version") {
+			std::printf("dlsched-sim %s\n", PACKAGE_VERSION);
+			return 0;
+		} else if (a == "--workload") {
+			if (!value(o.workload))
+				return usage_error("--workload needs a file");
+		} else if (a == "--format") {
+			if (!value(o.format))
+				return usage_error("--format needs a value");
+		} else if (a == "--cluster") {
+			if (!value(o.cluster))
+				return usage_error("--cluster needs NxG or a file");
+		} else if (a == "--policy") {
+			if (!value(o.policy))
+				return usage_error("--policy needs a name (see --list-policies)");
+		} else if (a == "--policies") {
+			if (!value(v))
+				return usage_error("--policies needs a comma-separated list");
+			o.policies = split(v, ',');
+		} else if (a == "--config") {
+			if (!value(o.config))
+				return usage_error("--config needs a file");
+		} else if (a == "--set") {
+			if (!value(v))
+				return usage_error("--set needs Key=Value");
+			o.sets.push_back(v);
+		} else if (a == "--json") {
+			if (!value(o.json))
+				return usage_error("--json needs a file");
+		} else if (a == "--profiles") {
+			if (!value(o.profiles))
+				return usage_error("--profiles needs a directory");
+		} else if (a == "--seed") {
+			rc = number(d, 0, 4294967295.0);
+			o.build.seed = static_cast<std::uint64_t>(d);
+			o.seed_given = true;
+		} else if (a == "--elastic-fraction") {
+			rc = number(o.build.elastic_fraction, 0, 1);
+		} else if (a == "--elastic-max-factor") {
+			rc = number(o.build.elastic_max_factor, 1, 64);
+		} else if (a == "--deadline-fraction") {
+			rc = number(o.build.deadline_fraction, 0, 1);
+		} else if (a == "--deadline-slack") {
+			rc = number(o.build.deadline_slack, 1, 1000);
+		} else if (a == "--load") {
+			rc = number(o.build.load_scale, 0.001, 1000);
+		} else if (a == "--time-limit-factor") {
+			rc = number(o.build.time_limit_factor, 1, 1000);
+		} else if (a == "--max-jobs") {
+			rc = number(d, 1, 1e9);
+			o.build.max_jobs = static_cast<std::size_t>(d);
+		} else if (a == "--jobs") {
+			rc = number(d, 1, 1e8);
+			o.gen_jobs = static_cast<std::size_t>(d);
+		} else if (a == "--restart-cost") {
+			rc = number(o.restart_cost, 0, 86400);
+		} else if (a == "--skip-bad-lines") {
+			o.read.skip_bad_lines = true;
+		} else if (a == "--drop-unrunnable") {
+			o.drop_unrunnable = true;
+		} else if (a == "--progress") {
+			o.progress = 1;
+		} else if (a == "--quiet") {
+			o.progress = 0;
+		} else if (a == "--quick") {
+			o.quick = true;
+		} else if (a == "--print-config") {
+			o.print_config = true;
+		} else if (a == "--list-policies") {
+			o.list_policies = true;
+		} else {
+			return usage_error("unknown option '" + a + "'");
+		}
+		if (rc >= 0)
+			return rc;
+	}
+	return -1;
+}
+
+// The effective configuration: file, then --set, then the command line's own flags.
+Result<Config> make_config(const Options& o)
+{
+	Config c;
+	if (!o.config.empty()) {
+		auto loaded = Config::load_file(o.config);
+		if (!loaded.is_ok())
+			return loaded.status();
+		c = loaded.value();
+	}
+	for (const std::string& kv : o.sets) {
+		std::size_t eq = kv.find('=');
+		if (eq == std::string::npos)
+			return invalid_argument("--set '" + kv + "': expected Key=Value");
+		Status st = c.set(kv.substr(0, eq), kv.substr(eq + 1), "--set");
+		if (!st.is_ok())
+			return st;
+	}
+	if (o.restart_cost >= 0) {
+		Status st = c.set("RestartCost", std::to_string(o.restart_cost), "--restart-cost");
+		if (!st.is_ok())
+			return st;
+	}
+	if (o.seed_given) {
+		Status st = c.set("Seed", std::to_string(o.build.seed), "--seed");
+		if (!st.is_ok())
+			return st;
+	}
+	if (!o.profiles.empty()) {
+		Status st = c.set("ModelProfiles", o.profiles, "--profiles");
+		if (!st.is_ok())
+			return st;
+	}
+	return c;
+}
+
+int fail(const Status& st)
+{
+	std::fprintf(stderr, "dlsched-sim: %s\n", st.message().c_str());
+	return 1;
+}
+
+int list_policies(const PolicyRegistry& r)
+{
+	for (const char* kind : {"preset", "ordering", "allocation", "placement", "admission", "preemption", "loaning"}) {
+		std::printf("%s%s:\n", kind, std::strcmp(kind, "preset") == 0 ? "s (--policy, Policy=)" : " policies");
+		for (const auto& e : r.list(kind))
+			std::printf("  %-16s %s\n", e.name.c_str(), e.help.c_str());
+	}
+	return 0;
+}
+
+int simulate_policies(const Options& o, const Config& base, const PolicyRegistry& registry,
+                      const ModelCatalog& models)
+{
+	if (o.workload.empty())
+		return usage_error(o.command + " needs --workload FILE");
+	if (o.cluster.empty())
+		return usage_error(o.command + " needs --cluster NxG or a cluster file");
+	std::vector<std::string> policies = o.policies;
+	if (o.command == "run") {
+		if (o.policy.empty() && !o.policies.empty())
+			return usage_error("run takes --policy NAME (compare takes --policies)");
+		policies = {o.policy.empty() ? base.get_string("Policy") : o.policy};
+	} else if (policies.empty()) {
+		return usage_error("compare needs --policies A,B,...");
+	}
+	auto fmt = parse_workload_format(o.format);
+	if (!fmt.is_ok())
+		return usage_error(fmt.status().message());
+	ReadOptions read = o.read;
+	read.format = fmt.value();
+	auto workload = load_workload(o.workload, read, o.build, models);
+	if (!workload.is_ok())
+		return fail(workload.status());
+	if (workload->skipped_lines)
+		std::fprintf(stderr, "dlsched-sim: skipped %zu malformed line(s) of %s\n", workload->skipped_lines,
+		             o.workload.c_str());
+	auto nodes = parse_cluster_spec(o.cluster);
+	if (!nodes.is_ok())
+		return fail(nodes.status());
+
+	const bool show_progress = o.progress == 1 || (o.progress == -1 && isatty(STDERR_FILENO));
+	std::vector<RunMetrics> runs;
+	for (const std::string& p : policies) {
+		Config c = base;
+		Status st = c.set("Policy", p, "--policy");
+		if (!st.is_ok())
+			return fail(st);
+		auto sched = Scheduler::create(c, registry);
+		if (!sched.is_ok())
+			return fail(sched.status());
+		SimOptions so;
+		so.sched_interval = c.get_double("SchedInterval");
+		so.sched_on_events = c.get_bool("SchedOnEvents");
+		so.restart_cost = c.get_double("RestartCost");
+		so.drop_unrunnable = o.drop_unrunnable;
+		if (show_progress)
+			so.progress = [&p](Seconds t, std::size_t done, std::size_t total) {
+				std::fprintf(stderr, "\r[%s] simulated %s, %zu/%zu jobs done   ", p.c_str(),
+				             human_duration(t).c_str(), done, total);
+			};
+		auto r = simulate(*workload, models, *nodes, **sched, so);
+		if (show_progress)
+			std::fprintf(stderr, "\r%*s\r", 70, "");
+		if (!r.is_ok())
+			return fail(r.status());
+		if (r->dropped)
+			std::fprintf(stderr, "dlsched-sim: dropped %zu job(s) no eligible nodes can hold\n", r->dropped);
+		runs.push_back(compute_metrics(p, *r, *workload));
+	}
+	std::fputs(format_table(runs).c_str(), stdout);
+	if (!o.json.empty()) {
+		json::Value doc = json::Value::object();
+		json::Value arr = json::Value::array();
+		for (const RunMetrics& m : runs)
+			arr.push_back(to_json(m));
+		doc.set("runs", arr);
+		std::ofstream out(o.json);
+		if (!out)
+			return fail(io_error(o.json + ": cannot write JSON output"));
+		out << doc.dump() << "\n";
+	}
+	return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+	Options o;
+	int rc = parse_args(argc, argv, o);
+	if (rc >= 0)
+		return rc;
+	auto config = make_config(o);
+	if (!config.is_ok())
+		return fail(config.status());
+	PolicyRegistry registry;
+	register_builtin_policies(registry);
+	if (o.list_policies)
+		return list_policies(registry);
+	if (o.print_config) {
+		Config c = config.value();
+		if (!o.policy.empty()) {
+			Status st = c.set("Policy", o.policy, "--policy");
+			if (!st.is_ok())
+				return fail(st);
+		}
+		std::fputs(c.dump().c_str(), stdout);
+		return 0;
+	}
+	if (o.command.empty())
+		return usage_error("no command given (run, compare, generate or bench)");
+	auto models = load_model_catalog(config->get_string("ModelProfiles"));
+	if (!models.is_ok())
+		return fail(models.status());
+
+	if (o.command == "run" || o.command == "compare")
+		return simulate_policies(o, config.value(), registry, models.value());
+	if (o.command == "generate") {
+		if (o.gen_jobs == 0)
+			return usage_error("generate needs --jobs N");
+		GeneratorOptions g;
+		g.jobs = o.gen_jobs;
+		g.load = o.build.load_scale;
+		g.seed = o.build.seed;
+		if (!o.cluster.empty()) {
+			auto nodes = parse_cluster_spec(o.cluster);
+			if (!nodes.is_ok())
+				return fail(nodes.status());
+			g.cluster_gpus = 0;
+			for (const Node& n : *nodes)
+				g.cluster_gpus += n.gpus_total;
+		}
+		generate_trace(g, models.value(), std::cout);
+		return 0;
+	}
+	if (o.command == "bench") {
+		BenchOptions b;
+		b.policies = o.policies.empty() ? std::vector<std::string>{"fifo", "slurm-backfill", "srtf", "tiresias-las",
+		                                                           "drf", "optimus", "edf"}
+		                                : o.policies;
+		b.window = o.workload.empty() ? default_data_dir() + "/traces/philly/philly_2017-10-02_5000.csv" : o.workload;
+		b.json_path = o.json;
+		b.quick = o.quick;
+		return run_bench(b, config.value(), registry, models.value());
+	}
+	return usage_error("unknown command '" + o.command + "'");
+}

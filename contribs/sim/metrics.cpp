@@ -1,0 +1,134 @@
+#include "metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace dlsched::sim {
+
+double percentile(std::vector<double> v, double p)
+{
+	if (v.empty())
+		return 0;
+	std::sort(v.begin(), v.end());
+	std::size_t rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
+	rank = std::min(std::max<std::size_t>(rank, 1), v.size());
+	return v[rank - 1];
+}
+
+RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const Workload& w)
+{
+	RunMetrics m;
+	m.policy = policy;
+	m.jobs = r.jobs.size();
+	std::vector<double> jct, queue;
+	double held = 0;
+	std::size_t with_deadline = 0, met = 0;
+	for (const JobOutcome& o : r.jobs) {
+		jct.push_back(o.finish - o.submit);
+		queue.push_back(o.first_start - o.submit);
+		held += o.gpu_seconds;
+		m.preemptions += o.preemptions;
+		m.resizes += o.resizes;
+		if (o.deadline != kNoDeadline) {
+			++with_deadline;
+			if (o.finish <= o.deadline + 1e-6)
+				++met;
+		}
+	}
+	auto mean = [](const std::vector<double>& v) {
+		return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+	};
+	m.avg_jct_s = mean(jct);
+	m.p50_jct_s = percentile(jct, 50);
+	m.p95_jct_s = percentile(jct, 95);
+	m.p99_jct_s = percentile(jct, 99);
+	m.avg_queue_s = mean(queue);
+	m.makespan_s = r.makespan;
+	m.gpu_util = r.makespan > 0 && r.total_gpus > 0 ? held / (r.total_gpus * r.makespan) : 0;
+	if (with_deadline)
+		m.deadline_met_rate = static_cast<double>(met) / static_cast<double>(with_deadline);
+	m.lost_gpu_s = r.lost_gpu_s;
+	m.decision_ms_p50 = percentile(r.decision_ms, 50);
+	m.decision_ms_p99 = percentile(r.decision_ms, 99);
+	// The bound over the jobs that ran (dropped ones excluded), by job id.
+	double bound = 0;
+	for (const JobOutcome& o : r.jobs)
+		bound += w.trace_runtime_s[o.id - 1];
+	m.bound_avg_jct_s = r.jobs.empty() ? 0 : bound / static_cast<double>(r.jobs.size());
+	m.cycles = r.cycles;
+	m.dropped = r.dropped;
+	return m;
+}
+
+json::Value to_json(const RunMetrics& m)
+{
+	using json::Value;
+	Value o = Value::object();
+	o.set("policy", Value::string(m.policy));
+	o.set("jobs", Value::integer(static_cast<std::int64_t>(m.jobs)));
+	o.set("avg_jct_s", Value::number(m.avg_jct_s));
+	o.set("p50_jct_s", Value::number(m.p50_jct_s));
+	o.set("p95_jct_s", Value::number(m.p95_jct_s));
+	o.set("p99_jct_s", Value::number(m.p99_jct_s));
+	o.set("avg_queue_s", Value::number(m.avg_queue_s));
+	o.set("makespan_s", Value::number(m.makespan_s));
+	o.set("gpu_util", Value::number(m.gpu_util));
+	o.set("deadline_met_rate", m.deadline_met_rate ? Value::number(*m.deadline_met_rate) : Value::null());
+	o.set("preemptions", Value::integer(m.preemptions));
+	o.set("lost_gpu_s", Value::number(m.lost_gpu_s));
+	o.set("decision_ms_p50", Value::number(m.decision_ms_p50));
+	o.set("decision_ms_p99", Value::number(m.decision_ms_p99));
+	o.set("bound_avg_jct_s", Value::number(m.bound_avg_jct_s));
+	o.set("resizes", Value::integer(m.resizes));
+	o.set("cycles", Value::integer(static_cast<std::int64_t>(m.cycles)));
+	return o;
+}
+
+std::string human_duration(double s)
+{
+	char buf[32];
+	if (s < 90)
+		std::snprintf(buf, sizeof buf, "%.0fs", s);
+	else if (s < 5400)
+		std::snprintf(buf, sizeof buf, "%.1fm", s / 60);
+	else if (s < 172800)
+		std::snprintf(buf, sizeof buf, "%.2fh", s / 3600);
+	else
+		std::snprintf(buf, sizeof buf, "%.1fd", s / 86400);
+	return buf;
+}
+
+std::string format_table(const std::vector<RunMetrics>& runs)
+{
+	std::string out;
+	char line[512];
+	std::snprintf(line, sizeof line, "%-16s %6s %8s %8s %8s %8s %8s %8s %5s %6s %7s %8s %8s %6s %8s\n", "policy",
+	              "jobs", "avg JCT", "p50", "p95", "p99", "queue", "makespan", "util", "dl met", "preempt",
+	              "lost GPUh", "slowdown", "vs 1st", "cycle p99");
+	out += line;
+	const double first = runs.empty() ? 0 : runs.front().avg_jct_s;
+	for (const RunMetrics& m : runs) {
+		char dl[16], dec[16];
+		if (m.deadline_met_rate)
+			std::snprintf(dl, sizeof dl, "%.1f%%", 100 * *m.deadline_met_rate);
+		else
+			std::snprintf(dl, sizeof dl, "-");
+		std::snprintf(dec, sizeof dec, "%.2fms", m.decision_ms_p99);
+		std::snprintf(line, sizeof line, "%-16s %6zu %8s %8s %8s %8s %8s %8s %4.0f%% %6s %7ld %9.1f %7.2fx %5.2fx %8s\n",
+		              m.policy.c_str(), m.jobs, human_duration(m.avg_jct_s).c_str(),
+		              human_duration(m.p50_jct_s).c_str(), human_duration(m.p95_jct_s).c_str(),
+		              human_duration(m.p99_jct_s).c_str(), human_duration(m.avg_queue_s).c_str(),
+		              human_duration(m.makespan_s).c_str(), 100 * m.gpu_util, dl, m.preemptions,
+		              m.lost_gpu_s / 3600, m.bound_avg_jct_s > 0 ? m.avg_jct_s / m.bound_avg_jct_s : 0,
+		              first > 0 ? m.avg_jct_s / first : 0, dec);
+		out += line;
+	}
+	if (!runs.empty())
+		out += "bound (each job alone at its requested GPUs): avg JCT " + human_duration(runs.front().bound_avg_jct_s) +
+		       "; slowdown = avg JCT / bound; vs 1st = avg JCT / " + runs.front().policy + "'s\n";
+	return out;
+}
+
+}  // namespace dlsched::sim

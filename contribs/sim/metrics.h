@@ -1,0 +1,44 @@
+// The figures every dlsched-sim run reports, and how they are printed (table, JSON).
+#ifndef DLSCHED_SIM_METRICS_H
+#define DLSCHED_SIM_METRICS_H
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine.h"
+#include "json/json.h"
+
+namespace dlsched::sim {
+
+struct RunMetrics {
+	std::string policy;
+	std::size_t jobs = 0;
+	double avg_jct_s = 0, p50_jct_s = 0, p95_jct_s = 0, p99_jct_s = 0;
+	double avg_queue_s = 0;     // first start - submit
+	double makespan_s = 0;      // last completion - first submit (0)
+	double gpu_util = 0;        // GPU-seconds held / (GPUs x makespan)
+	std::optional<double> deadline_met_rate;  // none when no job has a deadline
+	long preemptions = 0;
+	long resizes = 0;
+	double lost_gpu_s = 0;
+	double decision_ms_p50 = 0, decision_ms_p99 = 0;
+	double bound_avg_jct_s = 0; // mean runtime alone at requested GPUs: the physical limit
+	std::size_t cycles = 0;
+	std::size_t dropped = 0;
+};
+
+// Nearest-rank percentile of `v` (copied and sorted); 0 for an empty vector.
+double percentile(std::vector<double> v, double p);
+
+RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const Workload& w);
+
+json::Value to_json(const RunMetrics& m);
+// One table, the ratio column against the first run.
+std::string format_table(const std::vector<RunMetrics>& runs);
+// "45s", "12.5m", "3.20h", "2.1d".
+std::string human_duration(double seconds);
+
+}  // namespace dlsched::sim
+
+#endif
