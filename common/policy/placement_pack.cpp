@@ -1,6 +1,9 @@
-// `pack`: fewest nodes first. A job that fits on one node goes to the node with the least free GPUs
-// that still has enough (best fit, keeping big holes for big jobs); a larger job takes whole free
-// nodes, fullest-free first, then best fit for the rest. Ties by node index.
+// `pack`: consolidated placement, as Slurm users request GPUs (`-N1 --gres=gpu:G` for a job that fits
+// on one node) and as Tiresias argues for (NSDI'19, consolidation matters for communication-heavy
+// models). A job that fits on one node of its partition only ever gets one node: the one with the
+// least free GPUs that still has enough (best fit, keeping big holes for big jobs); if none has, it
+// waits rather than run spread out at a fraction of its speed. A larger job takes the nodes with the
+// most free GPUs first (fewest nodes). Ties by node index.
 #include <algorithm>
 
 #include "policy/builtin_policies.h"
@@ -10,7 +13,6 @@ namespace dlsched {
 bool PackPlacement::place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
                           std::vector<NodeShare>& out) const
 {
-	(void)view;
 	out.clear();
 	if (gpus <= 0)
 		return false;
@@ -26,6 +28,12 @@ bool PackPlacement::place(const ClusterView& view, const Job& job, int gpus, con
 		out.push_back({static_cast<NodeIndex>(best), gpus});
 		return true;
 	}
+	int largest = 0;
+	for (std::size_t i = 0; i < free.node_count(); ++i)
+		if (free.eligible(job, static_cast<NodeIndex>(i)))
+			largest = std::max(largest, view.nodes[i].gpus_total);
+	if (gpus <= largest)
+		return false;  // fits on one node: wait for one
 	// Several nodes: most free first (fewest nodes), ties by index.
 	std::vector<NodeIndex> nodes;
 	int total = 0;
