@@ -1,1 +1,7 @@
-# capi unit tests
+# The C ABI, from a test written in C (proves dlsched/api.h is plain C).
+check_PROGRAMS += testsuite/unit/test_capi
+TESTS += testsuite/unit/test_capi
+testsuite_unit_test_capi_SOURCES = testsuite/unit/test_capi.c
+nodist_EXTRA_testsuite_unit_test_capi_SOURCES = force-cxx-link.cpp
+testsuite_unit_test_capi_CPPFLAGS = $(UNIT_CPPFLAGS)
+testsuite_unit_test_capi_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)

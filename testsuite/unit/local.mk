@@ -1,5 +1,6 @@
 # Check unit tests: one program per area, each fragment adds its own.
-UNIT_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) -DDLSCHED_TEST_DATA='"$(abs_top_srcdir)/testsuite/data"'
+UNIT_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) -DDLSCHED_TEST_DATA='"$(abs_top_srcdir)/testsuite/data"' \
+	-DDLSCHED_PROFILES='"$(abs_top_srcdir)/contribs/profiles"'
 UNIT_TEST_LIBS = common/libdlsched.la $(CHECK_LIBS)
 
 include testsuite/unit/model.mk

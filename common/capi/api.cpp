@@ -1,0 +1,295 @@
+// The C ABI (dlsched/api.h): conversions between plain C views and the core's types, behind an
+// exception firewall on every entry point.
+#include "dlsched/api.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "policy/scheduler.h"
+#include "workload/workload.h"
+
+struct dlsched_scheduler {
+	dlsched::Config config;
+	dlsched::ModelCatalog models;
+	dlsched::PolicyRegistry registry;
+	std::unique_ptr<dlsched::Scheduler> scheduler;
+};
+
+struct dlsched_decisions {
+	dlsched::Decisions decisions;
+	std::vector<std::vector<dlsched_share_t>> shares;  // per action
+	std::vector<uint32_t> order;
+};
+
+namespace {
+
+int code_of(dlsched::StatusCode c)
+{
+	switch (c) {
+	case dlsched::StatusCode::kOk:
+		return DLSCHED_OK;
+	case dlsched::StatusCode::kInvalidArgument:
+		return DLSCHED_EINVAL;
+	case dlsched::StatusCode::kNotFound:
+		return DLSCHED_ENOTFOUND;
+	case dlsched::StatusCode::kParseError:
+		return DLSCHED_EPARSE;
+	case dlsched::StatusCode::kIoError:
+		return DLSCHED_EIO;
+	case dlsched::StatusCode::kInternal:
+		return DLSCHED_EINTERNAL;
+	}
+	return DLSCHED_EINTERNAL;
+}
+
+int report(dlsched_error_t* err, int code, const std::string& message)
+{
+	if (err) {
+		err->code = code;
+		std::snprintf(err->message, sizeof err->message, "%s", message.c_str());
+	}
+	return code;
+}
+
+int report(dlsched_error_t* err, const dlsched::Status& st)
+{
+	return report(err, code_of(st.code()), st.message());
+}
+
+int ok(dlsched_error_t* err)
+{
+	if (err) {
+		err->code = DLSCHED_OK;
+		err->message[0] = '\0';
+	}
+	return DLSCHED_OK;
+}
+
+// Runs `body`, turning any exception into DLSCHED_EINTERNAL: nothing unwinds into the caller.
+template <class F>
+int guarded(dlsched_error_t* err, const char* where, F body) noexcept
+{
+	try {
+		return body();
+	} catch (const std::exception& e) {
+		return report(err, DLSCHED_EINTERNAL, std::string(where) + ": " + e.what());
+	} catch (...) {
+		return report(err, DLSCHED_EINTERNAL, std::string(where) + ": unknown exception");
+	}
+}
+
+std::string str(const char* s)
+{
+	return s ? s : "";
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* dlsched_version(void)
+{
+	return "0.1.0";
+}
+
+int dlsched_scheduler_create(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_scheduler_create", [&]() -> int {
+		if (!out)
+			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_create: out is NULL");
+		*out = nullptr;
+		auto s = std::make_unique<dlsched_scheduler>();
+		if (conf_path) {
+			auto c = dlsched::Config::load_file(conf_path);
+			if (!c.is_ok())
+				return report(err, c.status());
+			s->config = c.value();
+		}
+		auto models = dlsched::load_model_catalog(s->config.get_string("ModelProfiles"));
+		if (!models.is_ok())
+			return report(err, models.status());
+		s->models = std::move(models).value();
+		dlsched::register_builtin_policies(s->registry);
+		auto sched = dlsched::Scheduler::create(s->config, s->registry);
+		if (!sched.is_ok())
+			return report(err, sched.status());
+		s->scheduler = std::move(sched).value();
+		*out = s.release();
+		return ok(err);
+	});
+}
+
+void dlsched_scheduler_destroy(dlsched_scheduler_t* sched)
+{
+	delete sched;
+}
+
+int dlsched_scheduler_describe(const dlsched_scheduler_t* sched, char* buf, size_t len)
+{
+	return guarded(nullptr, "dlsched_scheduler_describe", [&]() -> int {
+		if (!sched || !buf || len == 0)
+			return DLSCHED_EINVAL;
+		const dlsched::SchedulerSpec& sp = sched->scheduler->spec();
+		std::snprintf(buf, len, "preset=%s ordering=%s allocation=%s placement=%s admission=%s preemption=%s loaning=%s",
+		              sched->scheduler->preset_name().c_str(), sp.ordering.c_str(), sp.allocation.c_str(),
+		              sp.placement.c_str(), sp.admission.c_str(), sp.preemption.c_str(), sp.loaning.c_str());
+		return DLSCHED_OK;
+	});
+}
+
+int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv,
+                             dlsched_decisions_t** out, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_scheduler_decide", [&]() -> int {
+		if (!sched || !cv || !out)
+			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_decide: NULL argument");
+		*out = nullptr;
+		if (cv->struct_size < sizeof(dlsched_cluster_view_t))
+			return report(err, DLSCHED_EINVAL, "cluster view: struct_size " + std::to_string(cv->struct_size) +
+			                                           " is smaller than " + std::to_string(sizeof(dlsched_cluster_view_t)));
+		if ((cv->node_count && !cv->nodes) || (cv->job_count && !cv->jobs))
+			return report(err, DLSCHED_EINVAL, "cluster view: NULL node or job array with a non-zero count");
+		std::vector<dlsched::Node> nodes(cv->node_count);
+		for (size_t i = 0; i < cv->node_count; ++i) {
+			const dlsched_node_view_t& n = cv->nodes[i];
+			if (n.struct_size < sizeof(dlsched_node_view_t))
+				return report(err, DLSCHED_EINVAL, "node " + std::to_string(i) + ": struct_size too small");
+			if (n.gpus_total < 0 || n.gpus_free < 0 || n.gpus_free > n.gpus_total)
+				return report(err, DLSCHED_EINVAL, "node " + str(n.name) + ": GPU counts out of range");
+			dlsched::Node& d = nodes[i];
+			d.index = static_cast<dlsched::NodeIndex>(i);
+			d.name = str(n.name);
+			d.gpus_total = n.gpus_total;
+			d.gpus_free = n.gpus_free;
+			d.gpu_type = str(n.gpu_type);
+			d.partition = str(n.partition);
+			d.kind = n.kind == DLSCHED_INFERENCE ? dlsched::PartitionKind::kInference
+			                                     : dlsched::PartitionKind::kTraining;
+			d.loanable = n.loanable != 0;
+			d.loaned = n.loaned != 0;
+			d.up = n.up != 0;
+		}
+		std::vector<dlsched::Job> jobs(cv->job_count);
+		for (size_t i = 0; i < cv->job_count; ++i) {
+			const dlsched_job_view_t& v = cv->jobs[i];
+			const std::string who = "job " + std::to_string(v.job_id);
+			if (v.struct_size < sizeof(dlsched_job_view_t))
+				return report(err, DLSCHED_EINVAL, who + ": struct_size too small");
+			if (v.gpus_requested < 1 || v.gpus_min < 0 || v.gpus_max < 0 || v.gpus_allocated < 0)
+				return report(err, DLSCHED_EINVAL, who + ": GPU counts out of range");
+			dlsched::Job& j = jobs[i];
+			j.id = v.job_id;
+			j.user = str(v.user);
+			j.partition = str(v.partition);
+			j.qos = str(v.qos);
+			j.model = v.model ? sched->models.find(v.model) : -1;
+			j.submit_time = v.submit_time;
+			j.gpus_requested = v.gpus_requested;
+			j.gpus_min = v.gpus_min ? v.gpus_min : v.gpus_requested;
+			j.gpus_max = v.gpus_max ? v.gpus_max : v.gpus_requested;
+			if (j.gpus_min > j.gpus_requested || j.gpus_max < j.gpus_requested)
+				return report(err, DLSCHED_EINVAL, who + ": gpus_min <= gpus_requested <= gpus_max does not hold");
+			j.epochs_total = v.epochs_total > 0 ? v.epochs_total : 1;
+			j.epochs_done = v.epochs_done;
+			j.epoch_time_1gpu = v.epoch_time_1gpu;
+			j.time_limit = v.time_limit > 0 ? v.time_limit : dlsched::kNoTimeLimit;
+			j.deadline = v.deadline > 0 ? v.deadline : dlsched::kNoDeadline;
+			j.state = v.state == DLSCHED_RUNNING ? dlsched::JobState::kRunning : dlsched::JobState::kPending;
+			j.start_time = v.start_time;
+			j.attained_gpu_s = v.attained_gpu_s;
+			j.executed_s = v.executed_s;
+			j.restarts = v.restarts;
+			j.last_stop_time = v.last_stop_time;
+			j.last_run_s = v.last_run_s;
+			if (j.running()) {
+				if (v.share_count && !v.shares)
+					return report(err, DLSCHED_EINVAL, who + ": NULL shares with a non-zero count");
+				int sum = 0;
+				for (size_t k = 0; k < v.share_count; ++k) {
+					if (v.shares[k].node_index >= cv->node_count || v.shares[k].gpus <= 0)
+						return report(err, DLSCHED_EINVAL, who + ": share " + std::to_string(k) +
+						                                           " names node index " +
+						                                           std::to_string(v.shares[k].node_index) +
+						                                           " of " + std::to_string(cv->node_count) +
+						                                           " or non-positive GPUs");
+					j.placement.push_back({v.shares[k].node_index, v.shares[k].gpus});
+					sum += v.shares[k].gpus;
+				}
+				j.gpus_allocated = sum;
+			}
+		}
+		dlsched::ClusterView view;
+		view.now = cv->now;
+		view.cycle = cv->cycle;
+		view.nodes = dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size());
+		view.models = &sched->models;
+		for (const dlsched::Job& j : jobs)
+			(j.running() ? view.running : view.pending).push_back(&j);
+		std::sort(view.pending.begin(), view.pending.end(), [](const dlsched::Job* a, const dlsched::Job* b) {
+			return a->submit_time != b->submit_time ? a->submit_time < b->submit_time : a->id < b->id;
+		});
+		std::sort(view.running.begin(), view.running.end(),
+		          [](const dlsched::Job* a, const dlsched::Job* b) { return a->id < b->id; });
+
+		auto d = std::make_unique<dlsched_decisions>();
+		d->decisions = sched->scheduler->decide(view);
+		for (const dlsched::Action& a : d->decisions.actions) {
+			std::vector<dlsched_share_t> sh;
+			for (const dlsched::NodeShare& s : a.placement)
+				sh.push_back({s.node, s.gpus});
+			d->shares.push_back(std::move(sh));
+		}
+		d->order.assign(d->decisions.order.begin(), d->decisions.order.end());
+		*out = d.release();
+		return ok(err);
+	});
+}
+
+size_t dlsched_decisions_count(const dlsched_decisions_t* d)
+{
+	return d ? d->decisions.actions.size() : 0;
+}
+
+int dlsched_decisions_get(const dlsched_decisions_t* d, size_t i, dlsched_action_t* out, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_decisions_get", [&]() -> int {
+		if (!d || !out)
+			return report(err, DLSCHED_EINVAL, "dlsched_decisions_get: NULL argument");
+		if (out->struct_size < sizeof(dlsched_action_t))
+			return report(err, DLSCHED_EINVAL, "dlsched_decisions_get: struct_size too small");
+		if (i >= d->decisions.actions.size())
+			return report(err, DLSCHED_EINVAL, "dlsched_decisions_get: index " + std::to_string(i) +
+			                                           " out of range (" +
+			                                           std::to_string(d->decisions.actions.size()) + " actions)");
+		const dlsched::Action& a = d->decisions.actions[i];
+		out->kind = static_cast<int>(a.kind);
+		out->job_id = a.job;
+		out->node_index = a.node;
+		out->gpus = a.gpus;
+		out->shares = d->shares[i].empty() ? nullptr : d->shares[i].data();
+		out->share_count = d->shares[i].size();
+		out->priority = a.priority;
+		out->reason = a.reason.c_str();
+		return ok(err);
+	});
+}
+
+const uint32_t* dlsched_decisions_order(const dlsched_decisions_t* d, size_t* count)
+{
+	if (count)
+		*count = d ? d->order.size() : 0;
+	return d && !d->order.empty() ? d->order.data() : nullptr;
+}
+
+void dlsched_decisions_free(dlsched_decisions_t* d)
+{
+	delete d;
+}
+
+}  // extern "C"

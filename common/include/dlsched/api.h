@@ -1,0 +1,151 @@
+/*
+ * dlsched C ABI: what the Slurm plugins (C glue in plugins/) call to have the C++ core decide.
+ *
+ * Conventions
+ * - Opaque handles (dlsched_scheduler_t, dlsched_decisions_t); plain view structs that start with
+ *   `size_t struct_size` (set it to sizeof the struct you compiled against: the ABI can grow at the
+ *   end without breaking older callers).
+ * - Every function returns DLSCHED_OK (0) or an error code, with a message in the caller's
+ *   dlsched_error_t when one is given (may be NULL). No C++ exception ever crosses this boundary:
+ *   every entry point catches everything, so nothing can unwind into slurmctld.
+ * - Strings passed in are copied or only read during the call; strings and arrays handed out live as
+ *   long as the object they came from.
+ * - Threads: one scheduler may be used from one thread at a time; different schedulers are
+ *   independent. decide() holds no global state.
+ */
+#ifndef DLSCHED_API_H
+#define DLSCHED_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DLSCHED_API_VERSION 1
+
+enum dlsched_status {
+	DLSCHED_OK = 0,
+	DLSCHED_EINVAL = 1,    /* bad argument or view (message says which field) */
+	DLSCHED_ENOTFOUND = 2, /* missing file, unknown policy or model */
+	DLSCHED_EPARSE = 3,    /* malformed configuration or profile (message names file:line) */
+	DLSCHED_EIO = 4,
+	DLSCHED_EINTERNAL = 5, /* a bug, or an exception inside the core; the message says what */
+};
+
+typedef struct dlsched_error {
+	int code;
+	char message[512];
+} dlsched_error_t;
+
+typedef struct dlsched_scheduler dlsched_scheduler_t;
+typedef struct dlsched_decisions dlsched_decisions_t;
+
+enum dlsched_partition_kind { DLSCHED_TRAINING = 0, DLSCHED_INFERENCE = 1 };
+enum dlsched_job_state { DLSCHED_PENDING = 0, DLSCHED_RUNNING = 1 };
+enum dlsched_action_kind {
+	DLSCHED_SET_PRIORITY = 0, /* pending job: priority (higher starts first) */
+	DLSCHED_START = 1,        /* pending job: start with `gpus` on `shares` */
+	DLSCHED_RESIZE = 2,       /* running job: change to `gpus` on `shares` (checkpoint, requeue, resume) */
+	DLSCHED_REQUEUE = 3,      /* running job: checkpoint and requeue */
+	DLSCHED_LOAN = 4,         /* node: lend to training */
+	DLSCHED_RECLAIM = 5,      /* node: give back to inference */
+};
+
+typedef struct dlsched_node_view {
+	size_t struct_size;
+	const char *name;
+	int gpus_total;
+	int gpus_free;
+	const char *gpu_type;  /* NULL or "": the reference type */
+	const char *partition;
+	int kind;              /* enum dlsched_partition_kind */
+	int loanable;
+	int loaned;
+	int up;
+} dlsched_node_view_t;
+
+typedef struct dlsched_share {
+	uint32_t node_index;   /* index into the view's node array */
+	int gpus;
+} dlsched_share_t;
+
+typedef struct dlsched_job_view {
+	size_t struct_size;
+	uint32_t job_id;
+	const char *user;
+	const char *partition; /* NULL or "": the default training partition */
+	const char *qos;
+	const char *model;     /* NULL or unknown name: scaled linearly */
+	double submit_time;
+	int gpus_requested;
+	int gpus_min;          /* 0: gpus_requested */
+	int gpus_max;          /* 0: gpus_requested */
+	double epochs_total;
+	double epochs_done;
+	double epoch_time_1gpu; /* seconds per epoch on one reference GPU; 0: unknown */
+	double time_limit;      /* seconds; <= 0: none */
+	double deadline;        /* absolute; <= 0: none */
+	int state;              /* enum dlsched_job_state */
+	int gpus_allocated;
+	const dlsched_share_t *shares; /* running jobs: where their GPUs are */
+	size_t share_count;
+	double start_time;
+	double attained_gpu_s;
+	double executed_s;
+	int restarts;
+	double last_stop_time;  /* < 0: never stopped */
+	double last_run_s;
+} dlsched_job_view_t;
+
+typedef struct dlsched_cluster_view {
+	size_t struct_size;
+	double now;
+	uint64_t cycle;
+	const dlsched_node_view_t *nodes;
+	size_t node_count;
+	const dlsched_job_view_t *jobs; /* pending and running, any order */
+	size_t job_count;
+} dlsched_cluster_view_t;
+
+typedef struct dlsched_action {
+	size_t struct_size;
+	int kind;               /* enum dlsched_action_kind */
+	uint32_t job_id;
+	uint32_t node_index;    /* LOAN / RECLAIM */
+	int gpus;               /* START / RESIZE */
+	const dlsched_share_t *shares; /* START / RESIZE; valid while the decisions live */
+	size_t share_count;
+	double priority;        /* SET_PRIORITY */
+	const char *reason;     /* never NULL; valid while the decisions live */
+} dlsched_action_t;
+
+/* "0.1.0" */
+const char *dlsched_version(void);
+
+/* Reads dlsched.conf (NULL: built-in defaults), loads the model profiles it names and builds the
+ * scheduler its Policy= and *Policy= keys describe. */
+int dlsched_scheduler_create(const char *conf_path, dlsched_scheduler_t **out, dlsched_error_t *err);
+void dlsched_scheduler_destroy(dlsched_scheduler_t *sched);
+/* One line for logs: "preset=tiresias-las ordering=tiresias-las allocation=rigid placement=pack ..." */
+int dlsched_scheduler_describe(const dlsched_scheduler_t *sched, char *buf, size_t len);
+
+/* Decides one cycle. The view is read during the call only. On success *out must be freed with
+ * dlsched_decisions_free(). A bad view (node index out of range, negative GPUs, struct_size too
+ * small) is DLSCHED_EINVAL naming the job or node. */
+int dlsched_scheduler_decide(dlsched_scheduler_t *sched, const dlsched_cluster_view_t *view,
+			     dlsched_decisions_t **out, dlsched_error_t *err);
+
+size_t dlsched_decisions_count(const dlsched_decisions_t *d);
+/* Fills *out (set out->struct_size first) with action i, 0 <= i < count. */
+int dlsched_decisions_get(const dlsched_decisions_t *d, size_t i, dlsched_action_t *out, dlsched_error_t *err);
+/* Pending jobs in the policy's order (most urgent first); the array lives with the decisions. */
+const uint32_t *dlsched_decisions_order(const dlsched_decisions_t *d, size_t *count);
+void dlsched_decisions_free(dlsched_decisions_t *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLSCHED_API_H */

@@ -1,0 +1,189 @@
+/* The C ABI from plain C: a scheduler built from a dlsched.conf decides a small cluster; bad input is an
+ * error code with a message, never a crash. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dlsched/api.h"
+
+static char conf_path[256];
+
+static void write_conf(const char *text)
+{
+	FILE *f;
+	snprintf(conf_path, sizeof(conf_path), "/tmp/dlsched-capi-%d.conf", (int)getpid());
+	f = fopen(conf_path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s\nModelProfiles=%s\n", text, DLSCHED_PROFILES);
+	fclose(f);
+}
+
+static dlsched_node_view_t node(const char *name, int total, int free_gpus)
+{
+	dlsched_node_view_t n;
+	memset(&n, 0, sizeof(n));
+	n.struct_size = sizeof(n);
+	n.name = name;
+	n.gpus_total = total;
+	n.gpus_free = free_gpus;
+	n.partition = "train";
+	n.up = 1;
+	return n;
+}
+
+static dlsched_job_view_t pending(uint32_t id, double submit, int gpus)
+{
+	dlsched_job_view_t j;
+	memset(&j, 0, sizeof(j));
+	j.struct_size = sizeof(j);
+	j.job_id = id;
+	j.user = "alice";
+	j.model = "cifar10";
+	j.submit_time = submit;
+	j.gpus_requested = gpus;
+	j.epochs_total = 10;
+	j.epoch_time_1gpu = 60;
+	j.last_stop_time = -1;
+	return j;
+}
+
+START_TEST(fifo_starts_in_order_with_head_of_line_blocking)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	dlsched_node_view_t nodes[2];
+	dlsched_job_view_t jobs[3];
+	dlsched_cluster_view_t view;
+	dlsched_decisions_t *d = NULL;
+	dlsched_action_t a;
+	const uint32_t *order;
+	size_t count = 0;
+	char desc[256];
+
+	write_conf("Policy=fifo");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_describe(s, desc, sizeof(desc)), DLSCHED_OK);
+	ck_assert_str_eq(desc, "preset=fifo ordering=fifo allocation=rigid-strict placement=pack "
+			       "admission=admit-all preemption=none loaning=none");
+
+	nodes[0] = node("n1", 4, 4);
+	nodes[1] = node("n2", 4, 4);
+	jobs[0] = pending(11, 0, 2);
+	jobs[1] = pending(12, 1, 4);
+	jobs[2] = pending(13, 2, 4);
+	memset(&view, 0, sizeof(view));
+	view.struct_size = sizeof(view);
+	view.now = 10;
+	view.nodes = nodes;
+	view.node_count = 2;
+	view.jobs = jobs;
+	view.job_count = 3;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+
+	/* 11 (2 GPUs) best-fits on n1, 12 (4) takes n2, 13 (4) waits: start, start, priority. */
+	ck_assert_uint_eq(dlsched_decisions_count(d), 3);
+	memset(&a, 0, sizeof(a));
+	a.struct_size = sizeof(a);
+	ck_assert_int_eq(dlsched_decisions_get(d, 0, &a, &err), DLSCHED_OK);
+	ck_assert_int_eq(a.kind, DLSCHED_START);
+	ck_assert_uint_eq(a.job_id, 11);
+	ck_assert_int_eq(a.gpus, 2);
+	ck_assert_uint_eq(a.share_count, 1);
+	ck_assert_uint_eq(a.shares[0].node_index, 0);
+	ck_assert_int_eq(dlsched_decisions_get(d, 1, &a, &err), DLSCHED_OK);
+	ck_assert_int_eq(a.kind, DLSCHED_START);
+	ck_assert_uint_eq(a.job_id, 12);
+	ck_assert_uint_eq(a.shares[0].node_index, 1);
+	ck_assert_int_eq(a.shares[0].gpus, 4);
+	ck_assert_int_eq(dlsched_decisions_get(d, 2, &a, &err), DLSCHED_OK);
+	ck_assert_int_eq(a.kind, DLSCHED_SET_PRIORITY);
+	ck_assert_uint_eq(a.job_id, 13);
+	ck_assert_int_eq(dlsched_decisions_get(d, 3, &a, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "out of range"));
+	order = dlsched_decisions_order(d, &count);
+	ck_assert_uint_eq(count, 1);
+	ck_assert_uint_eq(order[0], 13);
+	dlsched_decisions_free(d);
+	dlsched_scheduler_destroy(s);
+	unlink(conf_path);
+}
+END_TEST
+
+START_TEST(bad_views_are_errors)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	dlsched_node_view_t nodes[1];
+	dlsched_job_view_t jobs[1];
+	dlsched_share_t share = {5, 2};
+	dlsched_cluster_view_t view;
+	dlsched_decisions_t *d = NULL;
+
+	ck_assert_int_eq(dlsched_scheduler_create(NULL, &s, &err), DLSCHED_OK);
+	nodes[0] = node("n1", 4, 2);
+	jobs[0] = pending(7, 0, 2);
+	jobs[0].state = DLSCHED_RUNNING;
+	jobs[0].shares = &share;
+	jobs[0].share_count = 1;
+	memset(&view, 0, sizeof(view));
+	view.struct_size = sizeof(view);
+	view.nodes = nodes;
+	view.node_count = 1;
+	view.jobs = jobs;
+	view.job_count = 1;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
+	ck_assert_str_eq(err.message, "job 7: share 0 names node index 5 of 1 or non-positive GPUs");
+	ck_assert_ptr_null(d);
+
+	view.struct_size = sizeof(view) - 8;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "struct_size"));
+
+	view.struct_size = sizeof(view);
+	share.node_index = 0;
+	jobs[0].gpus_min = 4; /* min above requested */
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "gpus_min"));
+	dlsched_scheduler_destroy(s);
+}
+END_TEST
+
+START_TEST(bad_configuration_is_an_error_naming_the_file)
+{
+	dlsched_scheduler_t *s = (dlsched_scheduler_t *)0x1;
+	dlsched_error_t err;
+
+	ck_assert_int_eq(dlsched_scheduler_create("/nonexistent/dlsched.conf", &s, &err), DLSCHED_ENOTFOUND);
+	ck_assert_ptr_null(s);
+	ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/dlsched.conf"));
+
+	write_conf("OrderingPolcy=fifo");
+	ck_assert_int_ne(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_ptr_nonnull(strstr(err.message, ":1: unknown key 'OrderingPolcy' (did you mean 'OrderingPolicy'?)"));
+
+	write_conf("Policy=nope");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err.message, "unknown scheduling policy 'nope'"));
+	unlink(conf_path);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("capi");
+	TCase *tc = tcase_create("capi");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, fifo_starts_in_order_with_head_of_line_blocking);
+	tcase_add_test(tc, bad_views_are_errors);
+	tcase_add_test(tc, bad_configuration_is_an_error_naming_the_file);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
