@@ -5,6 +5,7 @@
 // then the remaining GPUs go one at a time to the job whose remaining time drops the most with one
 // more GPU, from the model's measured speedup curve, up to its maximum. With rigid jobs (min == max)
 // only the first step acts. Recomputed every cycle (elastic).
+#include <cmath>
 #include <queue>
 
 #include "policy/builtin_policies.h"
@@ -24,9 +25,12 @@ void OptimusAllocation::allocate(const AllocationInput& in, Plan& plan) const
 			left -= j->gpus_min;
 		}
 	}
+	// Gains in whole microseconds: rounding noise (600/1.2 is not 500 in binary) must not decide
+	// between equal gains, the order must, on every compiler.
 	auto gain = [&](std::size_t i) {
 		const Job& j = *in.ordered[i];
-		return remaining_time(in.view, j, targets[i]) - remaining_time(in.view, j, targets[i] + 1);
+		const double g = remaining_time(in.view, j, targets[i]) - remaining_time(in.view, j, targets[i] + 1);
+		return std::round(g * 1e6) / 1e6;
 	};
 	using Entry = std::pair<double, std::size_t>;  // (gain, index): largest gain, then earliest
 	auto cmp = [](const Entry& a, const Entry& b) {

@@ -1,1 +1,6 @@
-# policy unit tests
+# Baseline policies on hand-computed cases
+check_PROGRAMS += testsuite/unit/test_policy
+TESTS += testsuite/unit/test_policy
+testsuite_unit_test_policy_SOURCES = testsuite/unit/test_policy.cpp testsuite/unit/view_builder.h
+testsuite_unit_test_policy_CPPFLAGS = $(UNIT_CPPFLAGS)
+testsuite_unit_test_policy_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)
