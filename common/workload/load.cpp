@@ -60,8 +60,13 @@ Result<Workload> load_workload(const std::string& path, const ReadOptions& read,
 	std::ifstream in(path, std::ios::binary);
 	if (!in)
 		return not_found(path + ": cannot open workload file");
+	// The first line that is neither blank nor a comment tells the format.
 	std::string first;
-	while (std::getline(in, first) && first.find_first_not_of(" \t\r") == std::string::npos) {
+	while (std::getline(in, first)) {
+		std::size_t c = first.find_first_not_of(" \t\r");
+		if (c != std::string::npos && first[c] != '#')
+			break;
+		first.clear();
 	}
 	in.clear();
 	in.seekg(0);

@@ -1,1 +1,1 @@
-# model unit tests
+# (model types are covered by test_workload and test_policy)
