@@ -23,6 +23,63 @@ Status take(Result<std::unique_ptr<T>> r, std::unique_ptr<T>& out)
 	return Status::ok();
 }
 
+// Appends `resizes` to `actions` in an order a host can apply one by one: each resize fits in the GPUs
+// left free after the requeues and the resizes before it (a job may grow onto GPUs another one gives
+// up by shrinking or moving). Resizes that wait on each other in a cycle cannot be ordered: one of
+// those jobs is requeued instead (it starts again in a later cycle), which frees the others.
+void order_resizes(const ClusterView& view, std::vector<Action>& actions, std::vector<Action>& resizes)
+{
+	if (resizes.empty())
+		return;
+	std::unordered_map<JobId, const Job*> running;
+	for (const Job* r : view.running)
+		running[r->id] = r;
+	FreeMap free(view);
+	for (const Action& a : actions)
+		if (a.kind == ActionKind::kRequeue)
+			free.release(running[a.job]->placement);
+	auto fits = [&](const Action& a) {
+		FreeMap trial = free;
+		trial.release(running[a.job]->placement);
+		for (const NodeShare& sh : a.placement)
+			if (trial.free(sh.node) < sh.gpus)
+				return false;
+		return true;
+	};
+	std::vector<bool> done(resizes.size(), false);
+	std::size_t left = resizes.size();
+	while (left > 0) {
+		bool progress = false;
+		for (std::size_t i = 0; i < resizes.size(); ++i) {
+			if (done[i] || !fits(resizes[i]))
+				continue;
+			free.release(running[resizes[i].job]->placement);
+			free.take(resizes[i].placement);
+			actions.push_back(std::move(resizes[i]));
+			done[i] = true;
+			--left;
+			progress = true;
+		}
+		if (progress)
+			continue;
+		// A cycle: requeue the first waiting job, which frees its GPUs for the others. Requeues go
+		// first, before resizes already emitted.
+		for (std::size_t i = 0; i < resizes.size(); ++i) {
+			if (done[i])
+				continue;
+			Action a;
+			a.kind = ActionKind::kRequeue;
+			a.job = resizes[i].job;
+			a.reason = "requeued to resize (resizes wait on each other)";
+			free.release(running[a.job]->placement);
+			actions.insert(actions.begin(), std::move(a));
+			done[i] = true;
+			--left;
+			break;
+		}
+	}
+}
+
 bool same_placement(std::vector<NodeShare> a, std::vector<NodeShare> b)
 {
 	auto by_node = [](const NodeShare& x, const NodeShare& y) { return x.node < y.node; };
@@ -102,6 +159,7 @@ Decisions Scheduler::decide(const ClusterView& view) const
 		planned[a.job->id] = &a;
 
 	// Stop first (frees GPUs), then resize, then start: hosts apply actions in order.
+	std::vector<Action> resizes;
 	std::vector<Action> starts;
 	for (const Job* r : view.running) {
 		auto it = planned.find(r->id);
@@ -119,7 +177,7 @@ Decisions Scheduler::decide(const ClusterView& view) const
 			a.gpus = it->second->gpus;
 			a.placement = it->second->placement;
 			a.reason = "resize";
-			starts.push_back(std::move(a));
+			resizes.push_back(std::move(a));
 		}
 	}
 	std::vector<const Job*> waiting;  // admitted pending jobs the plan does not start, in order
@@ -162,6 +220,7 @@ Decisions Scheduler::decide(const ClusterView& view) const
 			}
 		}
 	}
+	order_resizes(view, d.actions, resizes);
 	for (Action& a : starts)
 		d.actions.push_back(std::move(a));
 

@@ -6,11 +6,12 @@
 
 namespace dlsched {
 
+// Remaining time at the size the job asked for, not the size it holds: ranking an elastic job by its
+// current allocation feeds the allocation back into the ranking, and allocations then flip every
+// cycle (thousands of preemptions). For rigid jobs both are the same.
 void SrtfOrdering::order(const ClusterView& view, std::vector<const Job*>& jobs) const
 {
-	sort_by_key(jobs, [&](const Job& j) {
-		return remaining_time(view, j, j.running() ? j.gpus_allocated : j.gpus_requested);
-	});
+	sort_by_key(jobs, [&](const Job& j) { return remaining_time(view, j, j.gpus_requested); });
 }
 
 }  // namespace dlsched

@@ -1,1 +1,4 @@
-# simulator golden tests
+# dlsched-sim golden tests: tiny traces with hand-computed results, determinism, exit codes.
+TESTS += testsuite/sim/golden.sh
+EXTRA_DIST += testsuite/sim/golden.sh testsuite/sim/check_json.py testsuite/sim/data
+TESTS_ENVIRONMENT = abs_top_srcdir='$(abs_top_srcdir)' abs_top_builddir='$(abs_top_builddir)'

@@ -273,6 +273,31 @@ START_TEST(unchanged_running_jobs_produce_no_action)
 }
 END_TEST
 
+START_TEST(resizes_are_ordered_so_each_fits_when_applied)
+{
+	World w;
+	w.running(1, 0, {{0, 2}});
+	w.running(2, 0, {{0, 2}});
+	// Job 1 grows onto the GPU job 2 gives up: job 2's shrink must come first although 1 < 2.
+	g_plan = {{1, {{0, 3}}}, {2, {{0, 1}}}};
+	auto s = make_scheduler({{"OrderingPolicy", "reverse-id-preemptive"}});
+	expect_actions(s->decide(w.view()), "resize 2 [0:1]; resize 1 [0:3]");
+}
+END_TEST
+
+START_TEST(resizes_in_a_cycle_requeue_one_job)
+{
+	World w;
+	w.running(1, 0, {{0, 4}});
+	w.running(2, 0, {{1, 4}});
+	// A swap: neither move fits before the other. Requeuing job 1 frees node 0 for job 2.
+	g_plan = {{1, {{1, 4}}}, {2, {{0, 4}}}};
+	auto s = make_scheduler({{"OrderingPolicy", "reverse-id-preemptive"}});
+	Decisions d = s->decide(w.view());
+	expect_actions(d, "requeue 1; resize 2 [0:4]");
+}
+END_TEST
+
 START_TEST(held_jobs_go_last)
 {
 	World w;
@@ -344,6 +369,8 @@ int main()
 	tcase_add_test(tc, starts_then_priorities_in_policy_order);
 	tcase_add_test(tc, preemptive_ordering_requeues_and_resizes_before_starts);
 	tcase_add_test(tc, unchanged_running_jobs_produce_no_action);
+	tcase_add_test(tc, resizes_are_ordered_so_each_fits_when_applied);
+	tcase_add_test(tc, resizes_in_a_cycle_requeue_one_job);
 	tcase_add_test(tc, held_jobs_go_last);
 	tcase_add_test(tc, preemption_policy_sees_only_jobs_ranked_below_the_waiting_one);
 	tcase_add_test(tc, unknown_policy_names_are_errors_listing_known_ones);
