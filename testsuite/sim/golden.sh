@@ -82,5 +82,16 @@ printf 'submit_s,gpus,model,epochs,epoch_s\n0,16,cifar10,1,10\n0,1,cifar10,1,10\
 n=$("$sim" --list-policies | sed -n '/^presets/,/^ordering/p' | grep -c '^  ')
 [ "$n" -eq 7 ] && ok "list-policies" || ko "list-policies ($n presets)"
 
+# Documentation keeps up with the key table: every key is in dlsched.conf(5) and in the example,
+# and the example parses.
+keys=$("$sim" --print-config | grep -v '^#' | cut -d= -f1)
+missing=""
+for k in $keys; do
+	grep -q "$k" "$top/doc/man/dlsched.conf.5" || missing="$missing $k(man)"
+	grep -q "$k" "$top/etc/dlsched.conf.example" || missing="$missing $k(example)"
+done
+[ -z "$missing" ] && "$sim" --print-config --config "$top/etc/dlsched.conf.example" >/dev/null &&
+	ok "configuration documented" || ko "configuration documented:$missing"
+
 echo "golden: $fails failure(s)"
 [ $fails -eq 0 ]
