@@ -1,5 +1,7 @@
 #include "config/config.h"
 
+#include "util/csv.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cctype>
@@ -57,13 +59,7 @@ std::string suggestion(std::string_view key)
 
 bool parse_double(std::string_view text, double& out)
 {
-	std::string s(text);
-	if (s.empty())
-		return false;
-	char* end = nullptr;
-	errno = 0;
-	out = std::strtod(s.c_str(), &end);
-	return errno == 0 && end == s.c_str() + s.size() && std::isfinite(out);
+	return parse_number(std::string(text), out);
 }
 
 bool parse_bool(std::string_view text, bool& out)

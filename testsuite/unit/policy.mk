@@ -1,6 +1,6 @@
 # Baseline policies on hand-computed cases
 check_PROGRAMS += testsuite/unit/test_policy
 TESTS += testsuite/unit/test_policy
-testsuite_unit_test_policy_SOURCES = testsuite/unit/test_policy.cpp testsuite/unit/view_builder.h
+testsuite_unit_test_policy_SOURCES = testsuite/unit/test_policy.cpp testsuite/unit/view_builder.h testsuite/unit/check_main.h
 testsuite_unit_test_policy_CPPFLAGS = $(UNIT_CPPFLAGS)
 testsuite_unit_test_policy_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "dlsched/api.h"
 
 static char conf_path[256];
@@ -174,16 +175,10 @@ int main(void)
 {
 	Suite *s = suite_create("capi");
 	TCase *tc = tcase_create("capi");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, fifo_starts_in_order_with_head_of_line_blocking);
 	tcase_add_test(tc, bad_views_are_errors);
 	tcase_add_test(tc, bad_configuration_is_an_error_naming_the_file);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

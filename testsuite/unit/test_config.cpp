@@ -1,6 +1,8 @@
 // dlsched.conf: good files, every kind of error with its exact message, and dump() round trips.
 #include <check.h>
 
+#include "check_main.h"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -119,9 +121,5 @@ int main()
 	tcase_add_test(tc, dump_parses_back_to_the_same_values);
 	tcase_add_test(tc, json_round_trip_and_errors);
 	suite_add_tcase(s, tc);
-	SRunner* sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return run_suite(s);
 }

@@ -2,6 +2,8 @@
 // the right ones.
 #include <check.h>
 
+#include "check_main.h"
+
 #include "policy/builtin_policies.h"
 #include "view_builder.h"
 
@@ -205,9 +207,5 @@ int main()
 	tcase_add_test(tc, pack_waits_rather_than_spread_a_job_that_fits_one_node);
 	tcase_add_test(tc, decisions_are_deterministic);
 	suite_add_tcase(s, tc);
-	SRunner* sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return run_suite(s);
 }

@@ -2,6 +2,8 @@
 // registered in a private registry return fixed plans, so each case states exactly what must happen.
 #include <check.h>
 
+#include "check_main.h"
+
 #include <map>
 #include <memory>
 #include <string>
@@ -376,9 +378,5 @@ int main()
 	tcase_add_test(tc, unknown_policy_names_are_errors_listing_known_ones);
 	tcase_add_test(tc, decide_is_deterministic);
 	suite_add_tcase(s, tc);
-	SRunner* sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return run_suite(s);
 }

@@ -1,6 +1,8 @@
 // Model catalog from the bundled profiles, workload readers (good and bad input) and the builder.
 #include <check.h>
 
+#include "check_main.h"
+
 #include <cmath>
 #include <string>
 
@@ -220,9 +222,5 @@ int main()
 	tcase_add_test(tc, native_csv_and_json_lines);
 	tcase_add_test(tc, builder_is_seeded_and_its_options_work);
 	suite_add_tcase(s, tc);
-	SRunner* sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return run_suite(s);
 }
