@@ -15,7 +15,7 @@ using namespace dlsched;
 START_TEST(defaults_and_good_files)
 {
 	Config d;
-	ck_assert_str_eq(d.get_string("Policy").c_str(), "slurm-backfill");
+	ck_assert(d.get_string("Policy") == "slurm-backfill");
 	ck_assert_double_eq(d.get_double("SchedInterval"), 60);
 	ck_assert(d.get_bool("SchedOnEvents"));
 	ck_assert(!d.is_set("Policy"));
@@ -24,11 +24,11 @@ START_TEST(defaults_and_good_files)
 	                       "TiresiasQueueThresholds=100,1000\nSchedOnEvents=no\nModelProfiles=\"/a b/c\"\n",
 	                       "dlsched.conf");
 	ck_assert_msg(c.is_ok(), "%s", c.status().message().c_str());
-	ck_assert_str_eq(c->get_string("Policy").c_str(), "tiresias-las");
+	ck_assert(c->get_string("Policy") == "tiresias-las");
 	ck_assert(c->is_set("Policy"));
 	ck_assert_double_eq(c->get_double("SchedInterval"), 30);
 	ck_assert(!c->get_bool("SchedOnEvents"));
-	ck_assert_str_eq(c->get_string("ModelProfiles").c_str(), "/a b/c");
+	ck_assert(c->get_string("ModelProfiles") == "/a b/c");
 	std::vector<double> t = c->get_double_list("TiresiasQueueThresholds");
 	ck_assert_uint_eq(t.size(), 2);
 	ck_assert_double_eq(t[1], 1000);
@@ -81,7 +81,7 @@ START_TEST(dump_parses_back_to_the_same_values)
 	ck_assert_msg(again.is_ok(), "%s", again.status().message().c_str());
 	for (const ConfigKey& k : config_keys()) {
 		if (k.type == ConfigType::kString)
-			ck_assert_str_eq(c->get_string(k.name).c_str(), again->get_string(k.name).c_str());
+			ck_assert(c->get_string(k.name) == again->get_string(k.name));
 	}
 	ck_assert_double_eq(again->get_double("RestartCost"), 12.5);
 }
