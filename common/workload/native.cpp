@@ -103,8 +103,11 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 		Status err;
 		auto parsed = json::Value::parse(line, where);
 		if (!parsed.is_ok()) {
-			// jansson numbers lines from 1 within this one-line document: say which line of the file.
-			err = parse_error(where + ": " + parsed.status().message().substr(where.size() + 1));
+			// The parser reports "<where>:1:<column>: <what>" for this one-line document; keep the
+			// column, with the file's line number.
+			const std::string m = parsed.status().message().substr(where.size() + 1);  // "1:<col>: ..."
+			const std::size_t colon = m.find(':');
+			err = parse_error(where + ":" + (colon == std::string::npos ? m : m.substr(colon + 1)));
 		} else if (!parsed->is_object()) {
 			err = parse_error(where + ":1: expected a JSON object per line");
 		} else {

@@ -125,6 +125,7 @@ START_TEST(bad_lines_are_errors_or_counted_when_skipped)
 	                               "user, name)");
 	expect_error("native_bad.jsonl", "2: unknown model 'nosuchmodel' (known: bert, cifar10, deepspeech2, imagenet, "
 	                                 "ncf, yolov3)");
+	expect_error("native_syntax.jsonl", "2:25: unexpected token near ','");
 	auto missing = load_workload("/nonexistent.csv", {}, {}, catalog());
 	ck_assert(!missing.is_ok());
 	ck_assert_str_eq(missing.status().message().c_str(), "/nonexistent.csv: cannot open workload file");
