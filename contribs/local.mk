@@ -1,2 +1,3 @@
 include contribs/sim/local.mk
 include contribs/data.mk
+include contribs/cluster/local.mk

@@ -6,3 +6,7 @@ if HAVE_CHECK
 include testsuite/unit/local.mk
 endif
 include testsuite/sim/local.mk
+
+# A real local Slurm cluster (skips where Slurm, munge or MariaDB are not installed, or not root).
+TESTS += testsuite/cluster/test-cluster-basic.sh
+EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh

@@ -1,0 +1,1 @@
+dist_bin_SCRIPTS += contribs/cluster/dlsched-cluster

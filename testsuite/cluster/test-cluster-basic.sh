@@ -1,0 +1,60 @@
+#!/bin/bash
+# A real local GPU cluster: up, GPU jobs through sbatch (one and two nodes), accounting through sacct
+# (GPUs in AllocTRES), the errors of `up` (running cluster, busy port), and `down` leaving nothing.
+# Skips (77) only where it cannot run: not root, or Slurm/munge/MariaDB not installed.
+set -u
+top="${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}"
+tool="$top/contribs/cluster/dlsched-cluster"
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (private munged, MariaDB and Slurm daemons)"; exit 77; }
+for c in slurmctld slurmd slurmdbd munged mariadbd sbatch sacct; do
+	command -v "$c" >/dev/null || { echo "SKIP: $c not installed (scripts/install-deps --slurm)"; exit 77; }
+done
+dir=$(mktemp -d /tmp/dlsched-cluster-test.XXXXXX)
+port=$((20000 + RANDOM % 20000))
+fails=0
+ok() { echo "PASS: $*"; }
+ko() { echo "FAIL: $*"; fails=$((fails + 1)); }
+cleanup() { "$tool" down --dir "$dir" >/dev/null 2>&1; rm -rf "$dir"; }
+trap cleanup EXIT
+
+if ! "$tool" up --nodes 4 --gpus 8 --inference-nodes 1 --dir "$dir" --port-base $port >"$dir.up" 2>&1; then
+	cat "$dir.up"
+	echo "FAIL: up"
+	exit 1
+fi
+ok "up: $(head -1 "$dir.up")"
+export SLURM_CONF="$dir/etc/slurm.conf"
+
+[ "$(sinfo -h -p train -o '%D %G')" = "4 gpu:8" ] && [ "$(sinfo -h -p infer -o '%D')" = "1" ] &&
+	ok "partitions" || ko "partitions: $(sinfo)"
+
+j1=$(sbatch --parsable --gres=gpu:2 -o "$dir/j1.out" --wrap 'echo CVD=$CUDA_VISIBLE_DEVICES')
+j2=$(sbatch --parsable -N2 --gres=gpu:8 -o "$dir/j2.out" --wrap 'srun hostname >/dev/null; echo CVD=$CUDA_VISIBLE_DEVICES')
+for t in $(seq 1 60); do
+	[ -z "$(squeue -h)" ] && break
+	sleep 0.5
+done
+grep -q '^CVD=0,1$' "$dir/j1.out" && ok "GPUs visible to a job" || ko "GPUs visible: $(cat "$dir/j1.out")"
+grep -q '^CVD=0,1,2,3,4,5,6,7$' "$dir/j2.out" && ok "two-node job" || ko "two-node job: $(cat "$dir/j2.out")"
+# Accounting may lag the job end by a moment.
+for t in $(seq 1 20); do
+	acct=$(sacct -X -n -P -j "$j1,$j2" -o JobID,State,AllocTRES)
+	[ "$(echo "$acct" | grep -c COMPLETED)" -eq 2 ] && break
+	sleep 0.5
+done
+echo "$acct" | grep -q "^$j1|COMPLETED|.*gres/gpu=2" && echo "$acct" | grep -q "^$j2|COMPLETED|.*gres/gpu=16" &&
+	ok "sacct: both COMPLETED with their GPUs" || ko "sacct: $acct"
+
+"$tool" up --dir "$dir" --port-base $port >"$dir.err" 2>&1
+[ $? -eq 1 ] && grep -q "already running in $dir" "$dir.err" && ok "refuses a second up" || ko "second up: $(cat "$dir.err")"
+"$tool" up --dir "$dir.other" --port-base $port --nodes 1 >"$dir.err" 2>&1
+[ $? -eq 1 ] && grep -q "port $port is busy" "$dir.err" && ok "busy port named" || ko "busy port: $(cat "$dir.err")"
+rm -rf "$dir.other"
+
+"$tool" down --dir "$dir" >"$dir.down" 2>&1 && ok "$(cat "$dir.down")" || ko "down"
+sleep 0.5
+left=$(ps -eo pid,args | grep -E "$dir|slurmstepd" | grep -v grep)
+[ -z "$left" ] && ok "nothing left running" || ko "left running: $left"
+rm -f "$dir.up" "$dir.err" "$dir.down"
+echo "cluster: $fails failure(s)"
+[ $fails -eq 0 ]
