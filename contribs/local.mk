@@ -1,3 +1,4 @@
 include contribs/sim/local.mk
 include contribs/data.mk
 include contribs/cluster/local.mk
+include contribs/replay/local.mk

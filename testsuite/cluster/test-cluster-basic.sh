@@ -45,6 +45,23 @@ done
 echo "$acct" | grep -q "^$j1|COMPLETED|.*gres/gpu=2" && echo "$acct" | grep -q "^$j2|COMPLETED|.*gres/gpu=16" &&
 	ok "sacct: both COMPLETED with their GPUs" || ko "sacct: $acct"
 
+# Replay: five Philly jobs, 20,000x faster, each a dlsched-emu-train process; all complete in sacct.
+build="${abs_top_builddir:-$top/_build}"
+if "$build/contribs/replay/dlsched-replay" --workload "$top/contribs/traces/philly/philly_2017-10-02_100.csv" \
+	--max-jobs 5 --speedup 20000 --out "$dir/replay" >"$dir.replay" 2>&1; then
+	for t in $(seq 1 20); do
+		n=$(sacct -X -n -P -o JobName,State | grep -c '^dl-[1-5]|COMPLETED$')
+		[ "$n" -eq 5 ] && break
+		sleep 0.5
+	done
+	[ "$n" -eq 5 ] && [ "$(tail -n +2 "$dir/replay/jobs.csv" | wc -l)" -eq 5 ] &&
+		grep -q '^epoch 1 done' "$dir/replay/$(sed -n 2p "$dir/replay/jobs.csv" | cut -d, -f2).out" &&
+		ok "replay: 5 trace jobs completed" || ko "replay: $n of 5 completed; $(sacct -X -n -P -o JobName,State)"
+else
+	ko "replay: $(cat "$dir.replay")"
+fi
+rm -f "$dir.replay"
+
 "$tool" up --dir "$dir" --port-base $port >"$dir.err" 2>&1
 [ $? -eq 1 ] && grep -q "already running in $dir" "$dir.err" && ok "refuses a second up" || ko "second up: $(cat "$dir.err")"
 "$tool" up --dir "$dir.other" --port-base $port --nodes 1 >"$dir.err" 2>&1
@@ -53,7 +70,16 @@ rm -rf "$dir.other"
 
 "$tool" down --dir "$dir" >"$dir.down" 2>&1 && ok "$(cat "$dir.down")" || ko "down"
 sleep 0.5
-left=$(ps -eo pid,args | grep -E "$dir|slurmstepd" | grep -v grep)
+# This cluster's processes name its directory in their command line or (slurmdbd, slurmstepd) in
+# their environment; other clusters on the machine are not ours to judge.
+unset SLURM_CONF
+left=""
+for p in /proc/[0-9]*; do
+	[ "${p#/proc/}" = "$$" ] && continue
+	if grep -qs -- "$dir" "$p/cmdline" "$p/environ"; then
+		left="$left ${p#/proc/}:$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)"
+	fi
+done
 [ -z "$left" ] && ok "nothing left running" || ko "left running: $left"
 rm -f "$dir.up" "$dir.err" "$dir.down"
 echo "cluster: $fails failure(s)"
