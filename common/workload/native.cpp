@@ -2,6 +2,7 @@
 // or JSON lines with the same keys.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "json/json.h"
@@ -16,6 +17,13 @@ const std::vector<std::string> kColumns = {"id",         "submit_s",     "gpus",
                                            "model",      "epochs",       "epoch_s", "duration_s",
                                            "deadline_s", "time_limit_s", "qos",   "partition", "user",
                                            "name"};
+
+std::string show(double v)
+{
+	char b[32];
+	std::snprintf(b, sizeof b, "%g", v);
+	return b;
+}
 
 // Checks what both syntaxes share: GPU range, and a way to know the job's length.
 Status check_job(const TraceJob& j, const std::string& where)
@@ -115,37 +123,36 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 			for (const std::string& k : o.keys())
 				if (std::find(kColumns.begin(), kColumns.end(), k) == kColumns.end() && err.is_ok())
 					err = parse_error(where + ": unknown key '" + k + "'");
-			auto num = [&](const char* key, double& dst, bool required, double min_value) {
-				if (!err.is_ok())
-					return;
+			// The key's value when present; a missing required key sets `err`.
+			auto field = [&](const char* key, bool required) -> json::Value {
 				json::Value v = o.get(key);
-				if (!v.is_valid() || v.is_null()) {
-					if (required)
-						err = parse_error(where + ": missing required key '" + key + "'");
+				if (v.is_valid() && !v.is_null())
+					return v;
+				if (required && err.is_ok())
+					err = parse_error(where + ": missing required key '" + key + "'");
+				return json::Value();
+			};
+			auto num = [&](const char* key, double& dst, bool required, double min_value) {
+				json::Value v = err.is_ok() ? field(key, required) : json::Value();
+				if (!v.is_valid())
 					return;
-				}
 				auto d = v.as_number();
 				if (!d)
 					err = parse_error(where + ": " + key + " is not a number");
 				else if (*d < min_value)
-					err = parse_error(where + ": " + key + " must be at least " + std::to_string(min_value));
+					err = parse_error(where + ": " + key + " must be at least " + show(min_value));
 				else
 					dst = *d;
 			};
 			auto str = [&](const char* key, std::string& dst, bool required) {
-				if (!err.is_ok())
+				json::Value v = err.is_ok() ? field(key, required) : json::Value();
+				if (!v.is_valid())
 					return;
-				json::Value v = o.get(key);
-				if (!v.is_valid() || v.is_null()) {
-					if (required)
-						err = parse_error(where + ": missing required key '" + key + "'");
-					return;
-				}
-				auto s = v.as_string();
-				if (!s)
+				auto t = v.as_string();
+				if (!t)
 					err = parse_error(where + ": " + key + " is not a string");
 				else
-					dst = *s;
+					dst = *t;
 			};
 			double id = -1, gpus = 0, mn = 0, mx = 0;
 			num("id", id, false, 0);
