@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "config/config.h"
+#include "policy/free_map.h"
+#include "policy/free_map.h"
 #include "policy/scheduler.h"
 #include "workload/workload.h"
 
@@ -89,6 +91,121 @@ std::string str(const char* s)
 	return s ? s : "";
 }
 
+// The core's copy of a C view: nodes and jobs own their strings; `view` points into them.
+struct ConvertedView {
+	std::vector<dlsched::Node> nodes;
+	std::vector<dlsched::Job> jobs;
+	dlsched::ClusterView view;
+};
+
+// Checks and converts a C cluster view (struct sizes, GPU counts, share indices), naming the job
+// or node at fault.
+int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, ConvertedView& out,
+                 dlsched_error_t* err)
+{
+	if (cv->struct_size < sizeof(dlsched_cluster_view_t))
+		return report(err, DLSCHED_EINVAL, "cluster view: struct_size " + std::to_string(cv->struct_size) +
+		                                           " is smaller than " + std::to_string(sizeof(dlsched_cluster_view_t)));
+	if ((cv->node_count && !cv->nodes) || (cv->job_count && !cv->jobs))
+		return report(err, DLSCHED_EINVAL, "cluster view: NULL node or job array with a non-zero count");
+	out.nodes.resize(cv->node_count);
+	std::vector<dlsched::Node>& nodes = out.nodes;
+	for (size_t i = 0; i < cv->node_count; ++i) {
+		const dlsched_node_view_t& n = cv->nodes[i];
+		if (n.struct_size < sizeof(dlsched_node_view_t))
+			return report(err, DLSCHED_EINVAL, "node " + std::to_string(i) + ": struct_size too small");
+		if (n.gpus_total < 0 || n.gpus_free < 0 || n.gpus_free > n.gpus_total)
+			return report(err, DLSCHED_EINVAL, "node " + str(n.name) + ": GPU counts out of range");
+		dlsched::Node& d = nodes[i];
+		d.index = static_cast<dlsched::NodeIndex>(i);
+		d.name = str(n.name);
+		d.gpus_total = n.gpus_total;
+		d.gpus_free = n.gpus_free;
+		d.gpu_type = str(n.gpu_type);
+		d.partition = str(n.partition);
+		d.kind = n.kind == DLSCHED_INFERENCE ? dlsched::PartitionKind::kInference
+		                                     : dlsched::PartitionKind::kTraining;
+		d.loanable = n.loanable != 0;
+		d.loaned = n.loaned != 0;
+		d.up = n.up != 0;
+	}
+	out.jobs.resize(cv->job_count);
+	std::vector<dlsched::Job>& jobs = out.jobs;
+	for (size_t i = 0; i < cv->job_count; ++i) {
+		const dlsched_job_view_t& v = cv->jobs[i];
+		const std::string who = "job " + std::to_string(v.job_id);
+		if (v.struct_size < sizeof(dlsched_job_view_t))
+			return report(err, DLSCHED_EINVAL, who + ": struct_size too small");
+		if (v.gpus_requested < 1 || v.gpus_min < 0 || v.gpus_max < 0 || v.gpus_allocated < 0)
+			return report(err, DLSCHED_EINVAL, who + ": GPU counts out of range");
+		dlsched::Job& j = jobs[i];
+		j.id = v.job_id;
+		j.user = str(v.user);
+		j.partition = str(v.partition);
+		j.qos = str(v.qos);
+		j.model = v.model ? sched->models.find(v.model) : -1;
+		j.submit_time = v.submit_time;
+		j.gpus_requested = v.gpus_requested;
+		j.gpus_min = v.gpus_min ? v.gpus_min : v.gpus_requested;
+		j.gpus_max = v.gpus_max ? v.gpus_max : v.gpus_requested;
+		if (j.gpus_min > j.gpus_requested || j.gpus_max < j.gpus_requested)
+			return report(err, DLSCHED_EINVAL, who + ": gpus_min <= gpus_requested <= gpus_max does not hold");
+		j.epochs_total = v.epochs_total > 0 ? v.epochs_total : 1;
+		j.epochs_done = v.epochs_done;
+		j.epoch_time_1gpu = v.epoch_time_1gpu;
+		j.time_limit = v.time_limit > 0 ? v.time_limit : dlsched::kNoTimeLimit;
+		j.deadline = v.deadline > 0 ? v.deadline : dlsched::kNoDeadline;
+		j.state = v.state == DLSCHED_RUNNING ? dlsched::JobState::kRunning : dlsched::JobState::kPending;
+		j.start_time = v.start_time;
+		j.attained_gpu_s = v.attained_gpu_s;
+		j.executed_s = v.executed_s;
+		j.restarts = v.restarts;
+		j.last_stop_time = v.last_stop_time;
+		j.last_run_s = v.last_run_s;
+		if (j.running()) {
+			if (v.share_count && !v.shares)
+				return report(err, DLSCHED_EINVAL, who + ": NULL shares with a non-zero count");
+			int sum = 0;
+			for (size_t k = 0; k < v.share_count; ++k) {
+				if (v.shares[k].node_index >= cv->node_count || v.shares[k].gpus <= 0)
+					return report(err, DLSCHED_EINVAL, who + ": share " + std::to_string(k) +
+					                                           " names node index " +
+					                                           std::to_string(v.shares[k].node_index) +
+					                                           " of " + std::to_string(cv->node_count) +
+					                                           " or non-positive GPUs");
+				j.placement.push_back({v.shares[k].node_index, v.shares[k].gpus});
+				sum += v.shares[k].gpus;
+			}
+			j.gpus_allocated = sum;
+		}
+		if (v.epochs_done < 0) {
+			// The host does not track progress: estimate it from the seconds run at the current
+			// allocation and the model's speed there (exact for jobs that never changed size).
+			j.epochs_done = 0;
+			if (j.running() && j.epoch_time_1gpu > 0 && j.gpus_allocated > 0) {
+				const int n = static_cast<int>(std::max<size_t>(1, v.share_count));
+				j.epochs_done = std::min(j.epochs_total, j.executed_s *
+				                                             sched->models.speedup(j.model, j.gpus_allocated, n) /
+				                                             j.epoch_time_1gpu);
+			}
+		}
+	}
+	dlsched::ClusterView& view = out.view;
+	view.now = cv->now;
+	view.cycle = cv->cycle;
+	view.nodes = dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size());
+	view.models = &sched->models;
+	for (const dlsched::Job& j : jobs)
+		(j.running() ? view.running : view.pending).push_back(&j);
+	std::sort(view.pending.begin(), view.pending.end(), [](const dlsched::Job* a, const dlsched::Job* b) {
+		return a->submit_time != b->submit_time ? a->submit_time < b->submit_time : a->id < b->id;
+	});
+	std::sort(view.running.begin(), view.running.end(),
+	          [](const dlsched::Job* a, const dlsched::Job* b) { return a->id < b->id; });
+
+	return DLSCHED_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -150,92 +267,10 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		if (!sched || !cv || !out)
 			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_decide: NULL argument");
 		*out = nullptr;
-		if (cv->struct_size < sizeof(dlsched_cluster_view_t))
-			return report(err, DLSCHED_EINVAL, "cluster view: struct_size " + std::to_string(cv->struct_size) +
-			                                           " is smaller than " + std::to_string(sizeof(dlsched_cluster_view_t)));
-		if ((cv->node_count && !cv->nodes) || (cv->job_count && !cv->jobs))
-			return report(err, DLSCHED_EINVAL, "cluster view: NULL node or job array with a non-zero count");
-		std::vector<dlsched::Node> nodes(cv->node_count);
-		for (size_t i = 0; i < cv->node_count; ++i) {
-			const dlsched_node_view_t& n = cv->nodes[i];
-			if (n.struct_size < sizeof(dlsched_node_view_t))
-				return report(err, DLSCHED_EINVAL, "node " + std::to_string(i) + ": struct_size too small");
-			if (n.gpus_total < 0 || n.gpus_free < 0 || n.gpus_free > n.gpus_total)
-				return report(err, DLSCHED_EINVAL, "node " + str(n.name) + ": GPU counts out of range");
-			dlsched::Node& d = nodes[i];
-			d.index = static_cast<dlsched::NodeIndex>(i);
-			d.name = str(n.name);
-			d.gpus_total = n.gpus_total;
-			d.gpus_free = n.gpus_free;
-			d.gpu_type = str(n.gpu_type);
-			d.partition = str(n.partition);
-			d.kind = n.kind == DLSCHED_INFERENCE ? dlsched::PartitionKind::kInference
-			                                     : dlsched::PartitionKind::kTraining;
-			d.loanable = n.loanable != 0;
-			d.loaned = n.loaned != 0;
-			d.up = n.up != 0;
-		}
-		std::vector<dlsched::Job> jobs(cv->job_count);
-		for (size_t i = 0; i < cv->job_count; ++i) {
-			const dlsched_job_view_t& v = cv->jobs[i];
-			const std::string who = "job " + std::to_string(v.job_id);
-			if (v.struct_size < sizeof(dlsched_job_view_t))
-				return report(err, DLSCHED_EINVAL, who + ": struct_size too small");
-			if (v.gpus_requested < 1 || v.gpus_min < 0 || v.gpus_max < 0 || v.gpus_allocated < 0)
-				return report(err, DLSCHED_EINVAL, who + ": GPU counts out of range");
-			dlsched::Job& j = jobs[i];
-			j.id = v.job_id;
-			j.user = str(v.user);
-			j.partition = str(v.partition);
-			j.qos = str(v.qos);
-			j.model = v.model ? sched->models.find(v.model) : -1;
-			j.submit_time = v.submit_time;
-			j.gpus_requested = v.gpus_requested;
-			j.gpus_min = v.gpus_min ? v.gpus_min : v.gpus_requested;
-			j.gpus_max = v.gpus_max ? v.gpus_max : v.gpus_requested;
-			if (j.gpus_min > j.gpus_requested || j.gpus_max < j.gpus_requested)
-				return report(err, DLSCHED_EINVAL, who + ": gpus_min <= gpus_requested <= gpus_max does not hold");
-			j.epochs_total = v.epochs_total > 0 ? v.epochs_total : 1;
-			j.epochs_done = v.epochs_done;
-			j.epoch_time_1gpu = v.epoch_time_1gpu;
-			j.time_limit = v.time_limit > 0 ? v.time_limit : dlsched::kNoTimeLimit;
-			j.deadline = v.deadline > 0 ? v.deadline : dlsched::kNoDeadline;
-			j.state = v.state == DLSCHED_RUNNING ? dlsched::JobState::kRunning : dlsched::JobState::kPending;
-			j.start_time = v.start_time;
-			j.attained_gpu_s = v.attained_gpu_s;
-			j.executed_s = v.executed_s;
-			j.restarts = v.restarts;
-			j.last_stop_time = v.last_stop_time;
-			j.last_run_s = v.last_run_s;
-			if (j.running()) {
-				if (v.share_count && !v.shares)
-					return report(err, DLSCHED_EINVAL, who + ": NULL shares with a non-zero count");
-				int sum = 0;
-				for (size_t k = 0; k < v.share_count; ++k) {
-					if (v.shares[k].node_index >= cv->node_count || v.shares[k].gpus <= 0)
-						return report(err, DLSCHED_EINVAL, who + ": share " + std::to_string(k) +
-						                                           " names node index " +
-						                                           std::to_string(v.shares[k].node_index) +
-						                                           " of " + std::to_string(cv->node_count) +
-						                                           " or non-positive GPUs");
-					j.placement.push_back({v.shares[k].node_index, v.shares[k].gpus});
-					sum += v.shares[k].gpus;
-				}
-				j.gpus_allocated = sum;
-			}
-		}
-		dlsched::ClusterView view;
-		view.now = cv->now;
-		view.cycle = cv->cycle;
-		view.nodes = dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size());
-		view.models = &sched->models;
-		for (const dlsched::Job& j : jobs)
-			(j.running() ? view.running : view.pending).push_back(&j);
-		std::sort(view.pending.begin(), view.pending.end(), [](const dlsched::Job* a, const dlsched::Job* b) {
-			return a->submit_time != b->submit_time ? a->submit_time < b->submit_time : a->id < b->id;
-		});
-		std::sort(view.running.begin(), view.running.end(),
-		          [](const dlsched::Job* a, const dlsched::Job* b) { return a->id < b->id; });
+		ConvertedView c;
+		if (int rc = convert_view(sched, cv, c, err); rc != DLSCHED_OK)
+			return rc;
+		const dlsched::ClusterView& view = c.view;
 
 		auto d = std::make_unique<dlsched_decisions>();
 		d->decisions = sched->scheduler->decide(view);
@@ -247,6 +282,40 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		}
 		d->order.assign(d->decisions.order.begin(), d->decisions.order.end());
 		*out = d.release();
+		return ok(err);
+	});
+}
+
+int dlsched_scheduler_place(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, uint32_t job_id, int gpus,
+                            dlsched_share_t* shares, size_t capacity, size_t* count, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_scheduler_place", [&]() -> int {
+		if (!sched || !cv || !count || (capacity && !shares))
+			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_place: NULL argument");
+		*count = 0;
+		ConvertedView c;
+		if (int rc = convert_view(sched, cv, c, err); rc != DLSCHED_OK)
+			return rc;
+		const dlsched::Job* job = nullptr;
+		for (const dlsched::Job& j : c.jobs)
+			if (j.id == job_id && !j.running())
+				job = &j;
+		if (!job)
+			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_place: job " + std::to_string(job_id) +
+			                                           " is not a pending job of the view");
+		if (gpus <= 0)
+			gpus = job->gpus_requested;
+		dlsched::FreeMap free(c.view);
+		std::vector<dlsched::NodeShare> placed;
+		if (!sched->scheduler->placement().place(c.view, *job, gpus, free, placed))
+			return report(err, DLSCHED_ENOTFOUND, "job " + std::to_string(job_id) + ": no placement for " +
+			                                              std::to_string(gpus) + " GPU(s) on the free GPUs");
+		if (placed.size() > capacity)
+			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_place: " + std::to_string(placed.size()) +
+			                                           " shares do not fit in " + std::to_string(capacity));
+		for (size_t i = 0; i < placed.size(); ++i)
+			shares[i] = {placed[i].node, placed[i].gpus};
+		*count = placed.size();
 		return ok(err);
 	});
 }

@@ -171,6 +171,105 @@ START_TEST(bad_configuration_is_an_error_naming_the_file)
 }
 END_TEST
 
+START_TEST(place_prefers_the_policys_nodes)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	dlsched_node_view_t nodes[3];
+	dlsched_job_view_t jobs[1];
+	dlsched_cluster_view_t view;
+	dlsched_share_t shares[4];
+	size_t n = 99;
+
+	write_conf("Policy=fifo");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	/* pack is best fit: the 2-GPU job goes to n2 (3 free), not n1 (8) or n3 (1). */
+	nodes[0] = node("n1", 8, 8);
+	nodes[1] = node("n2", 8, 3);
+	nodes[2] = node("n3", 8, 1);
+	jobs[0] = pending(21, 0, 2);
+	memset(&view, 0, sizeof(view));
+	view.struct_size = sizeof(view);
+	view.nodes = nodes;
+	view.node_count = 3;
+	view.jobs = jobs;
+	view.job_count = 1;
+	ck_assert_int_eq(dlsched_scheduler_place(s, &view, 21, 0, shares, 4, &n, &err), DLSCHED_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(shares[0].node_index, 1);
+	ck_assert_int_eq(shares[0].gpus, 2);
+	/* 9 GPUs: one whole node plus one more; 20 do not fit at all. */
+	ck_assert_int_eq(dlsched_scheduler_place(s, &view, 21, 9, shares, 4, &n, &err), DLSCHED_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(dlsched_scheduler_place(s, &view, 21, 20, shares, 4, &n, &err), DLSCHED_ENOTFOUND);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(dlsched_scheduler_place(s, &view, 99, 2, shares, 4, &n, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "job 99"));
+	dlsched_scheduler_destroy(s);
+	unlink(conf_path);
+}
+END_TEST
+
+START_TEST(unknown_progress_is_estimated_from_run_time)
+{
+	/* SRTF ranks by remaining time: job 31 ran 500 s of its 600 s (10 epochs x 60 s on 1 GPU) and
+	 * has 100 s left, so with its progress unknown (-1) it must still be seen as the shortest and
+	 * keep running while the 2-GPU job waits; with progress 0 it would be preempted. */
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	dlsched_node_view_t nodes[1];
+	dlsched_job_view_t jobs[2];
+	dlsched_share_t share = {0, 1};
+	dlsched_cluster_view_t view;
+	dlsched_decisions_t *d = NULL;
+	dlsched_action_t a;
+	size_t i;
+	int requeued = 0;
+
+	write_conf("Policy=srtf");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	nodes[0] = node("n1", 1, 0);
+	jobs[0] = pending(31, 0, 1);
+	jobs[0].state = DLSCHED_RUNNING;
+	jobs[0].shares = &share;
+	jobs[0].share_count = 1;
+	jobs[0].gpus_allocated = 1;
+	jobs[0].start_time = 0;
+	jobs[0].executed_s = 500;
+	jobs[0].epochs_done = -1;
+	jobs[1] = pending(32, 400, 1);
+	jobs[1].epochs_total = 3; /* 180 s */
+	memset(&view, 0, sizeof(view));
+	view.struct_size = sizeof(view);
+	view.now = 500;
+	view.nodes = nodes;
+	view.node_count = 1;
+	view.jobs = jobs;
+	view.job_count = 2;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+	memset(&a, 0, sizeof(a));
+	a.struct_size = sizeof(a);
+	for (i = 0; i < dlsched_decisions_count(d); i++) {
+		ck_assert_int_eq(dlsched_decisions_get(d, i, &a, &err), DLSCHED_OK);
+		requeued += a.kind == DLSCHED_REQUEUE;
+	}
+	ck_assert_int_eq(requeued, 0);
+	dlsched_decisions_free(d);
+
+	jobs[0].epochs_done = 0; /* 600 s left: now the 180-s job is shorter and preempts it */
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+	requeued = 0;
+	for (i = 0; i < dlsched_decisions_count(d); i++) {
+		ck_assert_int_eq(dlsched_decisions_get(d, i, &a, &err), DLSCHED_OK);
+		requeued += a.kind == DLSCHED_REQUEUE && a.job_id == 31;
+	}
+	ck_assert_int_eq(requeued, 1);
+	dlsched_decisions_free(d);
+	dlsched_scheduler_destroy(s);
+	unlink(conf_path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("capi");
@@ -179,6 +278,8 @@ int main(void)
 	tcase_add_test(tc, fifo_starts_in_order_with_head_of_line_blocking);
 	tcase_add_test(tc, bad_views_are_errors);
 	tcase_add_test(tc, bad_configuration_is_an_error_naming_the_file);
+	tcase_add_test(tc, place_prefers_the_policys_nodes);
+	tcase_add_test(tc, unknown_progress_is_estimated_from_run_time);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

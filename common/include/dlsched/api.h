@@ -83,7 +83,7 @@ typedef struct dlsched_job_view {
 	int gpus_min;          /* 0: gpus_requested */
 	int gpus_max;          /* 0: gpus_requested */
 	double epochs_total;
-	double epochs_done;
+	double epochs_done;     /* < 0: unknown; estimated from executed_s at the current allocation */
 	double epoch_time_1gpu; /* seconds per epoch on one reference GPU; 0: unknown */
 	double time_limit;      /* seconds; <= 0: none */
 	double deadline;        /* absolute; <= 0: none */
@@ -136,6 +136,14 @@ int dlsched_scheduler_describe(const dlsched_scheduler_t *sched, char *buf, size
  * small) is DLSCHED_EINVAL naming the job or node. */
 int dlsched_scheduler_decide(dlsched_scheduler_t *sched, const dlsched_cluster_view_t *view,
 			     dlsched_decisions_t **out, dlsched_error_t *err);
+
+/* Where the Placement policy would put pending job `job_id` of the view with `gpus` GPUs (<= 0:
+ * what it requested), on the GPUs the view reports free: fills shares[0 .. *count) with the
+ * chosen nodes, best first. DLSCHED_ENOTFOUND when it does not fit (then *count is 0). Used by
+ * select/dlsched_cons_tres to prefer the policy's nodes. */
+int dlsched_scheduler_place(dlsched_scheduler_t *sched, const dlsched_cluster_view_t *view, uint32_t job_id,
+			    int gpus, dlsched_share_t *shares, size_t capacity, size_t *count,
+			    dlsched_error_t *err);
 
 size_t dlsched_decisions_count(const dlsched_decisions_t *d);
 /* Fills *out (set out->struct_size first) with action i, 0 <= i < count. */
