@@ -260,6 +260,21 @@ int dlsched_scheduler_describe(const dlsched_scheduler_t* sched, char* buf, size
 	});
 }
 
+int dlsched_scheduler_config(const dlsched_scheduler_t* sched, const char* key, char* buf, size_t len)
+{
+	return guarded(nullptr, "dlsched_scheduler_config", [&]() -> int {
+		if (!sched || !key || !buf || len == 0)
+			return DLSCHED_EINVAL;
+		if (!dlsched::find_config_key(key))
+			return DLSCHED_ENOTFOUND;
+		const std::string v = sched->config.get_text(key);
+		if (v.size() >= len)
+			return DLSCHED_EINVAL;
+		std::memcpy(buf, v.c_str(), v.size() + 1);
+		return DLSCHED_OK;
+	});
+}
+
 int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv,
                              dlsched_decisions_t** out, dlsched_error_t* err)
 {

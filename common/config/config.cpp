@@ -221,6 +221,12 @@ std::string Config::get_string(std::string_view key) const
 	return values_.at(must_find(key, ConfigType::kString).name).value;
 }
 
+std::string Config::get_text(std::string_view key) const
+{
+	const ConfigKey* k = find_config_key(key);
+	return k ? values_.at(k->name).value : std::string();
+}
+
 long Config::get_int(std::string_view key) const
 {
 	return std::strtol(values_.at(must_find(key, ConfigType::kInt).name).value.c_str(), nullptr, 10);

@@ -43,6 +43,8 @@ public:
 
 	// Typed getters. The key must exist in the table with that type (a programming error otherwise).
 	std::string get_string(std::string_view key) const;
+	// The value of any key as written (or its default); empty for an unknown key.
+	std::string get_text(std::string_view key) const;
 	long get_int(std::string_view key) const;
 	double get_double(std::string_view key) const;
 	bool get_bool(std::string_view key) const;

@@ -180,6 +180,7 @@ START_TEST(place_prefers_the_policys_nodes)
 	dlsched_cluster_view_t view;
 	dlsched_share_t shares[4];
 	size_t n = 99;
+	char desc[64];
 
 	write_conf("Policy=fifo");
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
@@ -205,6 +206,12 @@ START_TEST(place_prefers_the_policys_nodes)
 	ck_assert_uint_eq(n, 0);
 	ck_assert_int_eq(dlsched_scheduler_place(s, &view, 99, 2, shares, 4, &n, &err), DLSCHED_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.message, "job 99"));
+	ck_assert_int_eq(dlsched_scheduler_config(s, "Policy", desc, sizeof(desc)), DLSCHED_OK);
+	ck_assert_str_eq(desc, "fifo");
+	ck_assert_int_eq(dlsched_scheduler_config(s, "schedinterval", desc, sizeof(desc)), DLSCHED_OK);
+	ck_assert_str_eq(desc, "60");
+	ck_assert_int_eq(dlsched_scheduler_config(s, "NoSuchKey", desc, sizeof(desc)), DLSCHED_ENOTFOUND);
+	ck_assert_int_eq(dlsched_scheduler_config(s, "Policy", desc, 2), DLSCHED_EINVAL);
 	dlsched_scheduler_destroy(s);
 	unlink(conf_path);
 }

@@ -131,6 +131,10 @@ void dlsched_scheduler_destroy(dlsched_scheduler_t *sched);
 /* One line for logs: "preset=tiresias-las ordering=tiresias-las allocation=rigid placement=pack ..." */
 int dlsched_scheduler_describe(const dlsched_scheduler_t *sched, char *buf, size_t len);
 
+/* The effective value of dlsched.conf key `key` (defaults included) as text, e.g. "60" for
+ * SchedInterval. DLSCHED_ENOTFOUND for an unknown key, DLSCHED_EINVAL when it does not fit. */
+int dlsched_scheduler_config(const dlsched_scheduler_t *sched, const char *key, char *buf, size_t len);
+
 /* Decides one cycle. The view is read during the call only. On success *out must be freed with
  * dlsched_decisions_free(). A bad view (node index out of range, negative GPUs, struct_size too
  * small) is DLSCHED_EINVAL naming the job or node. */
