@@ -1,0 +1,34 @@
+/*****************************************************************************\
+ *  dlsched_advisor.h - the advisor mode's background decision thread.
+ *
+ *  site_factor/dlsched and preempt/dlsched run under Slurm's own scheduler
+ *  (sched/backfill). Their hooks are called with slurmctld's locks held, so
+ *  they must not decide there: a thread copies the queue under a read lock
+ *  every SchedInterval seconds, runs the dlsched core with no lock held, and
+ *  publishes a table of job ranks and preemption victims that the hooks only
+ *  look up (a mutex of its own, held for a binary search).
+\*****************************************************************************/
+
+#ifndef _DLSCHED_ADVISOR_H
+#define _DLSCHED_ADVISOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Start / stop the thread of plugin `plugin` ("site_factor/dlsched"). */
+extern void dls_advisor_start(const char *plugin);
+extern void dls_advisor_stop(void);
+/* dlsched.conf is read again before the next cycle. */
+extern void dls_advisor_reconfig(void);
+
+/*
+ * Rank of a pending job in dlsched's order (0 = most urgent; jobs the plan
+ * would start now come first). False when the job is not ranked (yet).
+ */
+extern bool dls_advisor_rank(uint32_t job_id, uint32_t *rank);
+/* Victim position of a running job chosen by the Preemption policy (0 = first). */
+extern bool dls_advisor_victim(uint32_t job_id, uint32_t *position);
+/* Cycles run and cycles that fell back to Slurm, for logs and tests. */
+extern void dls_advisor_counts(uint64_t *cycles, uint64_t *fallbacks);
+
+#endif

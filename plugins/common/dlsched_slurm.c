@@ -1,0 +1,161 @@
+/*****************************************************************************\
+ *  dlsched_slurm.c - what every daemon that loads a dlsched plugin may call:
+ *  GPU counts from gres records, job metadata, dlsched.conf (dlsched_slurm.h).
+ *  Only libslurmfull symbols: select plugins are loaded by slurmd and the
+ *  clients too, where slurmctld's globals (job_list, ...) do not exist.
+\*****************************************************************************/
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "src/common/bitstring.h"
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "dlsched_slurm.h"
+
+#define DLS_MODEL_LEN 64
+
+extern gres_state_t *dls_find_gpu_state(List gres_list)
+{
+	ListIterator it;
+	gres_state_t *gs, *found = NULL;
+
+	if (!gres_list)
+		return NULL;
+	it = list_iterator_create(gres_list);
+	while ((gs = list_next(it))) {
+		if (gs->gres_name && !xstrcmp(gs->gres_name, "gpu")) {
+			found = gs;
+			break;
+		}
+	}
+	list_iterator_destroy(it);
+	return found;
+}
+
+extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used)
+{
+	gres_state_t *gs = dls_find_gpu_state(node_ptr->gres_list);
+	gres_node_state_t *ns;
+
+	*total = *used = 0;
+	if (!gs || !gs->gres_data)
+		return;
+	ns = gs->gres_data;
+	*total = (int) ns->gres_cnt_avail;
+	*used = (int) ns->gres_cnt_alloc;
+	if (*used > *total)
+		*used = *total;
+}
+
+extern int dls_job_gpus_requested(job_record_t *job_ptr)
+{
+	gres_state_t *gs = dls_find_gpu_state(job_ptr->gres_list_req);
+	gres_job_state_t *js;
+	uint32_t nodes = 1;
+
+	if (!gs || !gs->gres_data)
+		return 0;
+	js = gs->gres_data;
+	if (js->gres_per_job)
+		return (int) js->gres_per_job;
+	if (job_ptr->details && job_ptr->details->min_nodes > 1)
+		nodes = job_ptr->details->min_nodes;
+	if (js->gres_per_node)
+		return (int) (js->gres_per_node * nodes);
+	return (int) js->total_gres;
+}
+
+static void _copy_word(const char *v, char *out, size_t len)
+{
+	size_t i = 0;
+
+	while (v[i] && !isspace((unsigned char) v[i]) && v[i] != ',' && i + 1 < len) {
+		out[i] = v[i];
+		i++;
+	}
+	out[i] = '\0';
+}
+
+extern bool dls_parse_job_comment(const char *comment, char *model, size_t model_len, double *epochs,
+				  double *epoch_time_1gpu)
+{
+	const char *p = comment;
+	bool found = false;
+
+	if (!comment)
+		return false;
+	while (*p) {
+		char *end = NULL;
+		double v;
+
+		while (*p && (isspace((unsigned char) *p) || *p == ','))
+			p++;
+		if (!strncmp(p, "model=", 6)) {
+			_copy_word(p + 6, model, model_len);
+			found = true;
+		} else if (!strncmp(p, "epochs=", 7)) {
+			v = strtod(p + 7, &end);
+			if (end != p + 7 && v > 0) {
+				*epochs = v;
+				found = true;
+			}
+		} else if (!strncmp(p, "epoch_time_1gpu=", 16)) {
+			v = strtod(p + 16, &end);
+			if (end != p + 16 && v > 0) {
+				*epoch_time_1gpu = v;
+				found = true;
+			}
+		}
+		while (*p && !isspace((unsigned char) *p) && *p != ',')
+			p++;
+	}
+	return found;
+}
+
+extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, char **conf_path_out)
+{
+	char *path = get_extra_conf_path("dlsched.conf");
+	dlsched_scheduler_t *sched = NULL;
+	dlsched_error_t err;
+	char desc[512];
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		error("%s: %s not found: create it (see dlsched.conf(5) and etc/dlsched.conf.example); until then Slurm decides alone",
+		      plugin, path);
+	} else if (dlsched_scheduler_create(path, &sched, &err) != DLSCHED_OK) {
+		error("%s: %s: %s; until it is fixed (scontrol reconfigure) Slurm decides alone", plugin, path,
+		      err.message);
+		sched = NULL;
+	} else if (dlsched_scheduler_describe(sched, desc, sizeof(desc)) == DLSCHED_OK) {
+		info("%s: loaded %s: %s", plugin, path, desc);
+	}
+	if (conf_path_out)
+		*conf_path_out = path;
+	else
+		xfree(path);
+	return sched;
+}
+
+extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, double def)
+{
+	char buf[64];
+	char *end = NULL;
+	double v;
+
+	if (!sched || dlsched_scheduler_config(sched, key, buf, sizeof(buf)) != DLSCHED_OK)
+		return def;
+	v = strtod(buf, &end);
+	return end != buf ? v : def;
+}

@@ -1,0 +1,243 @@
+/*****************************************************************************\
+ *  dlsched_snapshot.c - slurmctld's job and node records to dlsched views
+ *  (dlsched_slurm.h). slurmctld only: uses job_list and avail_node_bitmap.
+\*****************************************************************************/
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/common/bitstring.h"
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "dlsched_slurm.h"
+
+#define DLS_MODEL_LEN 64
+
+/* Shares of a running job: GPUs allocated on each of its nodes. */
+static size_t _job_shares(job_record_t *job_ptr, dlsched_share_t *out, size_t cap)
+{
+	gres_state_t *gs = dls_find_gpu_state(job_ptr->gres_list_alloc);
+	gres_job_state_t *js = gs ? gs->gres_data : NULL;
+	size_t n = 0;
+	int k = 0;
+
+	if (!job_ptr->node_bitmap)
+		return 0;
+	for (int i = 0; i < node_record_count && n < cap; i++) {
+		if (!bit_test(job_ptr->node_bitmap, i))
+			continue;
+		if (js && js->gres_cnt_node_alloc && k < (int) js->node_cnt &&
+		    js->gres_cnt_node_alloc[k] > 0) {
+			out[n].node_index = i;
+			out[n].gpus = (int) js->gres_cnt_node_alloc[k];
+			n++;
+		}
+		k++;
+	}
+	return n;
+}
+
+extern bool dls_record_deadline(job_record_t *job_ptr)
+{
+	char tok[64];
+
+	if (!job_ptr->deadline || job_ptr->deadline == NO_VAL)
+		return false;
+	snprintf(tok, sizeof(tok), "deadline=%ld", (long) job_ptr->deadline);
+	if (job_ptr->admin_comment && strstr(job_ptr->admin_comment, tok))
+		return false;
+	if (job_ptr->admin_comment && strstr(job_ptr->admin_comment, "deadline=")) {
+		/* The deadline changed (scontrol update): replace the whole token. */
+		char *old = job_ptr->admin_comment, *at = strstr(old, "deadline=");
+		char *rest = at;
+		char *fresh = NULL;
+
+		while (*rest && !isspace((unsigned char) *rest))
+			rest++;
+		xstrfmtcat(fresh, "%.*s%s%s", (int) (at - old), old, tok, rest);
+		xfree(job_ptr->admin_comment);
+		job_ptr->admin_comment = fresh;
+	} else if (job_ptr->admin_comment && job_ptr->admin_comment[0]) {
+		xstrfmtcat(job_ptr->admin_comment, " %s", tok);
+	} else {
+		xfree(job_ptr->admin_comment);
+		job_ptr->admin_comment = xstrdup(tok);
+	}
+	return true;
+}
+
+static bool _eligible_pending(job_record_t *job_ptr, time_t now)
+{
+	if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0)
+		return false;
+	if (job_ptr->het_job_id || job_ptr->array_recs)
+		return false;	/* left to Slurm: hetjobs, array meta records */
+	if (job_ptr->details && job_ptr->details->begin_time > now)
+		return false;
+	if (job_ptr->state_reason == WAIT_DEPENDENCY || job_ptr->state_reason == WAIT_HELD ||
+	    job_ptr->state_reason == WAIT_HELD_USER)
+		return false;
+	return true;
+}
+
+static char *_dup_str(const char *s)
+{
+	return xstrdup(s ? s : "");
+}
+
+static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, time_t now)
+{
+	char model[DLS_MODEL_LEN] = "";
+	double epochs = 0, epoch_time = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->struct_size = sizeof(*v);
+	v->job_id = job_ptr->job_id;
+	if (job_ptr->user_name)
+		v->user = _dup_str(job_ptr->user_name);
+	else
+		v->user = xstrdup_printf("uid%u", job_ptr->user_id);
+	v->partition = _dup_str(job_ptr->part_ptr ? job_ptr->part_ptr->name : "");
+	v->qos = _dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : "");
+	dls_parse_job_comment(job_ptr->comment, model, sizeof(model), &epochs, &epoch_time);
+	v->model = model[0] ? xstrdup(model) : NULL;
+	v->submit_time = job_ptr->details ? (double) job_ptr->details->submit_time : (double) now;
+	v->gpus_requested = gpus;
+	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
+		v->time_limit = 60.0 * job_ptr->time_limit;
+	if (epochs <= 0 || epoch_time <= 0) {
+		/* No dlsched metadata: estimate the run time by the time limit, as Slurm's backfill does
+		 * (an unknown model scales linearly, so 1 epoch of limit x GPUs GPU-seconds). */
+		epochs = 1;
+		epoch_time = v->time_limit > 0 ? v->time_limit * gpus : 0;
+	}
+	v->epochs_total = epochs;
+	v->epoch_time_1gpu = epoch_time;
+	v->deadline = job_ptr->deadline ? (double) job_ptr->deadline : 0;
+	v->restarts = job_ptr->restart_cnt;
+	v->last_stop_time = -1;
+	v->epochs_done = -1;	/* estimated by the core from the seconds run */
+}
+
+extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle)
+{
+	dls_snapshot_t *snap = xmalloc(sizeof(*snap));
+	ListIterator it;
+	job_record_t *job_ptr;
+	node_record_t *node_ptr;
+	size_t nj = 0, ns = 0, share_cap;
+	int i;
+
+	snap->nodes = xcalloc(node_record_count ? node_record_count : 1, sizeof(dlsched_node_view_t));
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		dlsched_node_view_t *n = &snap->nodes[i];
+		int total, used;
+		part_record_t *part = NULL;
+
+		dls_node_gpus(node_ptr, &total, &used);
+		n->struct_size = sizeof(*n);
+		n->name = xstrdup(node_ptr->name);
+		n->gpus_total = total;
+		n->gpus_free = total - used;
+		if (node_ptr->part_cnt > 0)
+			part = node_ptr->part_pptr[0];
+		n->partition = _dup_str(part ? part->name : "");
+		n->kind = DLSCHED_TRAINING;
+		n->up = avail_node_bitmap && bit_test(avail_node_bitmap, i) ? 1 : 0;
+	}
+
+	snap->job_cap = list_count(job_list);
+	snap->jobs = xcalloc(snap->job_cap ? snap->job_cap : 1, sizeof(dlsched_job_view_t));
+	share_cap = (size_t) node_record_count * 8 + 16;
+	snap->shares = xcalloc(share_cap, sizeof(dlsched_share_t));
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it)) && nj < snap->job_cap) {
+		int gpus;
+
+		if (IS_JOB_RUNNING(job_ptr)) {
+			dlsched_job_view_t *v;
+			size_t k;
+
+			if (job_ptr->het_job_id)
+				continue;
+			if (ns + node_record_count > share_cap) {
+				share_cap = 2 * share_cap + node_record_count;
+				/* Views keep pointers into shares: re-point them. */
+				{
+					dlsched_share_t *old = snap->shares;
+					snap->shares = xcalloc(share_cap, sizeof(dlsched_share_t));
+					memcpy(snap->shares, old, ns * sizeof(dlsched_share_t));
+					for (size_t j = 0; j < nj; j++)
+						if (snap->jobs[j].shares)
+							snap->jobs[j].shares = snap->shares +
+								(snap->jobs[j].shares - old);
+					xfree(old);
+				}
+			}
+			k = _job_shares(job_ptr, snap->shares + ns, share_cap - ns);
+			if (!k)
+				continue;	/* no GPUs: not ours to schedule */
+			gpus = 0;
+			for (size_t s = 0; s < k; s++)
+				gpus += snap->shares[ns + s].gpus;
+			v = &snap->jobs[nj++];
+			_fill_job(v, job_ptr, gpus, now);
+			v->state = DLSCHED_RUNNING;
+			v->shares = snap->shares + ns;
+			v->share_count = k;
+			v->gpus_allocated = gpus;
+			v->start_time = (double) job_ptr->start_time;
+			v->executed_s = difftime(now, job_ptr->start_time) - job_ptr->tot_sus_time;
+			if (v->executed_s < 0)
+				v->executed_s = 0;
+			v->attained_gpu_s = v->executed_s * gpus;
+			ns += k;
+			snap->running++;
+		} else if (_eligible_pending(job_ptr, now)) {
+			gpus = dls_job_gpus_requested(job_ptr);
+			if (gpus <= 0)
+				continue;	/* CPU-only job: Slurm's own order */
+			_fill_job(&snap->jobs[nj++], job_ptr, gpus, now);
+			snap->pending++;
+		}
+	}
+	list_iterator_destroy(it);
+
+	snap->view.struct_size = sizeof(snap->view);
+	snap->view.now = (double) now;
+	snap->view.cycle = cycle;
+	snap->view.nodes = snap->nodes;
+	snap->view.node_count = node_record_count;
+	snap->view.jobs = snap->jobs;
+	snap->view.job_count = nj;
+	return snap;
+}
+
+extern void dls_snapshot_free(dls_snapshot_t *snap)
+{
+	if (!snap)
+		return;
+	for (size_t i = 0; i < snap->view.node_count; i++) {
+		xfree(snap->nodes[i].name);
+		xfree(snap->nodes[i].partition);
+	}
+	for (size_t i = 0; i < snap->view.job_count; i++) {
+		xfree(snap->jobs[i].user);
+		xfree(snap->jobs[i].partition);
+		xfree(snap->jobs[i].qos);
+		xfree(snap->jobs[i].model);
+	}
+	xfree(snap->nodes);
+	xfree(snap->jobs);
+	xfree(snap->shares);
+	xfree(snap);
+}
+

@@ -1,0 +1,76 @@
+# plugins/: the Slurm plugins, thin C glue over the C ABI. Controller plugins need a configured Slurm
+# source tree (configure --with-slurm-source=DIR, scripts/get-slurm-source); without one they are
+# not built and configure says so. Never built with sanitizers: slurmctld loads them.
+EXTRA_DIST += plugins/README.md plugins/sched/dlsched/README.md plugins/select/dlsched_cons_tres/README.md \
+	plugins/site_factor/dlsched/README.md plugins/preempt/dlsched/README.md
+
+if HAVE_SLURM_SRC
+slurmplugindir = $(slurm_plugindir)
+slurmplugin_LTLIBRARIES = plugins/sched/dlsched/sched_dlsched.la \
+	plugins/select/dlsched_cons_tres/select_dlsched_cons_tres.la \
+	plugins/site_factor/dlsched/site_factor_dlsched.la \
+	plugins/preempt/dlsched/preempt_dlsched.la
+
+# Slurm's own flags for code built against its tree (shared/SLURM-NOTES.md).
+# Slurm's config.h defines PACKAGE_* itself: drop ours (they come from DEFS on the command line).
+DLS_PLUGIN_CPPFLAGS = -UPACKAGE -UPACKAGE_NAME -UPACKAGE_STRING -UPACKAGE_TARNAME -UPACKAGE_URL \
+	-UPACKAGE_VERSION -UPACKAGE_BUGREPORT -UVERSION $(SLURM_SRC_CPPFLAGS) -I$(top_srcdir)/common/include
+DLS_PLUGIN_CFLAGS = $(WARN_CFLAGS) -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
+# A module resolved against slurmctld at load time: no -Wl,--no-undefined, no libslurmfull.
+DLS_PLUGIN_LDFLAGS = -module -avoid-version -shared
+DLS_CORE_LIBADD = common/libdlsched.la $(JANSSON_LIBS) $(SQLITE_LIBS)
+DLS_PLUGIN_LIBADD = plugins/common/libdlsched_ctld.la plugins/common/libdlsched_slurm.la $(DLS_CORE_LIBADD)
+
+# What any daemon may load (select plugins are loaded by slurmd and clients too) ...
+noinst_LTLIBRARIES += plugins/common/libdlsched_slurm.la plugins/common/libdlsched_ctld.la
+plugins_common_libdlsched_slurm_la_SOURCES = plugins/common/dlsched_slurm.c plugins/common/dlsched_slurm.h
+plugins_common_libdlsched_slurm_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
+plugins_common_libdlsched_slurm_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
+# ... and what needs slurmctld's globals (job_list, avail_node_bitmap).
+plugins_common_libdlsched_ctld_la_SOURCES = plugins/common/dlsched_snapshot.c \
+	plugins/common/dlsched_advisor.c plugins/common/dlsched_advisor.h
+plugins_common_libdlsched_ctld_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
+plugins_common_libdlsched_ctld_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
+
+plugins_sched_dlsched_sched_dlsched_la_SOURCES = plugins/sched/dlsched/sched_dlsched.c
+plugins_sched_dlsched_sched_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
+plugins_sched_dlsched_sched_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
+plugins_sched_dlsched_sched_dlsched_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
+plugins_sched_dlsched_sched_dlsched_la_LIBADD = $(DLS_PLUGIN_LIBADD)
+# The core is C++: link with the C++ driver (libstdc++).
+nodist_EXTRA_plugins_sched_dlsched_sched_dlsched_la_SOURCES = force-cxx-link.cpp
+
+plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_SOURCES = \
+	plugins/select/dlsched_cons_tres/select_dlsched_cons_tres.c
+plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
+plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
+plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
+plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_LIBADD = plugins/common/libdlsched_slurm.la \
+	$(DLS_CORE_LIBADD) -ldl
+nodist_EXTRA_plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_SOURCES = force-cxx-link.cpp
+
+plugins_site_factor_dlsched_site_factor_dlsched_la_SOURCES = plugins/site_factor/dlsched/site_factor_dlsched.c
+plugins_site_factor_dlsched_site_factor_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
+plugins_site_factor_dlsched_site_factor_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
+plugins_site_factor_dlsched_site_factor_dlsched_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
+plugins_site_factor_dlsched_site_factor_dlsched_la_LIBADD = $(DLS_PLUGIN_LIBADD)
+nodist_EXTRA_plugins_site_factor_dlsched_site_factor_dlsched_la_SOURCES = force-cxx-link.cpp
+
+plugins_preempt_dlsched_preempt_dlsched_la_SOURCES = plugins/preempt/dlsched/preempt_dlsched.c
+plugins_preempt_dlsched_preempt_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
+plugins_preempt_dlsched_preempt_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
+plugins_preempt_dlsched_preempt_dlsched_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
+plugins_preempt_dlsched_preempt_dlsched_la_LIBADD = $(DLS_PLUGIN_LIBADD)
+nodist_EXTRA_plugins_preempt_dlsched_preempt_dlsched_la_SOURCES = force-cxx-link.cpp
+
+# A plugin directory inside the build tree (make plugins-local), so that a test cluster loads the
+# plugins just built without installing anything: PluginDir=$(abs_builddir)/plugins/lib:<Slurm's>.
+plugins-local: $(slurmplugin_LTLIBRARIES)
+	@mkdir -p plugins/lib
+	@for p in $(slurmplugin_LTLIBRARIES); do \
+		so=$$(dirname $$p)/.libs/$$(basename $$p .la).so; \
+		cp -f $$so plugins/lib/; \
+	done
+all-local: plugins-local
+CLEANFILES += plugins/lib/*.so
+endif

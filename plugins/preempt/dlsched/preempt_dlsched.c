@@ -1,0 +1,80 @@
+/*****************************************************************************\
+ *  preempt_dlsched.c - preemption candidates chosen and ordered by dlsched's
+ *  Preemption policy (PreemptionPolicy= in dlsched.conf).
+ *
+ *  A running job may be preempted only if the latest dlsched cycle chose it as
+ *  a victim (advisor thread, dlsched_advisor.c); candidates are offered to
+ *  Slurm in the policy's order. A policy that never preempts (fifo, or
+ *  PreemptionPolicy=none) therefore preempts nothing. With no dlsched.conf
+ *  nothing is preemptable: Slurm's scheduling goes on without preemption.
+\*****************************************************************************/
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/log.h"
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/preempt.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "../../common/dlsched_advisor.h"
+#include "../../common/dlsched_slurm.h"
+
+const char plugin_name[] = "dlsched preemption: victims chosen by the dlsched Preemption policy";
+const char plugin_type[] = "preempt/dlsched";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+extern bool preempt_p_preemptable(job_record_t *preemptee, job_record_t *preemptor);
+
+extern int init(void)
+{
+	verbose("preempt/dlsched: init (dlsched %s)", dlsched_version());
+	dls_advisor_start(plugin_type);
+	return SLURM_SUCCESS;
+}
+
+extern void fini(void)
+{
+	dls_advisor_stop();
+}
+
+/* Locks: job read at least (held by the scheduler calling it). */
+extern bool preempt_p_job_preempt_check(job_queue_rec_t *preemptor, job_queue_rec_t *preemptee)
+{
+	return preempt_p_preemptable(preemptee->job_ptr, preemptor->job_ptr);
+}
+
+/* Locks: job read at least. Only look-ups. */
+extern bool preempt_p_preemptable(job_record_t *preemptee, job_record_t *preemptor)
+{
+	uint32_t pos;
+
+	if (!preemptee || !preemptor || preemptee == preemptor)
+		return false;
+	return IS_JOB_RUNNING(preemptee) && dls_advisor_victim(preemptee->job_id, &pos);
+}
+
+extern int preempt_p_get_data(job_record_t *job_ptr, slurm_preempt_data_type_t data_type, void *data)
+{
+	uint32_t pos;
+
+	switch (data_type) {
+	case PREEMPT_DATA_ENABLED:
+		*(bool *) data = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
+		break;
+	case PREEMPT_DATA_MODE:
+		*(uint16_t *) data = slurm_conf.preempt_mode & ~PREEMPT_MODE_GANG;
+		break;
+	case PREEMPT_DATA_PRIO:
+		/* Slurm preempts the lowest value first: the policy's first victim. */
+		*(uint32_t *) data = job_ptr && dls_advisor_victim(job_ptr->job_id, &pos) ? pos : UINT32_MAX;
+		break;
+	case PREEMPT_DATA_GRACE_TIME:
+		*(uint32_t *) data = job_ptr && job_ptr->qos_ptr ? job_ptr->qos_ptr->grace_time : 0;
+		break;
+	default:
+		error("preempt/dlsched: unknown data type %d", data_type);
+		return SLURM_ERROR;
+	}
+	return SLURM_SUCCESS;
+}
