@@ -69,7 +69,7 @@ plugins-local: $(slurmplugin_LTLIBRARIES)
 	@mkdir -p plugins/lib
 	@for p in $(slurmplugin_LTLIBRARIES); do \
 		so=$$(dirname $$p)/.libs/$$(basename $$p .la).so; \
-		cp -f $$so plugins/lib/; \
+		cp --remove-destination $$so plugins/lib/; \
 	done
 all-local: plugins-local
 CLEANFILES += plugins/lib/*.so

@@ -8,5 +8,5 @@ endif
 include testsuite/sim/local.mk
 
 # A real local Slurm cluster (skips where Slurm, munge or MariaDB are not installed, or not root).
-TESTS += testsuite/cluster/test-cluster-basic.sh
-EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh
+TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh
+EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh

@@ -2,6 +2,7 @@
 // trace's arrival times divided by --speedup; each job runs dlsched-emu-train for its epochs. Waits
 // until every job has left the queue and writes the trace-to-Slurm job id map.
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -157,6 +158,11 @@ int main(int argc, char** argv)
 		std::fprintf(stderr, "dlsched-replay: cannot create %s\n", out_dir.c_str());
 		return 1;
 	}
+	const std::string ckpt_dir = out_dir + "/checkpoints";
+	if (run({"mkdir", "-p", ckpt_dir}, mk) != 0) {
+		std::fprintf(stderr, "dlsched-replay: cannot create %s\n", ckpt_dir.c_str());
+		return 1;
+	}
 	std::ofstream map(out_dir + "/jobs.csv");
 	map << "trace_job,slurm_job,submit_s,gpus,model,runtime_s\n";
 
@@ -169,24 +175,54 @@ int main(int argc, char** argv)
 		const long gpn = nodes > 1 ? per_node : j.gpus_requested;
 		const long minutes = std::max(1L, static_cast<long>(std::ceil(j.time_limit / speedup / 60.0)));
 		const std::string name = models->at(j.model).name;
-		std::string wrap = emu + " --model " + name + " --epochs " + fmt(j.epochs_total) + " --epoch-time-1gpu " +
-		                   fmt(j.epoch_time_1gpu) + " --speedup " + fmt(speedup);
-		std::vector<std::string> args = {"sbatch", "--parsable", "-J", "dl-" + std::to_string(j.id),
+		const std::string ckpt = ckpt_dir + "/" + std::to_string(j.id);
+		std::string wrap = "exec " + emu + " --model " + name + " --epochs " + fmt(j.epochs_total) +
+		                   " --epoch-time-1gpu " + fmt(j.epoch_time_1gpu) + " --speedup " + fmt(speedup) +
+		                   " --checkpoint " + ckpt;
+		// What the dlsched plugins read (plugins/README.md): the model and its epochs, with the epoch
+		// time in the replay's compressed seconds.
+		const std::string comment = "model=" + name + " epochs=" + fmt(j.epochs_total) +
+		                            " epoch_time_1gpu=" + fmt(j.epoch_time_1gpu / speedup);
+		std::vector<std::string> args = {"sbatch", "--parsable", "--requeue", "-J", "dl-" + std::to_string(j.id),
 		                                 "-N", std::to_string(nodes), "--gres=gpu:" + std::to_string(gpn),
 		                                 "--time=" + std::to_string(minutes), "-o", out_dir + "/%j.out",
-		                                 "--wrap", wrap};
+		                                 "--open-mode=append", "--comment", comment, "--wrap", wrap};
+		long deadline_epoch = 0;
+		if (j.has_deadline()) {
+			const long in_s = std::max(1L, static_cast<long>(std::ceil((j.deadline - j.submit_time) / speedup)));
+			deadline_epoch = static_cast<long>(std::time(nullptr)) + in_s;
+			args.insert(args.begin() + 1, "--deadline=now+" + std::to_string(in_s) + "seconds");
+		}
 		if (!partition.empty())
 			args.insert(args.begin() + 1, "--partition=" + partition);
+		// A controller that is restarting refuses submissions for a while: retry for up to 120 s.
 		std::string out;
-		const int rc = run(args, out);
-		while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
-			out.pop_back();
+		int rc = 0;
+		for (int attempt = 0;; ++attempt) {
+			out.clear();
+			rc = run(args, out);
+			while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
+				out.pop_back();
+			if ((rc == 0 && !out.empty()) || attempt >= 60)
+				break;
+			if (attempt == 0)
+				std::fprintf(stderr, "\ndlsched-replay: sbatch failed for trace job %u (exit %d); retrying\n", j.id, rc);
+			std::this_thread::sleep_for(std::chrono::seconds(2));
+		}
 		if (rc != 0 || out.empty()) {
-			std::fprintf(stderr, "dlsched-replay: sbatch failed for trace job %u (exit %d)\n", j.id, rc);
+			std::fprintf(stderr, "dlsched-replay: sbatch failed for trace job %u (exit %d) for 120 s; is the cluster up?\n",
+			             j.id, rc);
 			return 1;
 		}
 		const std::string id = out.substr(0, out.find(';'));
 		ids.insert(id);
+		if (deadline_epoch > 0) {
+			// sacct has no deadline field: record it in the admin comment (the dlsched plugins do
+			// the same for any job; this covers stock Slurm).
+			std::string ignored;
+			run({"scontrol", "update", "JobId=" + id, "AdminComment=deadline=" + std::to_string(deadline_epoch)},
+			    ignored);
+		}
 		map << j.id << "," << id << "," << fmt(j.submit_time) << "," << j.gpus_requested << "," << name << ","
 		    << fmt(w->trace_runtime_s[j.id - 1]) << "\n";
 		map.flush();
@@ -200,12 +236,18 @@ int main(int argc, char** argv)
 	// a terminal, otherwise one line every 30 s.
 	const bool tty = isatty(STDERR_FILENO);
 	auto last_line = std::chrono::steady_clock::now() - std::chrono::seconds(60);
+	int squeue_failures = 0;
 	while (true) {
 		std::string out;
 		if (run({"squeue", "-h", "-o", "%i"}, out) != 0) {
-			std::fprintf(stderr, "dlsched-replay: squeue failed; is the cluster up?\n");
-			return 1;
+			if (++squeue_failures > 60) {
+				std::fprintf(stderr, "dlsched-replay: squeue failed for 120 s; is the cluster up?\n");
+				return 1;
+			}
+			std::this_thread::sleep_for(std::chrono::seconds(2));
+			continue;
 		}
+		squeue_failures = 0;
 		std::size_t left = 0, pos = 0;
 		while (pos < out.size()) {
 			std::size_t nl = out.find('\n', pos);

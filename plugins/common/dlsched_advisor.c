@@ -145,7 +145,7 @@ static void *_agent(void *arg)
 			ts.tv_nsec -= 1000000000L;
 		}
 		slurm_mutex_lock(&term_lock);
-		if (!stop_thread)
+		if (!stop_thread && !reconfig)
 			pthread_cond_timedwait(&term_cond, &term_lock, &ts);
 		if (stop_thread) {
 			slurm_mutex_unlock(&term_lock);
@@ -183,7 +183,10 @@ extern void dls_advisor_stop(void)
 
 extern void dls_advisor_reconfig(void)
 {
+	slurm_mutex_lock(&term_lock);
 	reconfig = true;
+	slurm_cond_signal(&term_cond);	/* do not wait out a long SchedInterval */
+	slurm_mutex_unlock(&term_lock);
 }
 
 extern bool dls_advisor_rank(uint32_t job_id, uint32_t *rank)

@@ -88,7 +88,7 @@ static void _copy_word(const char *v, char *out, size_t len)
 }
 
 extern bool dls_parse_job_comment(const char *comment, char *model, size_t model_len, double *epochs,
-				  double *epoch_time_1gpu)
+				  double *epoch_time_1gpu, int *gpus_min, int *gpus_max)
 {
 	const char *p = comment;
 	bool found = false;
@@ -108,6 +108,13 @@ extern bool dls_parse_job_comment(const char *comment, char *model, size_t model
 			v = strtod(p + 7, &end);
 			if (end != p + 7 && v > 0) {
 				*epochs = v;
+				found = true;
+			}
+		} else if (!strncmp(p, "gpus_min=", 9) || !strncmp(p, "gpus_max=", 9)) {
+			long g = strtol(p + 9, &end, 10);
+
+			if (end != p + 9 && g > 0 && g < 100000) {
+				*(p[5] == 'i' ? gpus_min : gpus_max) = (int) g;
 				found = true;
 			}
 		} else if (!strncmp(p, "epoch_time_1gpu=", 16)) {

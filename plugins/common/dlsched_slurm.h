@@ -52,11 +52,12 @@ extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used);
 
 /*
  * Parse the dlsched job metadata ("model=resnet50 epochs=12
- * epoch_time_1gpu=456.7", anywhere in the job's comment; see plugins/README.md).
+ * epoch_time_1gpu=456.7 gpus_min=2 gpus_max=8", anywhere in the job's comment;
+ * see plugins/sched/dlsched/README.md). gpus_min/gpus_max make a job elastic.
  * Unknown or absent fields stay as they are. Returns true if any was found.
  */
 extern bool dls_parse_job_comment(const char *comment, char *model, size_t model_len, double *epochs,
-				  double *epoch_time_1gpu);
+				  double *epoch_time_1gpu, int *gpus_min, int *gpus_max);
 
 /*
  * Record the job's deadline in its admin comment as "deadline=<epoch s>", so

@@ -76,7 +76,8 @@ extern bool dls_record_deadline(job_record_t *job_ptr)
 
 static bool _eligible_pending(job_record_t *job_ptr, time_t now)
 {
-	if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0)
+	/* A requeued job stays COMPLETING until its previous run has ended on every node. */
+	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->priority == 0)
 		return false;
 	if (job_ptr->het_job_id || job_ptr->array_recs)
 		return false;	/* left to Slurm: hetjobs, array meta records */
@@ -97,6 +98,7 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 {
 	char model[DLS_MODEL_LEN] = "";
 	double epochs = 0, epoch_time = 0;
+	int gmin = 0, gmax = 0;
 
 	memset(v, 0, sizeof(*v));
 	v->struct_size = sizeof(*v);
@@ -107,10 +109,15 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 		v->user = xstrdup_printf("uid%u", job_ptr->user_id);
 	v->partition = _dup_str(job_ptr->part_ptr ? job_ptr->part_ptr->name : "");
 	v->qos = _dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : "");
-	dls_parse_job_comment(job_ptr->comment, model, sizeof(model), &epochs, &epoch_time);
+	dls_parse_job_comment(job_ptr->comment, model, sizeof(model), &epochs, &epoch_time, &gmin, &gmax);
 	v->model = model[0] ? xstrdup(model) : NULL;
 	v->submit_time = job_ptr->details ? (double) job_ptr->details->submit_time : (double) now;
 	v->gpus_requested = gpus;
+	/* Elastic range: only where it contains the current size (else rigid). */
+	if (gmin > 0 && gmin <= gpus)
+		v->gpus_min = gmin;
+	if (gmax >= gpus)
+		v->gpus_max = gmax;
 	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
 		v->time_limit = 60.0 * job_ptr->time_limit;
 	if (epochs <= 0 || epoch_time <= 0) {

@@ -278,7 +278,8 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 			continue;
 		switch (a.kind) {
 		case DLSCHED_START:
-			if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0)
+			if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->priority == 0 ||
+			    (job_ptr->details && job_ptr->details->begin_time > now))
 				break;
 			if (_start_planned(job_ptr, &a) == SLURM_SUCCESS) {
 				stats.starts++;
@@ -420,7 +421,7 @@ static void *_sched_agent(void *arg)
 			ts.tv_nsec -= 1000000000L;
 		}
 		slurm_mutex_lock(&term_lock);
-		if (!stop_thread)
+		if (!stop_thread && !reconfig)
 			pthread_cond_timedwait(&term_cond, &term_lock, &ts);
 		if (stop_thread) {
 			slurm_mutex_unlock(&term_lock);
@@ -464,6 +465,9 @@ extern void fini(void)
 /* scontrol reconfigure: dlsched.conf is read again before the next cycle. */
 extern int sched_p_reconfig(void)
 {
+	slurm_mutex_lock(&term_lock);
 	reconfig = true;
+	slurm_cond_signal(&term_cond);	/* do not wait out a long SchedInterval */
+	slurm_mutex_unlock(&term_lock);
 	return SLURM_SUCCESS;
 }

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# The dlsched plugins inside a real slurmctld (dlsched-cluster, dlsched mode, then advisor mode):
+# they load; jobs start in dlsched's order (sacct start times differ from FIFO's); the select
+# plugin puts jobs on the Placement policy's nodes; a pending job's GPU count is changed by an
+# elastic policy; preemption signals, requeues and the job resumes from its checkpoint; deadlines
+# land in the admin comment; a bad dlsched.conf or missing profiles are logged and Slurm carries on;
+# slurmctld killed mid-replay loses no job; the site factor shows in sprio (advisor mode).
+# Skips (77) without root, Slurm/munge/MariaDB, or plugins (configure --with-slurm-source).
+set -u
+top="${srcdir:-.}"
+top="$(cd "$top" && pwd)"
+build="$(pwd)"
+tool="$top/contribs/cluster/dlsched-cluster"
+emu="$build/contribs/replay/dlsched-emu-train"
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to start a local cluster"; exit 77; }
+command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v mariadbd >/dev/null ||
+	{ echo "SKIP: Slurm, munge or MariaDB missing (scripts/install-deps --slurm)"; exit 77; }
+[ -f "$build/plugins/lib/sched_dlsched.so" ] ||
+	{ echo "SKIP: plugins not built (configure --with-slurm-source; scripts/run-tests does it)"; exit 77; }
+
+dir=$(mktemp -d /tmp/dlsched-plugins-test.XXXXXX)
+port=$((20000 + RANDOM % 20000))
+fails=0
+ok() { echo "ok - $*"; }
+ko() { echo "not ok - $*"; fails=$((fails + 1)); }
+cleanup() { "$tool" down --dir "$dir/c" >/dev/null 2>&1; "$tool" down --dir "$dir/a" >/dev/null 2>&1; }
+trap cleanup EXIT
+conf() {  # conf KEY=VALUE...: rewrite dlsched.conf and reconfigure
+	{ printf '%s\n' "$@"; echo "ModelProfiles=$top/contribs/profiles"; } >"$dir/c/etc/dlsched.conf"
+	scontrol reconfigure >/dev/null
+	sleep 3
+}
+meta() { echo "model=imagenet epochs=1 epoch_time_1gpu=$1 ${2:-}"; }
+wait_done() {  # wait_done SECONDS JOBID...: until none of them is in the queue
+	local t=0
+	while [ $t -lt $(($1 * 2)) ]; do
+		local left=0
+		for j in "${@:2}"; do squeue -h -j "$j" 2>/dev/null | grep -q . && left=1; done
+		[ $left -eq 0 ] && return 0
+		sleep 0.5
+		t=$((t + 1))
+	done
+	return 1
+}
+start_of() { sacct -n -X -P -o Start -j "$1" | tail -n1; }
+node_of() { sacct -n -X -P -o NodeList -j "$1" | tail -n1; }
+
+if ! "$tool" up --nodes 2 --gpus 8 --dir "$dir/c" --port-base $port --mode dlsched \
+	--plugin-dir "$build/plugins/lib" --policy srtf --profiles "$top/contribs/profiles" >"$dir/up.log" 2>&1; then
+	cat "$dir/up.log"
+	echo "Bail out! cluster did not come up"
+	exit 1
+fi
+export SLURM_CONF="$dir/c/etc/slurm.conf"
+log="$dir/c/log/slurmctld.log"
+grep -q "sched/dlsched: loaded .*preset=srtf" "$log" && ok "sched/dlsched loaded dlsched.conf" || ko "sched/dlsched did not log its configuration"
+
+# ---- order: srtf starts the shortest of three waiting jobs first, FIFO would start the first ----
+b1=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 8)" --wrap 'sleep 4')
+b2=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 1)" --wrap 'sleep 25')
+sleep 1.5
+l=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 2400)" --wrap 'sleep 3')
+m=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 800)" --wrap 'sleep 3')
+s=$(sbatch --parsable -o /dev/null --gres=gpu:8 --deadline=now+1hour --comment "$(meta 160)" --wrap 'sleep 3')
+wait_done 60 $b1 $b2 $l $m $s || ko "order jobs did not finish in 60 s"
+ts=$(start_of $s) tm=$(start_of $m) tl=$(start_of $l)
+if [[ "$ts" < "$tm" && "$tm" < "$tl" ]]; then ok "jobs started in srtf order (S $ts, M $tm, L $tl)"
+else ko "start order S $ts, M $tm, L $tl is not srtf's"; fi
+grep -q "sched/dlsched: started JobId=$s on" "$log" && ok "sched/dlsched started the planned job itself" || ko "no start logged for $s"
+sleep 2
+ac=$(sacct -n -X -P -o AdminComment -j "$s" | tail -n1)
+[[ "$ac" == *deadline=* ]] && ok "deadline recorded for sacct ($ac)" || ko "no deadline in AdminComment: '$ac'"
+st="$dir/c/state/dlsched-sched.stats"
+grep -q "^cycles=[1-9]" "$st" && grep -q "^starts=[1-9]" "$st" && ok "stats file counts cycles and starts" || ko "stats: $(tr '\n' ' ' <"$st")"
+
+# ---- placement: the select plugin (main scheduler starts the jobs between dlsched cycles) ----
+for pol in spread pack; do
+	conf Policy=fifo PlacementPolicy=$pol SchedInterval=300
+	x=$(sbatch --parsable -o /dev/null --gres=gpu:6 -w n1 --wrap 'sleep 8')
+	sleep 2
+	y=$(sbatch --parsable -o /dev/null --gres=gpu:2 --wrap 'sleep 2')
+	wait_done 30 $x $y
+	want=n2; [ $pol = pack ] && want=n1
+	got=$(node_of $y)
+	[ "$got" = "$want" ] && ok "select plugin: PlacementPolicy=$pol put the 2-GPU job on $want" ||
+		ko "select plugin: PlacementPolicy=$pol put it on '$got', want $want"
+done
+grep -q "select/dlsched_cons_tres: loaded" "$log" && ok "select/dlsched_cons_tres loaded dlsched.conf" || ko "select plugin never loaded dlsched.conf"
+
+# ---- a pending job's GPU count: optimus gives an elastic 2-GPU job more on an idle node ----
+conf Policy=optimus SchedInterval=1
+e=$(sbatch --parsable -o /dev/null --gres=gpu:2 --comment "$(meta 600 'gpus_min=1 gpus_max=8')" --wrap 'sleep 3')
+wait_done 30 $e
+g=$(sacct -n -X -P -o AllocTRES -j "$e" | tail -n1 | grep -o 'gres/gpu=[0-9]*' | cut -d= -f2)
+[ "${g:-0}" -gt 2 ] && ok "elastic job's GPU count updated before start (2 -> $g)" || ko "elastic job ran with ${g:-?} GPUs"
+
+# ---- preemption: signal, requeue, resume from the checkpoint ----
+conf Policy=srtf SchedInterval=1
+mkdir -p "$dir/out"
+long=$(sbatch --parsable --requeue -o "$dir/out/%j.out" --open-mode=append --gres=gpu:8 -w n1 \
+	--comment "model=imagenet epochs=4 epoch_time_1gpu=40" \
+	--wrap "exec $emu --model imagenet --epochs 4 --epoch-time-1gpu 40 --checkpoint $dir/out/ckpt-long --profiles $top/contribs/profiles")
+other=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n2 --comment "$(meta 8)" --wrap 'sleep 6')
+sleep 3
+short=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 16)" --wrap 'sleep 2')
+wait_done 120 $long $other $short || ko "preemption jobs did not finish in 120 s"
+recs=$(sacct -n -X -P --duplicates -o State -j "$long" | tr '\n' ' ')
+[[ "$recs" == *REQUEUED* && "$recs" == *COMPLETED* ]] && ok "long job requeued, then completed ($recs)" || ko "long job records: $recs"
+grep -q "signal .*: checkpoint at epoch" "$dir/out/$long.out" && grep -q "from epoch [0-9.]*[1-9]" "$dir/out/$long.out" &&
+	ok "preempted job checkpointed and resumed from its checkpoint" || ko "no checkpoint/resume in $(cat "$dir/out/$long.out" 2>/dev/null)"
+
+# ---- bad configuration and missing profiles: logged, Slurm carries on ----
+conf Policy=srtf SchedIntervall=1
+grep -q "dlsched.conf:2: unknown key 'SchedIntervall'" "$log" && ok "bad dlsched.conf logged with file:line" || ko "bad key not logged"
+j=$(sbatch --parsable -o /dev/null --gres=gpu:1 --wrap 'true')
+wait_done 30 $j && [ "$(sacct -n -X -P -o State -j $j | tail -n1)" = COMPLETED ] && ok "jobs still run with a bad dlsched.conf" || ko "job $j did not complete under fallback"
+{ echo Policy=srtf; echo ModelProfiles=/nonexistent/profiles; } >"$dir/c/etc/dlsched.conf"
+scontrol reconfigure >/dev/null; sleep 3
+grep -q "/nonexistent/profiles" "$log" && ok "missing model profiles logged, naming the path" || ko "missing profiles not logged"
+scontrol ping | grep -q UP && ok "slurmctld survived the bad configurations" || ko "slurmctld is down"
+
+# ---- slurmctld killed mid-replay: every job completes, none is lost ----
+conf Policy=srtf SchedInterval=1
+"$build/contribs/replay/dlsched-replay" --workload "$top/contribs/traces/philly/philly_2017-10-02_100.csv" \
+	--max-jobs 20 --speedup 2000 --out "$dir/replay" --emu-train "$emu" >"$dir/replay.log" 2>&1 &
+rp=$!
+sleep 6
+kill -9 "$(cat "$dir/c/pids/slurmctld.pid")"
+sleep 2
+"$dir/c/bin/slurmctld" -f "$SLURM_CONF"
+wait $rp; rc=$?
+sleep 3
+n_sub=$(($(wc -l <"$dir/replay/jobs.csv") - 1))
+ids=$(tail -n +2 "$dir/replay/jobs.csv" | cut -d, -f2 | paste -sd,)
+n_done=$(sacct -n -X -P -o JobIDRaw,State -j "$ids" | awk -F'|' '$2 == "COMPLETED" { c[$1] = 1 } END { print length(c) }')
+[ $rc -eq 0 ] && [ "$n_sub" -eq 20 ] && [ "$n_done" -eq 20 ] && ok "slurmctld restart mid-replay: 20 submitted, $n_done completed" ||
+	ko "restart mid-replay: replay rc $rc, $n_sub submitted, $n_done completed ($(tail -2 "$dir/replay.log"))"
+
+"$tool" down --dir "$dir/c" >/dev/null
+left=$(pgrep -f "$dir/c" | wc -l)
+[ "$left" -eq 0 ] && ok "down left no process behind" || ko "$left processes left"
+
+# ---- advisor mode: sched/backfill with site_factor/dlsched and preempt/dlsched ----
+if "$tool" up --nodes 1 --gpus 8 --dir "$dir/a" --port-base $((port + 100)) --mode advisor \
+	--plugin-dir "$build/plugins/lib" --policy srtf --profiles "$top/contribs/profiles" >"$dir/upa.log" 2>&1; then
+	export SLURM_CONF="$dir/a/etc/slurm.conf"
+	grep -q "site_factor/dlsched: loaded" "$dir/a/log/slurmctld.log" && grep -q "preempt/dlsched: loaded" "$dir/a/log/slurmctld.log" &&
+		ok "advisor plugins loaded" || ko "advisor plugins did not log their configuration"
+	b=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 1)" --wrap 'sleep 120')
+	sleep 1
+	l=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 2400)" --wrap 'true')
+	s=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 160)" --wrap 'true')
+	# site_factor_p_update runs every PriorityCalcPeriod (1 minute).
+	t=0
+	while [ $t -lt 75 ]; do
+		fs=$(sprio -h -j "$s" -o '%S' 2>/dev/null | tr -d ' ')
+		fl=$(sprio -h -j "$l" -o '%S' 2>/dev/null | tr -d ' ')
+		[ "${fs:-0}" -gt 0 ] 2>/dev/null && [ "${fl:-0}" -gt 0 ] 2>/dev/null && break
+		sleep 3; t=$((t + 3))
+	done
+	[ "${fs:-0}" -gt "${fl:-0}" ] 2>/dev/null && ok "sprio SITE: short job $fs > long job $fl" || ko "sprio SITE: short '$fs', long '$fl'"
+	scancel $b $l $s
+else
+	ko "advisor cluster did not come up: $(tail -3 "$dir/upa.log")"
+fi
+
+[ $fails -eq 0 ] && echo "all plugin checks passed" || echo "$fails plugin check(s) failed"
+exit $((fails > 0))
