@@ -2,3 +2,4 @@ include contribs/sim/local.mk
 include contribs/data.mk
 include contribs/cluster/local.mk
 include contribs/replay/local.mk
+include contribs/report/local.mk

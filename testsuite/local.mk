@@ -10,3 +10,7 @@ include testsuite/sim/local.mk
 # A real local Slurm cluster (skips where Slurm, munge or MariaDB are not installed, or not root).
 TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh
 EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh
+
+# dlsched-report against hand-computed figures from a fixed sacct output.
+TESTS += testsuite/report/test-report.sh
+EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt
