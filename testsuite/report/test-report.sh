@@ -1,34 +1,159 @@
 #!/usr/bin/env bash
-# dlsched-report on a hand-written sacct output (times in local time; TZ pinned to UTC):
-#  job 1: submit 0, end 100 s, 2 GPUs, deadline 00:05:00 -> met     (JCT 100)
-#  job 2: requeued once: runs 10..50 (8 GPUs) and 120..310 (8 GPUs) (JCT 300)
-#  job 3: FAILED at 200 s (submit 60, JCT 140), 1 GPU, deadline 00:01:40 -> missed
-#  job 4: pending.
-# avg JCT (finished: 1, 2, 3) = (100 + 300 + 140) / 3 = 180 s; p50 = 140; GPU-s = 200 + 320 + 1520 +
-# 110 = 2150 -> 0.597 GPU-h; requeues 1; deadlines met 1 of 2 = 50%; queueing: 0, 0, 30 -> avg 10.
+# dlsched-report on hand-written sacct outputs (testsuite/report/data), against figures computed by
+# hand. Times are sacct's local times; TZ is pinned to UTC, where 2026-01-01T00:00:00 = 1767225600.
+#
+# data/sacct.txt (sacct --parsable2 --noheader, dlsched-report's 16 fields), t = minutes:seconds:
+#   101 COMPLETED  submit 0:00 start 0:00 end 1:40, 2 GPUs, deadline 5:00 -> met (normal)
+#                  JCT 100, queue 0, GPU-s 100*2 = 200
+#   102 REQUEUED   submit 0:10 start 0:10 end 0:50 (40 s x 8 GPUs = 320), then COMPLETED: resubmitted
+#                  0:50, start 2:00 end 5:10 (190 s x 8 = 1520). JCT from the first submit: 5:10-0:10
+#                  = 300, queue 0, requeues 1
+#   108 PREEMPTED  submit 0:20 start 0:20 end 1:00 (40 s x 2 = 80), then COMPLETED: start 1:20 end
+#                  2:20 (60 s x 2 = 120). JCT 120, queue 0, requeues 1, preemptions 1 (QOS low)
+#   107 TIMEOUT    submit 0:30 start 1:00 end 4:00, AllocTRES has gres/gpu:v100=1 and gres/gpu=1
+#                  (1 GPU, not 2): JCT 210, queue 30, GPU-s 180
+#   103 FAILED     submit 1:00 start 1:30 end 3:20, 1 GPU, deadline 10:00 -> missed (not COMPLETED)
+#                  JCT 140, queue 30, GPU-s 110 (QOS high)
+#   105 RESIZING   submit 2:00 start 2:00 end 3:00, 4 GPUs (60 x 4 = 240); then COMPLETED, submitted at
+#                  the resize 3:00, Start still 2:00, end 6:00, Elapsed 4:00 of which 3:00-6:00 is
+#                  new: 180 x 2 = 360. JCT 240, queue 0, resizes 1, deadline 5:00 -> missed (high)
+#   106 CANCELLED by 1000 while pending (no AllocTRES): counted as cancelled, not in JCT or queueing
+#   104 PENDING    Start=Unknown: counted as pending only
+# jobs 8: completed 4, failed 1, cancelled 1, timeout 1, pending 1
+# JCT {100,120,140,210,240,300}: avg 1110/6 = 185, p50 (nearest rank 3) 140, p95 (rank 6) 300
+# queueing {0,0,30,0,30,0}: avg 10, p95 30
+# GPU-s 200+1840+200+180+110+600 = 3130 -> 0.869444 GPU-h; makespan 0:00 .. 6:00 = 360 s;
+# utilisation with 16 GPUs 3130 / (16*360) = 0.543403; requeues 2, preemptions 1, resizes 1;
+# deadlines met 1 of 3; per QOS: normal 1/1, high 0/2.
+#
+# data/sacct-header.txt (a header line, a subset of the fields in another order, no Elapsed):
+#   201: 0:00..1:00, 4 GPUs, deadline 1:40 met; 202: submit 0:00 start 1:00 end 3:00, 4 GPUs, missed
+#   -> jobs 2, avg JCT (60+180)/2 = 120, GPU-h (240+480)/3600 = 0.2, deadlines 1/2.
 set -u
 export TZ=UTC
-top="$(cd "${srcdir:-.}" && pwd)"
+top="$(cd "${abs_top_srcdir:-${srcdir:-$(dirname "$0")/../..}}" && pwd)"
 rep="$top/contribs/report/dlsched-report"
-data="$top/testsuite/report/data/sacct.txt"
+data="$top/testsuite/report/data"
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 fails=0
-ok() { echo "ok - $*"; }
-ko() { echo "not ok - $*"; fails=$((fails + 1)); }
-j=$("$rep" --from-file "$data" --format json --gpus-total 16)
-chk() { /usr/bin/python3 -c "import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if $1 else 1)" "$j"; }
-chk 'd["jobs"] == 4 and d["completed"] == 2' && ok "job counts" || ko "job counts: $j"
-chk 'abs(d["avg_jct_s"] - 180) < 1e-9 and d["p50_jct_s"] == 140' && ok "avg and p50 JCT" || ko "JCT: $j"
-chk 'abs(d["gpu_hours"] - 2150 / 3600) < 1e-9' && ok "GPU-hours" || ko "GPU-hours: $j"
-chk 'd["requeues"] == 1 and d["deadline_rate"] == 0.5 and abs(d["avg_queue_s"] - 10) < 1e-9' && ok "requeues, deadlines, queueing" || ko "$j"
-chk 'd["deadline_rate_by_qos"] == {"normal": 1.0, "high": 0.0}' && ok "deadline rate per QOS" || ko "per QOS: $j"
-t=$("$rep" --from-file "$data")
-echo "$t" | grep -q "^avg JCT *3.0m$" && ok "table shows 3.0m" || ko "table: $t"
-c=$("$rep" --compare "a=$data" "b=$data" --format csv --chart /tmp/report-test-$$.svg 2>/dev/null)
-echo "$c" | grep -q "^avg_jct_s,180,180$" && ok "compare CSV" || ko "csv: $c"
-/usr/bin/python3 -c "import xml.etree.ElementTree as E, sys; E.parse(sys.argv[1])" /tmp/report-test-$$.svg && ok "SVG is well-formed" || ko "bad SVG"
-rm -f /tmp/report-test-$$.svg
-printf '1|COMPLETED|x\n' >/tmp/report-bad-$$.txt
-err=$("$rep" --from-file /tmp/report-bad-$$.txt 2>&1); rc=$?
-[ $rc -eq 2 ] && [[ "$err" == *"report-bad-$$.txt:1:"* ]] && ok "malformed line: exit 2 naming file:line" || ko "bad input: rc $rc, $err"
-rm -f /tmp/report-bad-$$.txt
+ok() { echo "PASS: $*"; }
+ko() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# Assertions on a JSON object in $tmp/out.json: d is the object.
+jchk() { "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$tmp/out.json"; }
+# Assertions on the CSV in $tmp/out.csv: r maps label -> row (a dict of column -> string).
+cchk() { "$py" -c "import csv,sys; r={x['label']: x for x in csv.DictReader(open(sys.argv[1]))}; sys.exit(0 if ($1) else 1)" "$tmp/out.csv"; }
+# A table row: the metric's name, then the cells.
+trow() { grep -Eq "^$1 +$2\$" "$tmp/out.txt"; }
+noerr() { [ ! -s "$tmp/err" ] || { echo "  stderr: $(cat "$tmp/err")"; return 1; }; }
+
+# ---- JSON ----
+if "$rep" --from-file "$data/sacct.txt" --gpus-total 16 --format json >"$tmp/out.json" 2>"$tmp/err" && noerr; then
+	jchk 'd["jobs"] == 8 and d["completed"] == 4 and d["failed"] == 1 and d["cancelled"] == 1 and d["timeout"] == 1 and d["pending"] == 1 and d["running"] == 0' \
+		&& ok "json: job and state counts" || ko "json: job and state counts: $(cat "$tmp/out.json")"
+	jchk 'd["avg_jct_s"] == 185 and d["p50_jct_s"] == 140 and d["p95_jct_s"] == 300 and d["jct_jobs"] == 6' \
+		&& ok "json: avg/p50/p95 JCT 185/140/300" || ko "json: JCT: $(cat "$tmp/out.json")"
+	jchk 'd["avg_queue_s"] == 10 and d["p95_queue_s"] == 30' \
+		&& ok "json: queueing avg 10, p95 30" || ko "json: queueing: $(cat "$tmp/out.json")"
+	jchk 'abs(d["gpu_hours"] - 3130 / 3600) < 1e-9 and d["makespan_s"] == 360 and abs(d["utilisation"] - 3130 / 5760) < 1e-9 and d["gpus_total"] == 16' \
+		&& ok "json: GPU-hours 3130/3600, makespan 360, utilisation" || ko "json: GPU-hours: $(cat "$tmp/out.json")"
+	jchk 'd["requeues"] == 2 and d["preemptions"] == 1 and d["resizes"] == 1' \
+		&& ok "json: requeues 2, preemptions 1, resizes 1" || ko "json: requeues: $(cat "$tmp/out.json")"
+	jchk 'd["deadline_jobs"] == 3 and d["deadline_met"] == 1 and abs(d["deadline_rate"] - 1 / 3) < 1e-12' \
+		&& ok "json: deadlines met 1/3" || ko "json: deadlines: $(cat "$tmp/out.json")"
+	jchk 'd["deadline_by_qos"] == {"high": {"jobs": 2, "met": 0, "rate": 0.0}, "normal": {"jobs": 1, "met": 1, "rate": 1.0}}' \
+		&& ok "json: deadlines per QOS" || ko "json: per QOS: $(cat "$tmp/out.json")"
+else
+	ko "json run: $(cat "$tmp/err")"
+fi
+
+# Without --gpus-total (saved output): no utilisation.
+"$rep" --from-file "$data/sacct.txt" --format json >"$tmp/out.json" 2>"$tmp/err" &&
+	jchk 'd["utilisation"] is None and d["gpus_total"] is None' && ok "json: no --gpus-total, no utilisation" ||
+	ko "json without --gpus-total: $(cat "$tmp/err" "$tmp/out.json")"
+
+# ---- table ----
+before=$fails
+if "$rep" --from-file "$data/sacct.txt" --gpus-total 16 >"$tmp/out.txt" 2>"$tmp/err" && noerr; then
+	trow jobs 8 && trow completed 4 && trow failed 1 && trow pending 1 && ok "table: counts" || ko "table: counts"
+	trow "avg JCT" 3.08m && trow "p50 JCT" 2.33m && trow "p95 JCT" 5.00m && ok "table: JCT in minutes" || ko "table: JCT"
+	trow "avg queueing" 10.0s && trow "p95 queueing" 30.0s && ok "table: queueing in seconds" || ko "table: queueing"
+	trow GPU-hours 0.87 && trow utilisation 54.3% && trow makespan 6.00m && ok "table: GPU-hours, utilisation, makespan" || ko "table: GPU-hours"
+	trow requeues 2 && trow resizes 1 && trow "deadlines met" "1/3 33.3%" && trow "  QOS high" "0/2 0.0%" &&
+		trow "  QOS normal" "1/1 100.0%" && ok "table: requeues, resizes, deadlines" || ko "table: requeues/deadlines"
+	[ "$fails" -eq "$before" ] || sed 's/^/  | /' "$tmp/out.txt"
+else
+	ko "table run: $(cat "$tmp/err")"
+fi
+"$rep" --from-file "$data/sacct-header.txt" >"$tmp/out.txt" 2>"$tmp/err" && trow utilisation - && trow "avg JCT" 2.00m &&
+	ok "table: '-' for no utilisation; a file with a header line" || ko "table of sacct-header.txt: $(cat "$tmp/err" "$tmp/out.txt")"
+
+# ---- CSV, --compare, --chart ----
+if "$rep" --compare "stock=$data/sacct.txt" "dlsched=$data/sacct-header.txt" --gpus-total 16 --format csv \
+	--chart "$tmp/chart.svg" >"$tmp/out.csv" 2>"$tmp/err" && noerr; then
+	head -1 "$tmp/out.csv" | grep -q '^label,jobs,completed,' && ok "csv: header row" || ko "csv: header: $(head -1 "$tmp/out.csv")"
+	cchk 'list(r) == ["stock", "dlsched"] and r["stock"]["avg_jct_s"] == "185" and r["stock"]["p50_jct_s"] == "140" and r["dlsched"]["avg_jct_s"] == "120"' \
+		&& ok "csv: one row per label, JCT in raw seconds" || ko "csv: JCT: $(cat "$tmp/out.csv")"
+	cchk 'abs(float(r["stock"]["gpu_hours"]) - 3130 / 3600) < 1e-9 and float(r["dlsched"]["gpu_hours"]) == 0.2 and r["stock"]["requeues"] == "2"' \
+		&& ok "csv: GPU-hours and requeues" || ko "csv: GPU-hours: $(cat "$tmp/out.csv")"
+	cchk 'abs(float(r["stock"]["deadline_rate"]) - 1 / 3) < 1e-9 and r["dlsched"]["deadline_rate"] == "0.5" and r["stock"]["deadline_rate:high"] == "0" and r["dlsched"]["deadline_rate:high"] == ""' \
+		&& ok "csv: deadline rates, overall and per QOS" || ko "csv: deadlines: $(cat "$tmp/out.csv")"
+	"$py" -c 'import sys, xml.etree.ElementTree as E
+root = E.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert root.tag == ns + "svg", root.tag
+assert len(root.findall(ns + "polyline")) == 4  # two panels x two labels
+texts = [t.text for t in root.iter(ns + "text")]
+assert "stock" in texts and "dlsched" in texts' "$tmp/chart.svg" 2>"$tmp/err" &&
+		ok "chart: well-formed SVG, two panels of two series" || ko "chart: $(cat "$tmp/err")"
+else
+	ko "compare run: $(cat "$tmp/err")"
+fi
+"$rep" --compare "stock=$data/sacct.txt" "dlsched=$data/sacct-header.txt" >"$tmp/out.txt" 2>"$tmp/err" &&
+	grep -Eq '^ +stock +dlsched$' "$tmp/out.txt" && trow "avg JCT" "3.08m +2.00m" &&
+	ok "compare table: one column per label" || ko "compare table: $(cat "$tmp/err" "$tmp/out.txt")"
+"$rep" --compare "stock=$data/sacct.txt" "dlsched=$data/sacct-header.txt" --format json >"$tmp/out.json" 2>"$tmp/err" &&
+	jchk 'list(d) == ["stock", "dlsched"] and d["dlsched"]["jobs"] == 2' && ok "compare json: one object per label" ||
+	ko "compare json: $(cat "$tmp/err" "$tmp/out.json")"
+
+# ---- selection, --save ----
+"$rep" --from-file "$data/sacct.txt" --qos high --format json >"$tmp/out.json" 2>"$tmp/err" &&
+	jchk 'd["jobs"] == 2 and d["avg_jct_s"] == 190 and d["deadline_rate"] == 0' && ok "--qos high: jobs 103, 105" ||
+	ko "--qos: $(cat "$tmp/err" "$tmp/out.json")"
+"$rep" --from-file "$data/sacct.txt" --user alice,bob --format json >"$tmp/out.json" 2>"$tmp/err" &&
+	jchk 'd["jobs"] == 3 and d["avg_jct_s"] == 180' && ok "--user alice,bob: jobs 101, 102, 103" ||
+	ko "--user: $(cat "$tmp/err" "$tmp/out.json")"
+# Jobs still around at 3:50 (end at or after it, or not ended): 102, 104, 105, 107 -> JCT (300+240+210)/3.
+"$rep" --from-file "$data/sacct.txt" --start 2026-01-01T00:03:50 --format json >"$tmp/out.json" 2>"$tmp/err" &&
+	jchk 'd["jobs"] == 4 and d["avg_jct_s"] == 250' && ok "--start on saved output" ||
+	ko "--start: $(cat "$tmp/err" "$tmp/out.json")"
+"$rep" --from-file "$data/sacct.txt" --save "$tmp/saved.txt" >/dev/null 2>"$tmp/err" && cmp -s "$data/sacct.txt" "$tmp/saved.txt" &&
+	ok "--save writes the input unchanged" || ko "--save: $(cat "$tmp/err")"
+
+# ---- bad input: exit 2, one line naming the file and line, no traceback ----
+badpath=""
+bad() {  # bad NAME EXPECTED-SUBSTRING ARGS...  ($badpath: PATH for the report, to hide sacct)
+	local name="$1" want="$2"
+	shift 2
+	env ${badpath:+PATH="$badpath"} "$rep" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qF -- "$want" "$tmp/err" && ! grep -q Traceback "$tmp/err"; then
+		ok "$name"
+	else
+		ko "$name: rc $rc, stderr: $(cat "$tmp/err")"
+	fi
+}
+bad "malformed line: exit 2 naming file:line" "$data/bad.txt:3: 9 '|'-separated fields, expected 16" --from-file "$data/bad.txt"
+sed '5s/T00:05:10|/T00:65:10|/' "$data/sacct.txt" >"$tmp/badtime.txt"
+bad "bad time: exit 2 naming file:line" "$tmp/badtime.txt:5: End '2026-01-01T00:65:10' is not a sacct time" --from-file "$tmp/badtime.txt"
+sed '1s/deadline=1767225900/deadline=tomorrow/' "$data/sacct.txt" >"$tmp/baddl.txt"
+bad "bad deadline: exit 2 naming file:line" "$tmp/baddl.txt:1: AdminComment" --compare "a=$data/sacct.txt" "b=$tmp/baddl.txt"
+bad "missing file" "$tmp/none.txt: No such file or directory" --from-file "$tmp/none.txt"
+bad "unknown option" "unrecognized arguments: --bogus" --from-file "$data/sacct.txt" --bogus
+bad "bad --compare" "expected LABEL=FILE" --compare "$data/sacct.txt"
+bad "bad --gpus-total" "--gpus-total" --from-file "$data/sacct.txt" --gpus-total many
+badpath="$tmp/empty-path" bad "sacct missing" "sacct not found" --gpus-total 8
+
 exit $((fails > 0))
