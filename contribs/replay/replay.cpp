@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits.h>
+#include <map>
 #include <set>
 #include <string>
 #include <sys/wait.h>
@@ -163,35 +164,61 @@ int main(int argc, char** argv)
 		std::fprintf(stderr, "dlsched-replay: cannot create %s\n", ckpt_dir.c_str());
 		return 1;
 	}
-	std::ofstream map(out_dir + "/jobs.csv");
-	map << "trace_job,slurm_job,submit_s,gpus,model,runtime_s\n";
-
-	const auto t0 = std::chrono::steady_clock::now();
-	std::set<std::string> ids;
-	std::size_t k = 0;
-	for (const Job& j : w->jobs) {
-		std::this_thread::sleep_until(t0 + std::chrono::duration<double>(j.submit_time / speedup));
+	// One entry per trace job: the Slurm job that runs it now, and the ones slurmctld lost before.
+	struct Entry {
+		const Job* job;
+		std::string name;       // model name
+		std::string id;         // current Slurm job id
+		std::vector<std::string> lost;  // earlier ids that slurmctld forgot (killed before it saved them)
+		long deadline_epoch = 0;
+		bool done = false;
+		bool missing = false;
+		std::chrono::steady_clock::time_point missing_since;
+	};
+	std::vector<Entry> entries;
+	entries.reserve(w->jobs.size());
+	const std::string map_path = out_dir + "/jobs.csv";
+	// Rewritten whole (through a temporary file) whenever an id changes.
+	auto write_map = [&]() {
+		const std::string tmp = map_path + ".tmp";
+		{
+			std::ofstream map(tmp);
+			map << "trace_job,slurm_job,submit_s,gpus,model,runtime_s,lost_jobs\n";
+			for (const Entry& e : entries) {
+				std::string lost;
+				for (const std::string& l : e.lost)
+					lost += (lost.empty() ? "" : ";") + l;
+				map << e.job->id << "," << e.id << "," << fmt(e.job->submit_time) << "," << e.job->gpus_requested
+				    << "," << e.name << "," << fmt(w->trace_runtime_s[e.job->id - 1]) << "," << lost << "\n";
+			}
+		}
+		std::rename(tmp.c_str(), map_path.c_str());
+	};
+	auto submit = [&](Entry& e) -> bool {
+		const Job& j = *e.job;
 		const long nodes = (j.gpus_requested + per_node - 1) / per_node;
 		const long gpn = nodes > 1 ? per_node : j.gpus_requested;
 		const long minutes = std::max(1L, static_cast<long>(std::ceil(j.time_limit / speedup / 60.0)));
-		const std::string name = models->at(j.model).name;
 		const std::string ckpt = ckpt_dir + "/" + std::to_string(j.id);
-		std::string wrap = "exec " + emu + " --model " + name + " --epochs " + fmt(j.epochs_total) +
+		std::string wrap = "exec " + emu + " --model " + e.name + " --epochs " + fmt(j.epochs_total) +
 		                   " --epoch-time-1gpu " + fmt(j.epoch_time_1gpu) + " --speedup " + fmt(speedup) +
 		                   " --checkpoint " + ckpt;
 		// What the dlsched plugins read (plugins/README.md): the model and its epochs, with the epoch
 		// time in the replay's compressed seconds.
-		const std::string comment = "model=" + name + " epochs=" + fmt(j.epochs_total) +
+		const std::string comment = "model=" + e.name + " epochs=" + fmt(j.epochs_total) +
 		                            " epoch_time_1gpu=" + fmt(j.epoch_time_1gpu / speedup);
 		std::vector<std::string> args = {"sbatch", "--parsable", "--requeue", "-J", "dl-" + std::to_string(j.id),
 		                                 "-N", std::to_string(nodes), "--gres=gpu:" + std::to_string(gpn),
 		                                 "--time=" + std::to_string(minutes), "-o", out_dir + "/%j.out",
 		                                 "--open-mode=append", "--comment", comment, "--wrap", wrap};
-		long deadline_epoch = 0;
 		if (j.has_deadline()) {
-			const long in_s = std::max(1L, static_cast<long>(std::ceil((j.deadline - j.submit_time) / speedup)));
-			deadline_epoch = static_cast<long>(std::time(nullptr)) + in_s;
-			args.insert(args.begin() + 1, "--deadline=now+" + std::to_string(in_s) + "seconds");
+			// A resubmitted job keeps its first submission's deadline.
+			const long now = static_cast<long>(std::time(nullptr));
+			if (e.deadline_epoch == 0)
+				e.deadline_epoch =
+				        now + std::max(1L, static_cast<long>(std::ceil((j.deadline - j.submit_time) / speedup)));
+			args.insert(args.begin() + 1, "--deadline=now+" + std::to_string(std::max(1L, e.deadline_epoch - now)) +
+			                                      "seconds");
 		}
 		if (!partition.empty())
 			args.insert(args.begin() + 1, "--partition=" + partition);
@@ -212,61 +239,165 @@ int main(int argc, char** argv)
 		if (rc != 0 || out.empty()) {
 			std::fprintf(stderr, "dlsched-replay: sbatch failed for trace job %u (exit %d) for 120 s; is the cluster up?\n",
 			             j.id, rc);
-			return 1;
+			return false;
 		}
-		const std::string id = out.substr(0, out.find(';'));
-		ids.insert(id);
-		if (deadline_epoch > 0) {
+		e.id = out.substr(0, out.find(';'));
+		if (e.deadline_epoch > 0) {
 			// sacct has no deadline field: record it in the admin comment (the dlsched plugins do
 			// the same for any job; this covers stock Slurm).
 			std::string ignored;
-			run({"scontrol", "update", "JobId=" + id, "AdminComment=deadline=" + std::to_string(deadline_epoch)},
+			run({"scontrol", "update", "JobId=" + e.id, "AdminComment=deadline=" + std::to_string(e.deadline_epoch)},
 			    ignored);
 		}
-		map << j.id << "," << id << "," << fmt(j.submit_time) << "," << j.gpus_requested << "," << name << ","
-		    << fmt(w->trace_runtime_s[j.id - 1]) << "\n";
-		map.flush();
-		if (++k == w->jobs.size() || (isatty(STDERR_FILENO) && k % 10 == 0))
-			std::fprintf(stderr, "\rdlsched-replay: submitted %zu/%zu", k, w->jobs.size());
-	}
-	std::fprintf(stderr, "\n");
-	if (!wait)
-		return 0;
-	// Wait until none of our jobs is in the queue any more. Progress: a line that rewrites itself on
-	// a terminal, otherwise one line every 30 s.
-	const bool tty = isatty(STDERR_FILENO);
-	auto last_line = std::chrono::steady_clock::now() - std::chrono::seconds(60);
+		return true;
+	};
+
+	// Watching the jobs. A job is done once Slurm shows it in a final state. A job that is in
+	// neither squeue (which keeps ended jobs for MinJobAge) nor, as ended, in sacct for
+	// kMissingGrace was lost by slurmctld: a controller killed (SIGKILL, a crash) forgets the jobs
+	// submitted since its last state save, a few seconds' worth, and kills them on the nodes. The
+	// replay submits such a job again, so that every trace job runs to its end; it resumes from its
+	// checkpoint. The lost id's accounting record stays behind as a runaway job
+	// (sacctmgr show runawayjobs); jobs.csv lists it in lost_jobs.
+	const auto kMissingGrace = std::chrono::seconds(15);
+	static const std::set<std::string> kActive = {
+	        "PENDING",  "RUNNING",      "SUSPENDED",  "COMPLETING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD",
+	        "REQUEUE_FED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", "SPECIAL_EXIT", "RESV_DEL_HOLD"};
 	int squeue_failures = 0;
-	while (true) {
+	std::size_t resubmitted = 0;
+	// Returns false when the cluster stopped answering, or a resubmission failed.
+	auto poll = [&]() -> bool {
 		std::string out;
-		if (run({"squeue", "-h", "-o", "%i"}, out) != 0) {
+		if (run({"squeue", "-h", "-t", "all", "-o", "%i %T"}, out) != 0) {
 			if (++squeue_failures > 60) {
 				std::fprintf(stderr, "dlsched-replay: squeue failed for 120 s; is the cluster up?\n");
-				return 1;
+				return false;
 			}
-			std::this_thread::sleep_for(std::chrono::seconds(2));
-			continue;
+			return true;
 		}
 		squeue_failures = 0;
-		std::size_t left = 0, pos = 0;
+		std::map<std::string, std::string> state;
+		std::size_t pos = 0;
 		while (pos < out.size()) {
 			std::size_t nl = out.find('\n', pos);
-			std::string id = out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-			left += ids.count(id);
+			std::string line = out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
 			pos = nl == std::string::npos ? out.size() : nl + 1;
+			std::size_t sp = line.find(' ');
+			if (sp != std::string::npos)
+				state[line.substr(0, sp)] = line.substr(sp + 1);
 		}
+		const auto now = std::chrono::steady_clock::now();
+		bool changed = false;
+		for (Entry& e : entries) {
+			if (e.done)
+				continue;
+			auto it = state.find(e.id);
+			if (it != state.end()) {
+				e.missing = false;
+				e.done = kActive.count(it->second) == 0;
+				continue;
+			}
+			if (!e.missing) {
+				e.missing = true;
+				e.missing_since = now;
+				continue;
+			}
+			if (now - e.missing_since < kMissingGrace)
+				continue;
+			// Not in squeue for kMissingGrace: ended long ago (sacct says so), or lost.
+			std::string acct;
+			std::string final_state;
+			if (run({"sacct", "-n", "-X", "-P", "--duplicates", "-o", "State", "-j", e.id}, acct) != 0)
+				continue;  // accounting not answering: look again later
+			// The last record's state, first word ("CANCELLED by 0").
+			std::size_t bol = 0;
+			for (std::size_t p = 0; p < acct.size();) {
+				std::size_t nl = acct.find('\n', p);
+				std::size_t eol = nl == std::string::npos ? acct.size() : nl;
+				if (eol > p)
+					bol = p;
+				p = eol + 1;
+			}
+			final_state = acct.substr(bol, acct.find_first_of(" \n", bol) - bol);
+			if (!final_state.empty() && kActive.count(final_state) == 0) {
+				e.done = true;
+				continue;
+			}
+			const std::string old = e.id;
+			std::fprintf(stderr, "\ndlsched-replay: slurmctld lost job %s (trace job %u; accounting says '%s'); submitting it again\n",
+			             old.c_str(), e.job->id, final_state.empty() ? "nothing" : final_state.c_str());
+			if (!submit(e))
+				return false;
+			e.lost.push_back(old);
+			e.missing = false;
+			++resubmitted;
+			changed = true;
+		}
+		if (changed)
+			write_map();
+		return true;
+	};
+
+	const bool tty = isatty(STDERR_FILENO);
+	const auto t0 = std::chrono::steady_clock::now();
+	const auto kPoll = std::chrono::seconds(2);
+	auto next_poll = t0;
+	auto last_line = t0 - std::chrono::seconds(60);
+	std::size_t next = 0;
+	while (true) {
+		auto now = std::chrono::steady_clock::now();
+		if (next < w->jobs.size()) {
+			const Job& j = w->jobs[next];
+			const auto due = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+			                              std::chrono::duration<double>(j.submit_time / speedup));
+			if (now >= due) {
+				entries.push_back(Entry{&j, models->at(j.model).name, "", {}, 0, false, false, {}});
+				if (!submit(entries.back()))
+					return 1;
+				write_map();
+				++next;
+				if (next == w->jobs.size() || (tty && next % 10 == 0))
+					std::fprintf(stderr, "\rdlsched-replay: submitted %zu/%zu", next, w->jobs.size());
+				if (next == w->jobs.size())
+					std::fprintf(stderr, "\n");
+				continue;
+			}
+			if (!wait || now < next_poll) {
+				std::this_thread::sleep_until(wait ? std::min(due, next_poll) : due);
+				continue;
+			}
+		} else if (!wait) {
+			break;
+		} else if (now < next_poll) {
+			std::this_thread::sleep_until(next_poll);
+			continue;
+		}
+		// Poll (only when waiting for the jobs).
+		next_poll = now + kPoll;
+		if (!poll())
+			return 1;
+		if (next < w->jobs.size())
+			continue;
+		std::size_t left = 0;
+		for (const Entry& e : entries)
+			left += !e.done;
 		if (tty) {
-			std::fprintf(stderr, "\rdlsched-replay: %zu of %zu jobs still queued or running   ", left, ids.size());
-		} else if (std::chrono::steady_clock::now() - last_line > std::chrono::seconds(30) || left == 0) {
-			std::fprintf(stderr, "dlsched-replay: %zu of %zu jobs still queued or running\n", left, ids.size());
-			last_line = std::chrono::steady_clock::now();
+			std::fprintf(stderr, "\rdlsched-replay: %zu of %zu jobs still queued or running   ", left, entries.size());
+		} else if (now - last_line > std::chrono::seconds(30) || left == 0) {
+			std::fprintf(stderr, "dlsched-replay: %zu of %zu jobs still queued or running\n", left, entries.size());
+			last_line = now;
 		}
 		if (left == 0)
 			break;
-		std::this_thread::sleep_for(std::chrono::seconds(2));
 	}
+	if (!wait)
+		return 0;
 	const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-	std::fprintf(stderr, "%sdlsched-replay: %zu jobs done in %.0f s; map in %s/jobs.csv\n", tty ? "\n" : "", ids.size(), wall,
-	             out_dir.c_str());
+	std::fprintf(stderr, "%sdlsched-replay: %zu jobs done in %.0f s; map in %s", tty ? "\n" : "", entries.size(), wall,
+	             map_path.c_str());
+	if (resubmitted > 0)
+		std::fprintf(stderr, "; %zu lost by slurmctld and submitted again (lost_jobs column; their accounting records are "
+		                     "runaway jobs: sacctmgr show runawayjobs)", resubmitted);
+	std::fprintf(stderr, "\n");
 	return 0;
 }
