@@ -62,6 +62,28 @@ else
 fi
 rm -f "$dir.replay"
 
+# dlsched-report against the same figures recomputed here from raw sacct (epoch times, ElapsedRaw):
+# jobs, completed, average JCT (end of the last record - first submit), GPU-hours.
+rep=$("$top/contribs/report/dlsched-report" --format json 2>"$dir.rep-err")
+raw=$(SLURM_TIME_FORMAT=%s sacct -X --duplicates -a -n -P -S 1970-01-01 \
+	-o JobIDRaw,State,Submit,Start,End,ElapsedRaw,AllocTRES | awk -F'|' '
+	{ id = $1; st = $2; sub(/ .*/, "", st)
+	  if (!(id in first) || $3 < first[id]) first[id] = $3
+	  last_state[id] = st; last_end[id] = $5
+	  g = 0; n = split($7, t, ","); for (i = 1; i <= n; i++) if (t[i] ~ /^gres\/gpu=/) { sub(/^gres\/gpu=/, "", t[i]); g = t[i] }
+	  gpus += $6 * g }
+	END { for (id in first) { jobs++; if (last_state[id] == "COMPLETED") { done++; jct += last_end[id] - first[id] } }
+	      printf "%d %d %.6f %.9f\n", jobs, done, done ? jct / done : 0, gpus / 3600 }')
+read -r rj rd ra rg <<<"$raw"
+/usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); jobs, done, avg, gh = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+ok = d["jobs"] == jobs and d["completed"] == done and abs(d["avg_jct_s"] - avg) < 1e-3 and abs(d["gpu_hours"] - gh) < 1e-6
+sys.exit(0 if ok and jobs >= 7 else 1)' "$rep" $rj $rd $ra $rg 2>/dev/null &&
+	ok "dlsched-report equals raw sacct: $rj jobs, $rd completed, avg JCT $ra s, $rg GPU-h" ||
+	ko "dlsched-report vs raw sacct ($rj jobs, $rd completed, avg JCT $ra, GPU-h $rg): $rep $(cat "$dir.rep-err")"
+rm -f "$dir.rep-err"
+
 "$tool" up --dir "$dir" --port-base $port >"$dir.err" 2>&1
 [ $? -eq 1 ] && grep -q "already running in $dir" "$dir.err" && ok "refuses a second up" || ko "second up: $(cat "$dir.err")"
 "$tool" up --dir "$dir.other" --port-base $port --nodes 1 >"$dir.err" 2>&1
