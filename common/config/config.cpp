@@ -265,6 +265,12 @@ bool Config::is_set(std::string_view key) const
 	return k && !values_.at(k->name).origin.empty();
 }
 
+std::string Config::origin(std::string_view key) const
+{
+	const ConfigKey* k = find_config_key(key);
+	return k ? values_.at(k->name).origin : std::string();
+}
+
 std::string Config::dump() const
 {
 	std::ostringstream os;

@@ -51,6 +51,8 @@ public:
 	std::vector<double> get_double_list(std::string_view key) const;
 	// True when the key was set explicitly (file or set()), not left at its default.
 	bool is_set(std::string_view key) const;
+	// Where the key was set ("dlsched.conf:12", "--policy"); empty when it is at its default.
+	std::string origin(std::string_view key) const;
 
 	// The effective configuration in dlsched.conf syntax, with each key's help as a comment and the
 	// origin of values that are not defaults.

@@ -94,9 +94,17 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 {
 	std::unique_ptr<Scheduler> s(new Scheduler());
 	s->preset_ = config.get_string("Policy");
+	// A policy name that the registry does not know is a configuration error: name where it was
+	// set (dlsched.conf:LINE, --policy), as for any other bad value.
+	auto located = [&config](const char* key, const Status& st) -> Status {
+		const std::string where = config.origin(key);
+		if (st.is_ok() || where.empty())
+			return st;
+		return Status(st.code(), where + ": " + key + ": " + st.message());
+	};
 	Result<SchedulerSpec> spec = registry.preset(s->preset_);
 	if (!spec.is_ok())
-		return spec.status();
+		return located("Policy", spec.status());
 	s->spec_ = spec.value();
 	override_from(config, "OrderingPolicy", s->spec_.ordering);
 	override_from(config, "AllocationPolicy", s->spec_.allocation);
@@ -106,17 +114,17 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 	override_from(config, "LoaningPolicy", s->spec_.loaning);
 
 	const SchedulerSpec& sp = s->spec_;
-	Status st = take(registry.make_ordering(sp.ordering, config), s->ordering_);
+	Status st = located("OrderingPolicy", take(registry.make_ordering(sp.ordering, config), s->ordering_));
 	if (st.is_ok())
-		st = take(registry.make_allocation(sp.allocation, config), s->allocation_);
+		st = located("AllocationPolicy", take(registry.make_allocation(sp.allocation, config), s->allocation_));
 	if (st.is_ok())
-		st = take(registry.make_placement(sp.placement, config), s->placement_);
+		st = located("PlacementPolicy", take(registry.make_placement(sp.placement, config), s->placement_));
 	if (st.is_ok())
-		st = take(registry.make_admission(sp.admission, config), s->admission_);
+		st = located("AdmissionPolicy", take(registry.make_admission(sp.admission, config), s->admission_));
 	if (st.is_ok())
-		st = take(registry.make_preemption(sp.preemption, config), s->preemption_);
+		st = located("PreemptionPolicy", take(registry.make_preemption(sp.preemption, config), s->preemption_));
 	if (st.is_ok())
-		st = take(registry.make_loaning(sp.loaning, config), s->loaning_);
+		st = located("LoaningPolicy", take(registry.make_loaning(sp.loaning, config), s->loaning_));
 	if (!st.is_ok())
 		return st;
 	return s;

@@ -1,3 +1,4 @@
+#include <cctype>
 #include "util/csv.h"
 
 #include <cerrno>
@@ -76,6 +77,9 @@ bool parse_number(const std::string& text, double& out)
 {
 	if (text.empty())
 		return false;
+	// Decimal only: strtod would also read hexadecimal ("0x10") and leading blanks.
+	if (text.find_first_of("xXpP") != std::string::npos || std::isspace(static_cast<unsigned char>(text[0])))
+		return false;
 	char* end = nullptr;
 	errno = 0;
 	out = std::strtod(text.c_str(), &end);
@@ -85,6 +89,8 @@ bool parse_number(const std::string& text, double& out)
 bool parse_integer(const std::string& text, long long& out)
 {
 	if (text.empty())
+		return false;
+	if (std::isspace(static_cast<unsigned char>(text[0])))
 		return false;
 	char* end = nullptr;
 	errno = 0;

@@ -1,4 +1,5 @@
 // dlsched-sim: replay a workload on a described GPU cluster with dlsched's schedulers (dlsched-sim(1)).
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "generator.h"
 #include "metrics.h"
 #include "policy/scheduler.h"
+#include "util/csv.h"
 #include "workload/workload.h"
 
 using namespace dlsched;
@@ -46,7 +48,7 @@ const char kUsage[] =
         "  --restart-cost S       seconds lost per restart or resize (default 0)\n"
         "  --skip-bad-lines       skip malformed workload lines (their count is printed)\n"
         "  --drop-unrunnable      leave out jobs no eligible nodes can hold (else an error)\n"
-        "  --progress / --quiet   progress on stderr (default: when stderr is a terminal)\n";
+        "  --progress / --quiet   progress on stderr (default: on a terminal, or every 10 s after 3 s)\n";
 
 struct Options {
 	std::string command;
@@ -63,6 +65,13 @@ struct Options {
 	// generate
 	std::size_t gen_jobs = 0;
 };
+
+std::string fmt_bound(double v)
+{
+	char b[32];
+	std::snprintf(b, sizeof b, "%g", v);
+	return b;
+}
 
 int usage_error(const std::string& msg)
 {
@@ -86,13 +95,6 @@ std::vector<std::string> split(const std::string& s, char sep)
 	return out;
 }
 
-bool to_double(const std::string& s, double& d)
-{
-	char* end = nullptr;
-	d = std::strtod(s.c_str(), &end);
-	return !s.empty() && end == s.c_str() + s.size();
-}
-
 // Parses argv into `o`; returns -1 to go on, or an exit code.
 int parse_args(int argc, char** argv, Options& o)
 {
@@ -111,13 +113,22 @@ int parse_args(int argc, char** argv, Options& o)
 			std::string v;
 			if (!value(v))
 				return usage_error(a + " needs a value");
-			if (!to_double(v, dst) || dst < min || dst > max)
-				return usage_error(a + " '" + v + "' is not a number in [" + std::to_string(min) + ", " +
+			if (!parse_number(v, dst) || !(dst >= min && dst <= max))
+				return usage_error(a + " '" + v + "' is not a number in [" + fmt_bound(min) + ", " +
+				                   fmt_bound(max) + "]");
+			return -1;
+		};
+		auto integer = [&](long long& dst, long long min, long long max) -> int {
+			std::string v;
+			if (!value(v))
+				return usage_error(a + " needs a value");
+			if (!parse_integer(v, dst) || dst < min || dst > max)
+				return usage_error(a + " '" + v + "' is not a whole number in [" + std::to_string(min) + ", " +
 				                   std::to_string(max) + "]");
 			return -1;
 		};
+		long long n = 0;
 		int rc = -1;
-		double d = 0;
 		std::string v;
 		if (a == "-h" || a == "--help") {
 			std::fputs(kUsage, stdout);
@@ -155,8 +166,8 @@ int parse_args(int argc, char** argv, Options& o)
 			if (!value(o.profiles))
 				return usage_error("--profiles needs a directory");
 		} else if (a == "--seed") {
-			rc = number(d, 0, 4294967295.0);
-			o.build.seed = static_cast<std::uint64_t>(d);
+			rc = integer(n, 0, 2147483647);  // the range of the Seed key
+			o.build.seed = static_cast<std::uint64_t>(n);
 			o.seed_given = true;
 		} else if (a == "--elastic-fraction") {
 			rc = number(o.build.elastic_fraction, 0, 1);
@@ -171,11 +182,11 @@ int parse_args(int argc, char** argv, Options& o)
 		} else if (a == "--time-limit-factor") {
 			rc = number(o.build.time_limit_factor, 1, 1000);
 		} else if (a == "--max-jobs") {
-			rc = number(d, 1, 1e9);
-			o.build.max_jobs = static_cast<std::size_t>(d);
+			rc = integer(n, 1, 1000000000);
+			o.build.max_jobs = static_cast<std::size_t>(n);
 		} else if (a == "--jobs") {
-			rc = number(d, 1, 1e8);
-			o.gen_jobs = static_cast<std::size_t>(d);
+			rc = integer(n, 1, 100000000);
+			o.gen_jobs = static_cast<std::size_t>(n);
 		} else if (a == "--restart-cost") {
 			rc = number(o.restart_cost, 0, 86400);
 		} else if (a == "--skip-bad-lines") {
@@ -283,13 +294,19 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 	if (!nodes.is_ok())
 		return fail(nodes.status());
 
-	const bool show_progress = o.progress == 1 || (o.progress == -1 && isatty(STDERR_FILENO));
+	// Progress on stderr: on a terminal a line that rewrites itself (unless --quiet); otherwise, for a
+	// run longer than a few seconds, one line every 10 s (always with --progress).
+	const bool tty = isatty(STDERR_FILENO);
+	const bool show_progress = o.progress != 0;
 	std::vector<RunMetrics> runs;
 	for (const std::string& p : policies) {
 		Config c = base;
-		Status st = c.set("Policy", p, "--policy");
-		if (!st.is_ok())
-			return fail(st);
+		// run without --policy takes Policy= from --config, and errors name that file and line.
+		if (o.command != "run" || !o.policy.empty()) {
+			Status st = c.set("Policy", p, o.command == "run" ? "--policy" : "--policies");
+			if (!st.is_ok())
+				return fail(st);
+		}
 		auto sched = Scheduler::create(c, registry);
 		if (!sched.is_ok())
 			return fail(sched.status());
@@ -298,13 +315,25 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		so.sched_on_events = c.get_bool("SchedOnEvents");
 		so.restart_cost = c.get_double("RestartCost");
 		so.drop_unrunnable = o.drop_unrunnable;
+		const auto started = std::chrono::steady_clock::now();
+		auto last_line = started;
+		bool drew = false;
 		if (show_progress)
-			so.progress = [&p](Seconds t, std::size_t done, std::size_t total) {
-				std::fprintf(stderr, "\r[%s] simulated %s, %zu/%zu jobs done   ", p.c_str(),
-				             human_duration(t).c_str(), done, total);
+			so.progress = [&](Seconds t, std::size_t done, std::size_t total) {
+				const auto now = std::chrono::steady_clock::now();
+				if (tty) {
+					std::fprintf(stderr, "\r[%s] simulated %s, %zu/%zu jobs done   ", p.c_str(),
+					             human_duration(t).c_str(), done, total);
+					drew = true;
+				} else if (now - started > std::chrono::seconds(3) &&
+				           (now - last_line >= std::chrono::seconds(10) || o.progress == 1)) {
+					std::fprintf(stderr, "dlsched-sim: [%s] simulated %s, %zu/%zu jobs done\n", p.c_str(),
+					             human_duration(t).c_str(), done, total);
+					last_line = now;
+				}
 			};
 		auto r = simulate(*workload, models, *nodes, **sched, so);
-		if (show_progress)
+		if (drew)
 			std::fprintf(stderr, "\r%*s\r", 70, "");
 		if (!r.is_ok())
 			return fail(r.status());
@@ -338,6 +367,8 @@ int main(int argc, char** argv)
 	auto config = make_config(o);
 	if (!config.is_ok())
 		return fail(config.status());
+	// Seed= in a --config file seeds the workload builder too (--seed has set both already).
+	o.build.seed = static_cast<std::uint64_t>(config->get_int("Seed"));
 	PolicyRegistry registry;
 	register_builtin_policies(registry);
 	if (o.list_policies)

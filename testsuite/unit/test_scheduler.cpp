@@ -342,12 +342,14 @@ START_TEST(unknown_policy_names_are_errors_listing_known_ones)
 	ck_assert(!s.is_ok());
 	ck_assert_int_eq(static_cast<int>(s.status().code()), static_cast<int>(StatusCode::kNotFound));
 	ck_assert_str_eq(s.status().message().c_str(),
-	                 "unknown ordering policy 'nope' (known: reverse-id, reverse-id-preemptive)");
-	Config c2;
-	ck_assert(c2.set("Policy", "missing", "test").is_ok());
-	auto s2 = Scheduler::create(c2, r);
+	                 "test: OrderingPolicy: unknown ordering policy 'nope' (known: reverse-id, reverse-id-preemptive)");
+	// From a file, the error names the file and line where the name was set.
+	auto c2 = Config::parse("# a comment\nPolicy=missing\n", "dlsched.conf");
+	ck_assert(c2.is_ok());
+	auto s2 = Scheduler::create(c2.value(), r);
 	ck_assert(!s2.is_ok());
-	ck_assert_str_eq(s2.status().message().c_str(), "unknown scheduling policy 'missing' (known: test)");
+	ck_assert_str_eq(s2.status().message().c_str(),
+	                 "dlsched.conf:2: Policy: unknown scheduling policy 'missing' (known: test)");
 }
 END_TEST
 
