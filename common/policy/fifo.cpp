@@ -1,4 +1,5 @@
-// `fifo`: first come, first served by submit time (Slurm's sched/builtin with equal priorities).
+// `fifo`: first come, first served by submit time (Slurm's sched/builtin with equal priorities; the
+// FIFO baseline of Tiresias, Gu et al., NSDI'19, and Gandiva, Xiao et al., OSDI'18).
 #include "policy/builtin_policies.h"
 
 namespace dlsched {

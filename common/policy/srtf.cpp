@@ -1,4 +1,6 @@
-// `srtf`: preemptive shortest remaining time first, with the oracle remaining time (the simulator
+// `srtf`: preemptive shortest remaining time first (SRPT: Schrage, "A proof of the optimality of the
+// shortest remaining processing time discipline", Operations Research 16(3), 1968; the oracle
+// SRTF baseline of Tiresias, Gu et al., NSDI'19), with the oracle remaining time (the simulator
 // knows each job's true length; in Slurm it comes from the runtime predictors). A running job that
 // no longer ranks within capacity is checkpointed and requeued.
 #include "policy/builtin_policies.h"
