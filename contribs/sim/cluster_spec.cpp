@@ -1,5 +1,6 @@
 #include "cluster_spec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -34,7 +35,7 @@ void add_nodes(std::vector<Node>& nodes, long long count, int gpus, const std::s
 
 }  // namespace
 
-Result<std::vector<Node>> parse_cluster_spec(const std::string& spec)
+Result<std::vector<Node>> parse_cluster_spec(const std::string& spec, const std::vector<std::string>& known_gpu_types)
 {
 	std::vector<Node> nodes;
 	long long n = 0, g = 0;
@@ -76,6 +77,13 @@ Result<std::vector<Node>> parse_cluster_spec(const std::string& spec)
 					return parse_error(where + ": Gpus '" + value + "' is not an integer in [1, 64]");
 			} else if (key == "gputype") {
 				type = value;
+				if (!known_gpu_types.empty() &&
+				    std::find(known_gpu_types.begin(), known_gpu_types.end(), type) == known_gpu_types.end()) {
+					std::string known;
+					for (const std::string& k : known_gpu_types)
+						known += (known.empty() ? "" : ", ") + k;
+					return parse_error(where + ": unknown GPU type '" + type + "' (known: " + known + ")");
+				}
 			} else if (key == "partition") {
 				partition = value;
 			} else if (key == "kind") {

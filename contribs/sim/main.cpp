@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -248,6 +249,16 @@ Result<Config> make_config(const Options& o)
 	return c;
 }
 
+// The GPU types the model profiles have speeds for (Gavel's), sorted.
+std::vector<std::string> known_gpu_types(const ModelCatalog& models)
+{
+	std::set<std::string> types;
+	for (int m = 0; m < models.size(); ++m)
+		for (const auto& kv : models.at(m).gpu_speed)
+			types.insert(kv.first);
+	return {types.begin(), types.end()};
+}
+
 int fail(const Status& st)
 {
 	std::fprintf(stderr, "dlsched-sim: %s\n", st.message().c_str());
@@ -290,10 +301,11 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 	if (workload->skipped_lines)
 		std::fprintf(stderr, "dlsched-sim: skipped %zu malformed line(s) of %s\n", workload->skipped_lines,
 		             o.workload.c_str());
-	auto nodes = parse_cluster_spec(o.cluster);
+	auto nodes = parse_cluster_spec(o.cluster, known_gpu_types(models));
 	if (!nodes.is_ok())
 		return fail(nodes.status());
 
+	const std::vector<double> bound = bound_runtimes(*workload, models, *nodes);
 	// Progress on stderr: on a terminal a line that rewrites itself (unless --quiet); otherwise, for a
 	// run longer than a few seconds, one line every 10 s (always with --progress).
 	const bool tty = isatty(STDERR_FILENO);
@@ -339,7 +351,7 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 			return fail(r.status());
 		if (r->dropped)
 			std::fprintf(stderr, "dlsched-sim: dropped %zu job(s) no eligible nodes can hold\n", r->dropped);
-		runs.push_back(compute_metrics(p, *r, *workload));
+		runs.push_back(compute_metrics(p, *r, *workload, bound));
 	}
 	std::fputs(format_table(runs).c_str(), stdout);
 	if (!o.json.empty()) {

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <numeric>
+
+#include "policy/free_map.h"
 
 namespace dlsched::sim {
 
@@ -17,7 +21,60 @@ double percentile(std::vector<double> v, double p)
 	return v[rank - 1];
 }
 
-RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const Workload& w)
+std::vector<double> bound_runtimes(const Workload& w, const ModelCatalog& models, const std::vector<Node>& nodes)
+{
+	std::vector<Node> empty = nodes;
+	for (std::size_t k = 0; k < empty.size(); ++k) {
+		empty[k].index = static_cast<NodeIndex>(k);
+		empty[k].gpus_free = empty[k].gpus_total;
+	}
+	ClusterView view;
+	view.nodes = Span<const Node>(empty.data(), empty.size());
+	view.models = &models;
+	const FreeMap free(view);
+	std::vector<double> out;
+	out.reserve(w.jobs.size());
+	for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+		const Job& j = w.jobs[i];
+		// Eligible nodes, grouped by GPU type (one group "*" of all of them for a mixed placement).
+		std::map<std::string, std::vector<int>> by_type;
+		for (const Node& n : view.nodes) {
+			if (!free.eligible(j, n.index))
+				continue;
+			by_type[n.gpu_type].push_back(n.gpus_total);
+			by_type["*"].push_back(n.gpus_total);
+		}
+		double best_rate = 0;
+		for (auto& [type, sizes] : by_type) {
+			std::sort(sizes.begin(), sizes.end(), std::greater<int>());
+			int got = 0, used = 0;
+			for (int g : sizes) {
+				if (got >= j.gpus_requested)
+					break;
+				got += g;
+				++used;
+			}
+			if (got < j.gpus_requested)
+				continue;
+			double type_speed = 0;
+			if (type == "*") {
+				type_speed = 1e300;
+				for (const Node& n : view.nodes)
+					if (free.eligible(j, n.index))
+						type_speed = std::min(type_speed, models.gpu_speed(j.model, n.gpu_type));
+			} else {
+				type_speed = models.gpu_speed(j.model, type);
+			}
+			best_rate = std::max(best_rate, models.speedup(j.model, j.gpus_requested, used) * type_speed);
+		}
+		// A job no node set can hold keeps the trace's own runtime (such jobs are errors or dropped).
+		out.push_back(best_rate > 0 ? j.epochs_total * j.epoch_time_1gpu / best_rate : w.trace_runtime_s[i]);
+	}
+	return out;
+}
+
+RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const Workload& w,
+                           const std::vector<double>& bound_s)
 {
 	RunMetrics m;
 	m.policy = policy;
@@ -55,7 +112,7 @@ RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const 
 	// The bound over the jobs that ran (dropped ones excluded), by job id.
 	double bound = 0;
 	for (const JobOutcome& o : r.jobs)
-		bound += w.trace_runtime_s[o.id - 1];
+		bound += bound_s.empty() ? w.trace_runtime_s[o.id - 1] : bound_s[o.id - 1];
 	m.bound_avg_jct_s = r.jobs.empty() ? 0 : bound / static_cast<double>(r.jobs.size());
 	m.cycles = r.cycles;
 	m.dropped = r.dropped;

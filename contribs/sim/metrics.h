@@ -31,7 +31,15 @@ struct RunMetrics {
 // Nearest-rank percentile of `v` (copied and sorted); 0 for an empty vector.
 double percentile(std::vector<double> v, double p);
 
-RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const Workload& w);
+// The physical limit of each job (by job id - 1): its runtime alone on the empty cluster `nodes` at
+// its requested GPUs, on the fewest eligible nodes of the fastest GPU type that can hold it (a
+// mixed placement runs at its slowest GPU). The workload's own trace_runtime_s assumes 8-GPU nodes
+// of the reference GPU; this follows the cluster simulated.
+std::vector<double> bound_runtimes(const Workload& w, const ModelCatalog& models, const std::vector<Node>& nodes);
+
+// `bound`: bound_runtimes() of the same workload and cluster (empty: the workload's trace runtimes).
+RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const Workload& w,
+                           const std::vector<double>& bound = {});
 
 json::Value to_json(const RunMetrics& m);
 // One table, the ratio column against the first run.

@@ -44,6 +44,18 @@ run compare --workload "$data/one-elastic.csv" --cluster 1x4 --policies optimus,
 	$check "$tmp/4.json" 1 avg_jct_s=400 &&
 	ok "elastic optimus" || ko "elastic optimus: $(cat "$tmp/err")"
 
+# 4b. The bound follows the cluster: the same job rigid at 1 GPU on one K80 runs
+#     400 x 17.9949 / 1.80653 = 3984.412104974731 s (Gavel: ResNet-18 at 17.9949 samples/s on a V100,
+#     1.80653 on a K80), and that is its bound too (slowdown 1). On 2x4 GPUs an 8-GPU job's bound is
+#     its runtime over two nodes, not the 8-GPU-node figure of the trace.
+run run --workload "$data/one-elastic.csv" --cluster "$data/one-k80.conf" --policy fifo --json "$tmp/4b.json" &&
+	$check "$tmp/4b.json" 0 avg_jct_s=3984.412104974731 bound_avg_jct_s=3984.412104974731 &&
+	ok "bound on a K80 cluster" || ko "bound on a K80 cluster: $(cat "$tmp/err")"
+printf 'Nodes=1 Gpus=1 GpuType=h200\n' >"$tmp/h200.conf"
+run run --workload "$data/one-elastic.csv" --cluster "$tmp/h200.conf" --policy fifo
+[ $? -ne 0 ] && grep -q "h200.conf:1: unknown GPU type 'h200' (known: k80, p100, v100)" "$tmp/err" &&
+	ok "unknown GPU type is an error naming file:line" || ko "unknown GPU type: $(cat "$tmp/err")"
+
 # 5. Same trace, seed and policy: the same JSON (decision latencies aside).
 philly="$top/contribs/traces/philly/philly_2017-10-02_100.csv"
 strip() { grep -v decision_ms "$1"; }
