@@ -84,7 +84,7 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 		} else {
 			j.model = models.find(t.model);
 			if (j.model < 0)
-				return parse_error(t.where + ": unknown model '" + t.model + "' (known: " +
+				return parse_error((t.model_where.empty() ? t.where : t.model_where) + ": unknown model '" + t.model + "' (known: " +
 				                   known_models(models) + ")");
 		}
 		const int nodes = (t.gpus + per_node - 1) / per_node;

@@ -30,6 +30,8 @@ public:
 	Status number(const std::string& col, double& out, bool allow_empty, double min_value) const;
 	Status integer(const std::string& col, long long& out, bool allow_empty, long long min_value) const;
 	std::string where() const { return csv_.source() + ":" + std::to_string(csv_.line()); }
+	// "file:line:column: " of the column's field in the current record (column 1 if it is absent).
+	std::string where_of(const std::string& col) const { return at(col); }
 
 private:
 	std::string at(const std::string& col) const;

@@ -1,4 +1,5 @@
 // load_workload(): format detection and the readers, then the builder.
+#include <algorithm>
 #include <fstream>
 
 #include "workload/trace.h"
@@ -94,6 +95,15 @@ Result<Workload> load_workload(const std::string& path, const ReadOptions& read,
 	}
 	if (!st.is_ok())
 		return st;
+	// A job naming a model the profiles do not have is a bad line like any other: skipped and
+	// counted with skip_bad_lines, otherwise the builder's error (file:line:column).
+	if (read.skip_bad_lines) {
+		const std::size_t before = trace.jobs.size();
+		trace.jobs.erase(std::remove_if(trace.jobs.begin(), trace.jobs.end(),
+		                                [&](const TraceJob& t) { return !t.model.empty() && models.find(t.model) < 0; }),
+		                 trace.jobs.end());
+		trace.skipped_lines += before - trace.jobs.size();
+	}
 	Workload w;
 	w.source = path;
 	w.format = f;

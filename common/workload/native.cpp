@@ -26,17 +26,26 @@ std::string show(double v)
 }
 
 // Checks what both syntaxes share: GPU range, and a way to know the job's length.
-Status check_job(const TraceJob& j, const std::string& where)
+// `where(field)`: "file:line:column: " of a field (its column, or the line's start).
+template <typename Where>
+Status check_job(const TraceJob& j, const Where& where)
 {
 	if (j.min_gpus && j.min_gpus > j.gpus)
-		return parse_error(where + ": min_gpus " + std::to_string(j.min_gpus) + " is above gpus " +
+		return parse_error(where("min_gpus") + "min_gpus " + std::to_string(j.min_gpus) + " is above gpus " +
 		                   std::to_string(j.gpus));
 	if (j.max_gpus && j.max_gpus < j.gpus)
-		return parse_error(where + ": max_gpus " + std::to_string(j.max_gpus) + " is below gpus " +
+		return parse_error(where("max_gpus") + "max_gpus " + std::to_string(j.max_gpus) + " is below gpus " +
 		                   std::to_string(j.gpus));
 	if (j.epoch_s <= 0 && j.duration_s <= 0)
-		return parse_error(where + ": neither epoch_s nor duration_s is given (one says how long the job runs)");
+		return parse_error(where("") + "neither epoch_s nor duration_s is given (one says how long the job runs)");
 	return Status::ok();
+}
+
+// The 1-based column where `"key"` starts in a JSON line (1 when it is not found).
+std::size_t key_column(const std::string& line, const std::string& key)
+{
+	const std::size_t p = line.find("\"" + key + "\"");
+	return p == std::string::npos ? 1 : p + 1;
 }
 
 }  // namespace
@@ -74,13 +83,13 @@ Status read_native_csv(std::istream& in, const std::string& source, const ReadOp
 		if (err.is_ok())
 			err = cols.number("time_limit_s", j.time_limit_s, true, 1e-9);
 		if (err.is_ok() && cols.text("model").empty())
-			err = parse_error(cols.where() + ": model is empty");
+			err = parse_error(cols.where_of("model") + "model is empty");
 		j.id = id;
 		j.gpus = static_cast<int>(gpus);
 		j.min_gpus = static_cast<int>(mn);
 		j.max_gpus = static_cast<int>(mx);
 		if (err.is_ok())
-			err = check_job(j, cols.where());
+			err = check_job(j, [&cols](const std::string& f) { return cols.where_of(f.empty() ? "epoch_s" : f); });
 		if (!err.is_ok()) {
 			if (!opt.skip_bad_lines)
 				return err;
@@ -92,6 +101,8 @@ Status read_native_csv(std::istream& in, const std::string& source, const ReadOp
 		j.partition = cols.text("partition");
 		j.user = cols.text("user").empty() ? "user" : cols.text("user");
 		j.where = cols.where();
+		j.model_where = cols.where_of("model");
+		j.model_where.resize(j.model_where.size() - 2);  // no ": "
 		out.jobs.push_back(std::move(j));
 	}
 	return Status::ok();
@@ -107,6 +118,10 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 		if (line.find_first_not_of(" \t\r") == std::string::npos)
 			continue;
 		const std::string where = source + ":" + std::to_string(line_no);
+		// "file:line:column: " of a key (the line's start for a key that is absent).
+		auto at = [&](const std::string& key) {
+			return where + ":" + std::to_string(key.empty() ? 1 : key_column(line, key)) + ": ";
+		};
 		TraceJob j;
 		Status err;
 		auto parsed = json::Value::parse(line, where);
@@ -122,14 +137,14 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 			const json::Value& o = parsed.value();
 			for (const std::string& k : o.keys())
 				if (std::find(kColumns.begin(), kColumns.end(), k) == kColumns.end() && err.is_ok())
-					err = parse_error(where + ": unknown key '" + k + "'");
+					err = parse_error(at(k) + "unknown key '" + k + "'");
 			// The key's value when present; a missing required key sets `err`.
 			auto field = [&](const char* key, bool required) -> json::Value {
 				json::Value v = o.get(key);
 				if (v.is_valid() && !v.is_null())
 					return v;
 				if (required && err.is_ok())
-					err = parse_error(where + ": missing required key '" + key + "'");
+					err = parse_error(at("") + "missing required key '" + key + "'");
 				return json::Value();
 			};
 			auto num = [&](const char* key, double& dst, bool required, double min_value) {
@@ -138,9 +153,9 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 					return;
 				auto d = v.as_number();
 				if (!d)
-					err = parse_error(where + ": " + key + " is not a number");
+					err = parse_error(at(key) + key + " is not a number");
 				else if (*d < min_value)
-					err = parse_error(where + ": " + key + " must be at least " + show(min_value));
+					err = parse_error(at(key) + key + " must be at least " + show(min_value));
 				else
 					dst = *d;
 			};
@@ -150,7 +165,7 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 					return;
 				auto t = v.as_string();
 				if (!t)
-					err = parse_error(where + ": " + key + " is not a string");
+					err = parse_error(at(key) + key + " is not a string");
 				else
 					dst = *t;
 			};
@@ -169,15 +184,16 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 			str("qos", j.qos, false);
 			str("partition", j.partition, false);
 			str("user", j.user, false);
-			for (double v : {id, gpus, mn, mx})
+			const std::pair<const char*, double> ints[] = {{"id", id}, {"gpus", gpus}, {"min_gpus", mn}, {"max_gpus", mx}};
+			for (const auto& [key, v] : ints)
 				if (err.is_ok() && v != std::floor(v))
-					err = parse_error(where + ": id and GPU counts must be integers");
+					err = parse_error(at(key) + key + " must be an integer");
 			j.id = static_cast<long long>(id);
 			j.gpus = static_cast<int>(gpus);
 			j.min_gpus = static_cast<int>(mn);
 			j.max_gpus = static_cast<int>(mx);
 			if (err.is_ok())
-				err = check_job(j, where);
+				err = check_job(j, at);
 		}
 		if (!err.is_ok()) {
 			if (!opt.skip_bad_lines)
@@ -188,6 +204,7 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 		if (j.user.empty())
 			j.user = "user";
 		j.where = where;
+		j.model_where = where + ":" + std::to_string(key_column(line, "model"));
 		out.jobs.push_back(std::move(j));
 	}
 	return Status::ok();

@@ -23,7 +23,7 @@ Status read_pollux(std::istream& in, const std::string& source, const ReadOption
 		if (err.is_ok())
 			err = cols.integer("num_replicas", gpus, false, 1);
 		if (err.is_ok() && cols.text("application").empty())
-			err = parse_error(cols.where() + ": application is empty");
+			err = parse_error(cols.where_of("application") + "application is empty");
 		if (!err.is_ok()) {
 			if (!opt.skip_bad_lines)
 				return err;
@@ -34,6 +34,8 @@ Status read_pollux(std::istream& in, const std::string& source, const ReadOption
 		j.model = cols.text("application");
 		j.user = "pollux";
 		j.where = cols.where();
+		j.model_where = cols.where_of("application");
+		j.model_where.resize(j.model_where.size() - 2);  // no ": "
 		out.jobs.push_back(std::move(j));
 	}
 	return Status::ok();

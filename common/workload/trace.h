@@ -29,6 +29,7 @@ struct TraceJob {
 	std::string partition;
 	std::string user;
 	std::string where;          // "file:line" for the builder's error messages
+	std::string model_where;    // "file:line:column" of the model field (empty: where)
 };
 
 struct TraceReadResult {

@@ -119,12 +119,28 @@ START_TEST(bad_lines_are_errors_or_counted_when_skipped)
 	ck_assert(w.is_ok());
 	ck_assert_uint_eq(w->jobs.size(), 2);
 	ck_assert_uint_eq(w->skipped_lines, 1);
-	expect_error("native_nolength.csv", "2: neither epoch_s nor duration_s is given (one says how long the job runs)");
+	// A missing length has no field to point at: the line's first column.
+	expect_error("native_nolength.csv", "2:1: neither epoch_s nor duration_s is given (one says how long the job runs)");
 	expect_error("native_bad.csv", "1:36: unknown column 'colour' (known: id, submit_s, gpus, min_gpus, max_gpus, "
 	                               "model, epochs, epoch_s, duration_s, deadline_s, time_limit_s, qos, partition, "
 	                               "user, name)");
-	expect_error("native_bad.jsonl", "2: unknown model 'nosuchmodel' (known: bert, cifar10, deepspeech2, imagenet, "
+	// The unknown model's column is where its key starts in the JSON line.
+	expect_error("native_bad.jsonl", "2:28: unknown model 'nosuchmodel' (known: bert, cifar10, deepspeech2, imagenet, "
 	                                 "ncf, yolov3)");
+	// ... and with skip_bad_lines it is skipped and counted like any bad line.
+	auto unknown = load("native_bad.jsonl", {}, skip);
+	ck_assert(unknown.is_ok());
+	ck_assert_uint_eq(unknown->jobs.size(), 1);
+	ck_assert_uint_eq(unknown->skipped_lines, 1);
+	// Pollux: a GPU count that is not a number (column 17), then an empty application (column 11).
+	expect_error("pollux_bad.csv", "3:17: num_replicas 'four' is not an integer");
+	auto pollux = load("pollux_bad.csv", {}, skip);
+	ck_assert(pollux.is_ok());
+	ck_assert_uint_eq(pollux->jobs.size(), 1);
+	ck_assert_uint_eq(pollux->skipped_lines, 2);
+	// CSV structure: an unterminated quote, a record shorter than the header.
+	expect_error("native_quote.csv", "3:5: unterminated quoted field");
+	expect_error("native_fields.csv", "3:9: expected 5 fields as in the header, found 4");
 	expect_error("native_syntax.jsonl", "2:25: unexpected token near ','");
 	auto missing = load_workload("/nonexistent.csv", {}, {}, catalog());
 	ck_assert(!missing.is_ok());
