@@ -4,7 +4,12 @@ EXTRA_DIST += testsuite/check-layering.sh
 
 if HAVE_CHECK
 include testsuite/unit/local.mk
+else
+# Without Check the unit tests cannot be built: a failing test says so, rather than a check that
+# passes with them missing.
+TESTS += testsuite/unit/no-check.sh
 endif
+EXTRA_DIST += testsuite/unit/no-check.sh
 include testsuite/sim/local.mk
 
 # A real local Slurm cluster (skips where Slurm, munge or MariaDB are not installed, or not root).

@@ -56,6 +56,19 @@ run run --workload "$data/one-elastic.csv" --cluster "$tmp/h200.conf" --policy f
 [ $? -ne 0 ] && grep -q "h200.conf:1: unknown GPU type 'h200' (known: k80, p100, v100)" "$tmp/err" &&
 	ok "unknown GPU type is an error naming file:line" || ko "unknown GPU type: $(cat "$tmp/err")"
 
+# 4c. --skip-bad-lines: the bad line (an unknown model) is skipped and counted on stderr.
+"$sim" run --workload "$top/testsuite/data/native_bad.jsonl" --cluster 1x8 --policy fifo --skip-bad-lines \
+	--json "$tmp/4c.json" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q "skipped 1 malformed line(s) of .*native_bad.jsonl" "$tmp/err" && $check "$tmp/4c.json" 0 jobs=1 &&
+	ok "--skip-bad-lines counts" || ko "--skip-bad-lines: $(cat "$tmp/err")"
+# 4d. The JSON contract: every key of the fixed list, in every run.
+python3 -c 'import json, sys
+keys = {"policy", "jobs", "avg_jct_s", "p50_jct_s", "p95_jct_s", "p99_jct_s", "avg_queue_s", "makespan_s", "gpu_util",
+        "deadline_met_rate", "preemptions", "lost_gpu_s", "decision_ms_p50", "decision_ms_p99", "bound_avg_jct_s"}
+runs = json.load(open(sys.argv[1]))["runs"]
+sys.exit(0 if len(runs) == 2 and all(keys <= set(r) for r in runs) else 1)' "$tmp/4.json" &&
+	ok "JSON has every contract key" || ko "JSON keys: $(cat "$tmp/4.json")"
+
 # 5. Same trace, seed and policy: the same JSON (decision latencies aside).
 philly="$top/contribs/traces/philly/philly_2017-10-02_100.csv"
 strip() { grep -v decision_ms "$1"; }
