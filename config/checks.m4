@@ -49,8 +49,16 @@ AC_ARG_WITH([slurm-build],
   [AS_HELP_STRING([--with-slurm-build=DIR], [build directory where Slurm's configure ran (default: the source tree)])],
   [slurm_build="$withval"], [slurm_build="$slurm_src"])
 AC_ARG_WITH([slurm-plugindir],
-  [AS_HELP_STRING([--with-slurm-plugindir=DIR], [where to install plugins (default: LIBDIR/slurm-wlm)])],
-  [slurm_plugindir="$withval"], [slurm_plugindir='${libdir}/slurm-wlm'])
+  [AS_HELP_STRING([--with-slurm-plugindir=DIR], [where to install plugins (default: the directory of the installed Slurm's plugins, e.g. /usr/lib/x86_64-linux-gnu/slurm-wlm on Debian; else LIBDIR/slurm-wlm)])],
+  [slurm_plugindir="$withval"], [slurm_plugindir=""])
+if test -z "$slurm_plugindir"; then
+  dnl Where slurmctld looks by default: next to Slurm's own plugins (Debian: /usr/lib/<multiarch>/slurm-wlm).
+  slurm_multiarch=`$CC -print-multiarch 2>/dev/null`
+  for d in ${slurm_multiarch:+/usr/lib/$slurm_multiarch/slurm-wlm} /usr/lib64/slurm /usr/lib/slurm; do
+    if test -f "$d/select_cons_tres.so"; then slurm_plugindir="$d"; break; fi
+  done
+  test -n "$slurm_plugindir" || slurm_plugindir='${libdir}/slurm-wlm'
+fi
 AC_SUBST([slurm_plugindir])
 have_slurm_src=no
 slurm_src_note="not given (--with-slurm-source=DIR; scripts/get-slurm-source prepares one): controller plugins are not built"

@@ -72,5 +72,8 @@ plugins-local: $(slurmplugin_LTLIBRARIES)
 		cp --remove-destination $$so plugins/lib/; \
 	done
 all-local: plugins-local
+# Slurm loads the .so files; libtool's .la files have no use in its plugin directory.
+install-data-hook:
+	@for p in $(slurmplugin_LTLIBRARIES); do rm -f "$(DESTDIR)$(slurmplugindir)/$$(basename $$p)"; done
 CLEANFILES += plugins/lib/*.so
 endif

@@ -25,6 +25,8 @@ typedef struct {
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static dls_entry_t *table = NULL;	/* sorted by job_id */
 static size_t table_cnt = 0;
+/* The plan's first ranks: the jobs it starts, then as many as it frees room for by preempting. */
+static uint32_t front_cnt = 0;
 static uint64_t cycles = 0, fallbacks = 0;
 
 static pthread_t thread_id;
@@ -69,7 +71,7 @@ static void _cycle(dlsched_scheduler_t *sched)
 	dlsched_error_t err;
 	dls_entry_t *t;
 	size_t n, order_cnt = 0, victims = 0;
-	uint32_t rank = 0;
+	uint32_t rank = 0, starts = 0;
 	const uint32_t *order;
 	dlsched_action_t a;
 
@@ -97,8 +99,10 @@ static void _cycle(dlsched_scheduler_t *sched)
 	for (size_t i = 0; i < dlsched_decisions_count(d); i++) {
 		if (dlsched_decisions_get(d, i, &a, NULL) != DLSCHED_OK)
 			continue;
-		if (a.kind == DLSCHED_START)
+		if (a.kind == DLSCHED_START) {
 			_set(t, n, a.job_id, false, rank++);
+			starts++;
+		}
 		else if (a.kind == DLSCHED_REQUEUE || a.kind == DLSCHED_RESIZE)
 			_set(t, n, a.job_id, true, (uint32_t) victims++);
 	}
@@ -112,6 +116,7 @@ static void _cycle(dlsched_scheduler_t *sched)
 	xfree(table);
 	table = t;
 	table_cnt = n;
+	front_cnt = starts + (uint32_t) victims;
 	slurm_mutex_unlock(&table_lock);
 }
 
@@ -124,11 +129,15 @@ static void *_agent(void *arg)
 	for (;;) {
 		struct timespec ts;
 		struct timeval now;
+		bool reload;
 
-		if (!sched || reconfig) {
+		slurm_mutex_lock(&term_lock);
+		reload = !sched || reconfig;
+		reconfig = false;
+		slurm_mutex_unlock(&term_lock);
+		if (reload) {
 			if (sched)
 				dlsched_scheduler_destroy(sched);
-			reconfig = false;
 			sched = dls_scheduler_load(plugin_name_ptr, NULL);
 			interval = dls_config_double(sched, "SchedInterval", 60);
 		}
@@ -213,6 +222,17 @@ extern bool dls_advisor_victim(uint32_t job_id, uint32_t *position)
 		*position = e->victim;
 		found = true;
 	}
+	slurm_mutex_unlock(&table_lock);
+	return found;
+}
+
+extern bool dls_advisor_front(uint32_t job_id)
+{
+	dls_entry_t *e;
+	bool found;
+
+	slurm_mutex_lock(&table_lock);
+	found = (e = _find(job_id)) && e->rank != UINT32_MAX && e->rank < front_cnt;
 	slurm_mutex_unlock(&table_lock);
 	return found;
 }

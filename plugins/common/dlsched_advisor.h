@@ -28,6 +28,9 @@ extern void dls_advisor_reconfig(void);
 extern bool dls_advisor_rank(uint32_t job_id, uint32_t *rank);
 /* Victim position of a running job chosen by the Preemption policy (0 = first). */
 extern bool dls_advisor_victim(uint32_t job_id, uint32_t *position);
+/* True when the latest cycle ranked the job among those its victims make room for (the jobs it
+ * starts, then one per victim): only these may preempt. */
+extern bool dls_advisor_front(uint32_t job_id);
 /* Cycles run and cycles that fell back to Slurm, for logs and tests. */
 extern void dls_advisor_counts(uint64_t *cycles, uint64_t *fallbacks);
 

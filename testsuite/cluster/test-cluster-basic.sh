@@ -90,10 +90,16 @@ rm -f "$dir.rep-err"
 [ $? -eq 1 ] && grep -q "port $port is busy" "$dir.err" && ok "busy port named" || ko "busy port: $(cat "$dir.err")"
 rm -rf "$dir.other"
 
+# A job still running at `down`: its step daemon and its own processes must go too.
+jl=$(sbatch --parsable -o /dev/null --wrap 'sleep 100000')
+for t in $(seq 1 20); do
+	[ "$(squeue -h -j "$jl" -o %T)" = RUNNING ] && break
+	sleep 0.5
+done
 "$tool" down --dir "$dir" >"$dir.down" 2>&1 && ok "$(cat "$dir.down")" || ko "down"
 sleep 0.5
-# This cluster's processes name its directory in their command line or (slurmdbd, slurmstepd) in
-# their environment; other clusters on the machine are not ours to judge.
+# This cluster's processes name its directory in their command line or (slurmdbd, slurmstepd, the
+# job's `sleep`) in their environment; other clusters on the machine are not ours to judge.
 unset SLURM_CONF
 left=""
 for p in /proc/[0-9]*; do

@@ -3,7 +3,8 @@
  *  Preemption policy (PreemptionPolicy= in dlsched.conf).
  *
  *  A running job may be preempted only if the latest dlsched cycle chose it as
- *  a victim (advisor thread, dlsched_advisor.c); candidates are offered to
+ *  a victim (advisor thread, dlsched_advisor.c), and only by a job that cycle
+ *  ranked among those the victims make room for; candidates are offered to
  *  Slurm in the policy's order. A policy that never preempts (fifo, or
  *  PreemptionPolicy=none) therefore preempts nothing. With no dlsched.conf
  *  nothing is preemptable: Slurm's scheduling goes on without preemption.
@@ -51,7 +52,10 @@ extern bool preempt_p_preemptable(job_record_t *preemptee, job_record_t *preempt
 
 	if (!preemptee || !preemptor || preemptee == preemptor)
 		return false;
-	return IS_JOB_RUNNING(preemptee) && dls_advisor_victim(preemptee->job_id, &pos);
+	/* The victim was chosen to make room for the plan's front jobs, not for any waiting job that
+	 * backfill happens to try. */
+	return IS_JOB_RUNNING(preemptee) && dls_advisor_victim(preemptee->job_id, &pos) &&
+	       dls_advisor_front(preemptor->job_id);
 }
 
 extern int preempt_p_get_data(job_record_t *job_ptr, slurm_preempt_data_type_t data_type, void *data)

@@ -336,6 +336,33 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 		last_job_update = now;
 }
 
+/*
+ * While dlsched cannot decide, Slurm's own order stands: pending jobs that still carry a dlsched
+ * priority get the one Slurm's priority plugin gives (set_job_prio), in job_list order, which is
+ * submission order. Takes the job write lock itself; returns how many jobs it changed.
+ */
+static int _restore_slurm_priorities(void)
+{
+	slurmctld_lock_t write_lock = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+	ListIterator it;
+	job_record_t *job_ptr;
+	int n = 0;
+
+	lock_slurmctld(write_lock);
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 || job_ptr->priority < DLS_PRIO_FLOOR)
+			continue;
+		set_job_prio(job_ptr);	/* only the priority field changes */
+		n++;
+	}
+	list_iterator_destroy(it);
+	if (n)
+		last_job_update = time(NULL);
+	unlock_slurmctld(write_lock);
+	return n;
+}
+
 static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 {
 	/* The lock sets are Slurm's own: read everything for the snapshot; what job updates take
@@ -347,7 +374,7 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	dls_snapshot_t *snap;
 	dlsched_decisions_t *d = NULL;
 	dlsched_error_t err;
-	int rc;
+	int rc, n_restored;
 
 	lock_slurmctld(read_lock);
 	snap = dls_snapshot_take(now, cycle);
@@ -364,6 +391,9 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 		snprintf(stats.last_error, sizeof(stats.last_error), "cycle %" PRIu64 ": %s", cycle, err.message);
 		error("sched/dlsched: cycle %" PRIu64 " cannot decide (%s); Slurm's own order stands this cycle",
 		      cycle, err.message);
+		n_restored = _restore_slurm_priorities();
+		if (n_restored)
+			info("sched/dlsched: %d pending job(s) back at Slurm's own priority", n_restored);
 	} else {
 		lock_slurmctld(write_lock);
 		_apply(d, time(NULL));
@@ -392,19 +422,31 @@ static void *_sched_agent(void *arg)
 	for (;;) {
 		struct timespec ts;
 		struct timeval now;
+		bool reload;
 
-		if (!sched || reconfig) {
+		slurm_mutex_lock(&term_lock);
+		reload = !sched || reconfig;
+		reconfig = false;
+		slurm_mutex_unlock(&term_lock);
+		if (reload) {
+			bool had = sched != NULL;
+
 			if (sched)
 				dlsched_scheduler_destroy(sched);
-			reconfig = false;
 			sched = dls_scheduler_load(plugin_type, NULL);
 			interval = dls_config_double(sched, "SchedInterval", 60);
 			stats.describe[0] = '\0';
 			if (sched)
 				(void) dlsched_scheduler_describe(sched, stats.describe, sizeof(stats.describe));
-			else
+			else {
+				int n;
+
 				snprintf(stats.describe, sizeof(stats.describe),
 					 "none (dlsched.conf missing or invalid: Slurm decides)");
+				/* Once, when dlsched stops deciding: Slurm's order, not dlsched's last. */
+				if (had && (n = _restore_slurm_priorities()))
+					info("sched/dlsched: %d pending job(s) back at Slurm's own priority", n);
+			}
 		}
 		if (sched)
 			_cycle(sched, ++cycle);
