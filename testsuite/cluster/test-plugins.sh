@@ -110,7 +110,20 @@ grep -q "signal .*: checkpoint at epoch" "$dir/out/$long.out" && grep -q "from e
 	ok "preempted job checkpointed and resumed from its checkpoint" || ko "no checkpoint/resume in $(cat "$dir/out/$long.out" 2>/dev/null)"
 
 # ---- bad configuration and missing profiles: logged, Slurm carries on ----
+# A job waiting behind two busy nodes holds a dlsched priority (above priority/basic's range,
+# 0xffff0000); once dlsched.conf is bad, it is back at Slurm's own.
+x1=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n1 --wrap 'sleep 30')
+x2=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n2 --wrap 'sleep 30')
+pj=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 60)" --wrap 'true')
+sleep 3
+prio_before=$(squeue -h -j "$pj" -o %Q)
 conf Policy=srtf SchedIntervall=1
+prio_after=$(squeue -h -j "$pj" -o %Q)
+[ "${prio_before:-0}" -gt 4294901760 ] 2>/dev/null && [ "${prio_after:-0}" -gt 0 ] 2>/dev/null &&
+	[ "$prio_after" -le 4294901760 ] && grep -q "back at Slurm's own priority" "$log" &&
+	ok "bad dlsched.conf: the waiting job is back at Slurm's priority ($prio_before -> $prio_after)" ||
+	ko "priority under fallback: $prio_before -> $prio_after"
+scancel "$x1" "$x2" "$pj"
 grep -q "dlsched.conf:2: unknown key 'SchedIntervall'" "$log" && ok "bad dlsched.conf logged with file:line" || ko "bad key not logged"
 j=$(sbatch --parsable -o /dev/null --gres=gpu:1 --wrap 'true')
 wait_done 30 $j && [ "$(sacct -n -X -P -o State -j $j | tail -n1)" = COMPLETED ] && ok "jobs still run with a bad dlsched.conf" || ko "job $j did not complete under fallback"
