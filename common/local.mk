@@ -11,3 +11,4 @@ include common/config/local.mk
 include common/json/local.mk
 include common/workload/local.mk
 include common/capi/local.mk
+include common/profiledb/local.mk

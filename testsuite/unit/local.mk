@@ -9,3 +9,4 @@ include testsuite/unit/config.mk
 include testsuite/unit/workload.mk
 include testsuite/unit/capi.mk
 include testsuite/unit/scheduler.mk
+include testsuite/unit/profiledb.mk

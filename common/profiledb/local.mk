@@ -1,0 +1,5 @@
+common_libdlsched_la_SOURCES += \
+	common/profiledb/sqlite.h \
+	common/profiledb/sqlite.cpp \
+	common/profiledb/profile_db.h \
+	common/profiledb/profile_db.cpp

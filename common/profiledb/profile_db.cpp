@@ -1,0 +1,474 @@
+#include "profiledb/profile_db.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace dlsched::db {
+
+namespace {
+
+// Schema steps: kSteps[i] takes a database from version i to version i + 1. Never edit a released
+// step; add one.
+const char* const kSteps[] = {
+        // 1: jobs, their epochs and their checkpoints.
+        "CREATE TABLE jobs ("
+        "  cluster TEXT NOT NULL DEFAULT '',"
+        "  job_id INTEGER NOT NULL,"
+        "  user TEXT NOT NULL DEFAULT '',"
+        "  model TEXT NOT NULL DEFAULT '',"
+        "  gpus INTEGER NOT NULL CHECK (gpus >= 0),"
+        "  nodes INTEGER NOT NULL DEFAULT 1 CHECK (nodes >= 1),"
+        "  epochs_total REAL NOT NULL DEFAULT 0,"
+        "  submit_s REAL NOT NULL DEFAULT 0,"
+        "  start_s REAL NOT NULL DEFAULT 0,"
+        "  end_s REAL NOT NULL DEFAULT 0,"
+        "  state TEXT NOT NULL DEFAULT '',"
+        "  PRIMARY KEY (cluster, job_id));"
+        "CREATE INDEX jobs_by_model ON jobs (model, submit_s);"
+        "CREATE TABLE epochs ("
+        "  cluster TEXT NOT NULL DEFAULT '',"
+        "  job_id INTEGER NOT NULL,"
+        "  run INTEGER NOT NULL CHECK (run >= 0),"
+        "  epoch INTEGER NOT NULL CHECK (epoch >= 1),"
+        "  gpus INTEGER NOT NULL CHECK (gpus >= 0),"
+        "  start_s REAL NOT NULL,"
+        "  end_s REAL NOT NULL CHECK (end_s >= start_s),"
+        "  bytes_read INTEGER NOT NULL DEFAULT -1,"
+        "  net_rx_bytes INTEGER NOT NULL DEFAULT -1,"
+        "  nfs_read_bytes INTEGER NOT NULL DEFAULT -1,"
+        "  PRIMARY KEY (cluster, job_id, epoch));"
+        "CREATE TABLE checkpoints ("
+        "  cluster TEXT NOT NULL DEFAULT '',"
+        "  job_id INTEGER NOT NULL,"
+        "  run INTEGER NOT NULL CHECK (run >= 0),"
+        "  epoch REAL NOT NULL,"
+        "  kind TEXT NOT NULL CHECK (kind IN ('save', 'load')),"
+        "  bytes INTEGER NOT NULL CHECK (bytes >= 0),"
+        "  seconds REAL NOT NULL CHECK (seconds >= 0),"
+        "  at_s REAL NOT NULL);"
+        "CREATE INDEX checkpoints_by_job ON checkpoints (cluster, job_id, at_s);",
+        // 2: the scheduler's experience (state, action, reward) for online fine-tuning.
+        "CREATE TABLE experience ("
+        "  cluster TEXT NOT NULL DEFAULT '',"
+        "  cycle INTEGER NOT NULL,"
+        "  at_s REAL NOT NULL,"
+        "  state TEXT NOT NULL,"
+        "  action TEXT NOT NULL,"
+        "  reward REAL NOT NULL);"
+        "CREATE INDEX experience_by_time ON experience (cluster, at_s);",
+};
+static_assert(sizeof kSteps / sizeof kSteps[0] == ProfileDb::kSchemaVersion, "one step per schema version");
+
+const std::string kFix = "move it aside; dlsched-ingestd creates a new one";
+
+Result<std::int64_t> pragma_int(Database& db, const char* pragma)
+{
+	auto st = Statement::prepare(db, std::string("PRAGMA ") + pragma);
+	if (!st.is_ok())
+		return st.status();
+	auto row = st->step();
+	if (!row.is_ok())
+		return row.status();
+	return row.value() ? st->column_int(0) : 0;
+}
+
+}  // namespace
+
+Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate)
+{
+	auto db = Database::open(path, mode);
+	if (!db.is_ok())
+		return db.status();
+	ProfileDb p;
+	p.db_ = std::move(db.value());
+	// A file that is not SQLite, or damaged, fails here (quick_check reads every page's structure).
+	// Each statement is finished before the next step: an open one holds a read transaction.
+	{
+		auto check = Statement::prepare(p.db_, "PRAGMA quick_check");
+		Result<bool> row = check.is_ok() ? check->step() : Result<bool>(check.status());
+		if (!row.is_ok() || !row.value() || check->column_text(0) != "ok") {
+			std::string why = row.is_ok() && row.value() ? check->column_text(0) : row.status().message();
+			return io_error(path + ": not a readable dlsched profile database (" + why + "); " + kFix);
+		}
+	}
+	auto app = pragma_int(p.db_, "application_id");
+	auto version = pragma_int(p.db_, "user_version");
+	std::int64_t n_tables = -1;
+	{
+		auto tables = Statement::prepare(p.db_, "SELECT count(*) FROM sqlite_master");
+		auto t = tables.is_ok() ? tables->step() : Result<bool>(tables.status());
+		if (t.is_ok() && t.value())
+			n_tables = tables->column_int(0);
+	}
+	if (!app.is_ok() || !version.is_ok() || n_tables < 0)
+		return io_error(path + ": cannot read the schema; " + kFix);
+	if (app.value() != kApplicationId && !(app.value() == 0 && n_tables == 0))
+		return invalid_argument(path + ": an SQLite file, but not a dlsched profile database (application_id " +
+		                        std::to_string(app.value()) + "); give ProfileDB= another path");
+	p.version_ = static_cast<int>(version.value());
+	if (p.version_ > kSchemaVersion)
+		return invalid_argument(path + ": profile database schema version " + std::to_string(p.version_) +
+		                        " is newer than this dlsched's (" + std::to_string(kSchemaVersion) +
+		                        "); upgrade dlsched");
+	if (!migrate) {
+		if (p.version_ == 0)
+			return invalid_argument(path + ": an empty database, not yet initialised by dlsched-ingestd");
+		return p;
+	}
+	Status st = p.db_.exec("PRAGMA journal_mode=WAL");
+	if (st.is_ok())
+		st = p.migrate_to(kSchemaVersion);
+	if (!st.is_ok())
+		return st;
+	return p;
+}
+
+Status ProfileDb::migrate_to(int version)
+{
+	if (version_ >= version)
+		return Status::ok();
+	Transaction tx(db_);
+	if (!tx.status().is_ok())
+		return tx.status();
+	for (int v = version_; v < version; ++v) {
+		Status st = db_.exec(kSteps[v]);
+		if (!st.is_ok())
+			return io_error(path() + ": upgrading the schema from version " + std::to_string(v) + ": " + st.message());
+	}
+	// PRAGMA values cannot be bound parameters; both are integers formatted here.
+	Status st = db_.exec("PRAGMA application_id=" + std::to_string(kApplicationId) + ";PRAGMA user_version=" +
+	                     std::to_string(version));
+	if (st.is_ok())
+		st = tx.commit();
+	if (st.is_ok())
+		version_ = version;
+	return st;
+}
+
+Result<ProfileDb> ProfileDb::open_writer(const std::string& path)
+{
+	return open_checked(path, Database::Mode::kCreate, true);
+}
+
+Result<ProfileDb> ProfileDb::open_reader(const std::string& path)
+{
+	struct stat sb;
+	if (stat(path.c_str(), &sb) != 0)
+		return not_found(path + ": no profile database there (ProfileDB=; dlsched-ingestd creates it)");
+	return open_checked(path, Database::Mode::kReadOnly, false);
+}
+
+Result<ProfileDb> ProfileDb::create_at_version(const std::string& path, int version)
+{
+	if (version < 1 || version > kSchemaVersion)
+		return invalid_argument("schema version " + std::to_string(version) + " does not exist");
+	auto db = Database::open(path, Database::Mode::kCreate);
+	if (!db.is_ok())
+		return db.status();
+	ProfileDb p;
+	p.db_ = std::move(db.value());
+	Status st = p.migrate_to(version);
+	if (!st.is_ok())
+		return st;
+	return p;
+}
+
+Status ProfileDb::put_job(const JobRecord& j)
+{
+	auto st = Statement::prepare(db_,
+	                             "INSERT OR REPLACE INTO jobs (cluster, job_id, user, model, gpus, nodes, epochs_total, "
+	                             "submit_s, start_s, end_s, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+	if (!st.is_ok())
+		return st.status();
+	Statement& s = st.value();
+	Status b = s.bind(1, j.cluster);
+	if (b.is_ok()) b = s.bind(2, j.job_id);
+	if (b.is_ok()) b = s.bind(3, j.user);
+	if (b.is_ok()) b = s.bind(4, j.model);
+	if (b.is_ok()) b = s.bind(5, static_cast<std::int64_t>(j.gpus));
+	if (b.is_ok()) b = s.bind(6, static_cast<std::int64_t>(j.nodes));
+	if (b.is_ok()) b = s.bind(7, j.epochs_total);
+	if (b.is_ok()) b = s.bind(8, j.submit_s);
+	if (b.is_ok()) b = s.bind(9, j.start_s);
+	if (b.is_ok()) b = s.bind(10, j.end_s);
+	if (b.is_ok()) b = s.bind(11, j.state);
+	return b.is_ok() ? s.run() : b;
+}
+
+Result<bool> ProfileDb::add_epoch(const EpochRecord& e)
+{
+	auto st = Statement::prepare(db_,
+	                             "INSERT OR IGNORE INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, "
+	                             "bytes_read, net_rx_bytes, nfs_read_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+	if (!st.is_ok())
+		return st.status();
+	Statement& s = st.value();
+	Status b = s.bind(1, e.cluster);
+	if (b.is_ok()) b = s.bind(2, e.job_id);
+	if (b.is_ok()) b = s.bind(3, static_cast<std::int64_t>(e.run));
+	if (b.is_ok()) b = s.bind(4, static_cast<std::int64_t>(e.epoch));
+	if (b.is_ok()) b = s.bind(5, static_cast<std::int64_t>(e.gpus));
+	if (b.is_ok()) b = s.bind(6, e.start_s);
+	if (b.is_ok()) b = s.bind(7, e.end_s);
+	if (b.is_ok()) b = s.bind(8, e.bytes_read);
+	if (b.is_ok()) b = s.bind(9, e.net_rx_bytes);
+	if (b.is_ok()) b = s.bind(10, e.nfs_read_bytes);
+	if (b.is_ok()) b = s.run();
+	if (!b.is_ok())
+		return b;
+	return db_.changes() > 0;
+}
+
+Status ProfileDb::add_checkpoint(const CheckpointRecord& c)
+{
+	auto st = Statement::prepare(db_,
+	                             "INSERT INTO checkpoints (cluster, job_id, run, epoch, kind, bytes, seconds, at_s) "
+	                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+	if (!st.is_ok())
+		return st.status();
+	Statement& s = st.value();
+	Status b = s.bind(1, c.cluster);
+	if (b.is_ok()) b = s.bind(2, c.job_id);
+	if (b.is_ok()) b = s.bind(3, static_cast<std::int64_t>(c.run));
+	if (b.is_ok()) b = s.bind(4, c.epoch);
+	if (b.is_ok()) b = s.bind(5, c.kind);
+	if (b.is_ok()) b = s.bind(6, c.bytes);
+	if (b.is_ok()) b = s.bind(7, c.seconds);
+	if (b.is_ok()) b = s.bind(8, c.at_s);
+	return b.is_ok() ? s.run() : b;
+}
+
+Result<std::vector<std::pair<std::string, int>>> ProfileDb::models()
+{
+	auto st = Statement::prepare(db_,
+	                             "SELECT j.model, count(*) FROM jobs j WHERE EXISTS (SELECT 1 FROM epochs e WHERE "
+	                             "e.cluster = j.cluster AND e.job_id = j.job_id) GROUP BY j.model ORDER BY j.model");
+	if (!st.is_ok())
+		return st.status();
+	std::vector<std::pair<std::string, int>> out;
+	for (;;) {
+		auto row = st->step();
+		if (!row.is_ok())
+			return row.status();
+		if (!row.value())
+			break;
+		out.emplace_back(st->column_text(0), static_cast<int>(st->column_int(1)));
+	}
+	return out;
+}
+
+Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster, std::int64_t job_id)
+{
+	auto st = Statement::prepare(db_,
+	                             "SELECT run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, nfs_read_bytes "
+	                             "FROM epochs WHERE cluster = ?1 AND job_id = ?2 ORDER BY epoch");
+	if (!st.is_ok())
+		return st.status();
+	Status b = st->bind(1, cluster);
+	if (b.is_ok())
+		b = st->bind(2, job_id);
+	if (!b.is_ok())
+		return b;
+	std::vector<EpochRecord> out;
+	for (;;) {
+		auto row = st->step();
+		if (!row.is_ok())
+			return row.status();
+		if (!row.value())
+			break;
+		EpochRecord e;
+		e.cluster = cluster;
+		e.job_id = job_id;
+		e.run = static_cast<int>(st->column_int(0));
+		e.epoch = static_cast<int>(st->column_int(1));
+		e.gpus = static_cast<int>(st->column_int(2));
+		e.start_s = st->column_double(3);
+		e.end_s = st->column_double(4);
+		e.bytes_read = st->column_int(5);
+		e.net_rx_bytes = st->column_int(6);
+		e.nfs_read_bytes = st->column_int(7);
+		out.push_back(e);
+	}
+	return out;
+}
+
+Result<std::vector<CheckpointRecord>> ProfileDb::checkpoints_of(const std::string& cluster, std::int64_t job_id)
+{
+	auto st = Statement::prepare(db_,
+	                             "SELECT run, epoch, kind, bytes, seconds, at_s FROM checkpoints WHERE cluster = ?1 "
+	                             "AND job_id = ?2 ORDER BY at_s, rowid");
+	if (!st.is_ok())
+		return st.status();
+	Status b = st->bind(1, cluster);
+	if (b.is_ok())
+		b = st->bind(2, job_id);
+	if (!b.is_ok())
+		return b;
+	std::vector<CheckpointRecord> out;
+	for (;;) {
+		auto row = st->step();
+		if (!row.is_ok())
+			return row.status();
+		if (!row.value())
+			break;
+		CheckpointRecord c;
+		c.cluster = cluster;
+		c.job_id = job_id;
+		c.run = static_cast<int>(st->column_int(0));
+		c.epoch = st->column_double(1);
+		c.kind = st->column_text(2);
+		c.bytes = st->column_int(3);
+		c.seconds = st->column_double(4);
+		c.at_s = st->column_double(5);
+		out.push_back(c);
+	}
+	return out;
+}
+
+namespace {
+JobRecord job_from_row(const Statement& s)
+{
+	JobRecord j;
+	j.cluster = s.column_text(0);
+	j.job_id = s.column_int(1);
+	j.user = s.column_text(2);
+	j.model = s.column_text(3);
+	j.gpus = static_cast<int>(s.column_int(4));
+	j.nodes = static_cast<int>(s.column_int(5));
+	j.epochs_total = s.column_double(6);
+	j.submit_s = s.column_double(7);
+	j.start_s = s.column_double(8);
+	j.end_s = s.column_double(9);
+	j.state = s.column_text(10);
+	return j;
+}
+const char kJobColumns[] = "cluster, job_id, user, model, gpus, nodes, epochs_total, submit_s, start_s, end_s, state";
+}  // namespace
+
+Result<JobProfile> ProfileDb::job(const std::string& cluster, std::int64_t job_id)
+{
+	auto st = Statement::prepare(db_, std::string("SELECT ") + kJobColumns +
+	                                          " FROM jobs WHERE cluster = ?1 AND job_id = ?2");
+	if (!st.is_ok())
+		return st.status();
+	Status b = st->bind(1, cluster);
+	if (b.is_ok())
+		b = st->bind(2, job_id);
+	if (!b.is_ok())
+		return b;
+	auto row = st->step();
+	if (!row.is_ok())
+		return row.status();
+	if (!row.value())
+		return not_found(path() + ": no job " + std::to_string(job_id) +
+		                 (cluster.empty() ? std::string() : " on cluster " + cluster));
+	JobProfile p;
+	p.job = job_from_row(st.value());
+	auto e = epochs_of(cluster, job_id);
+	if (!e.is_ok())
+		return e.status();
+	p.epochs = std::move(e.value());
+	auto c = checkpoints_of(cluster, job_id);
+	if (!c.is_ok())
+		return c.status();
+	p.checkpoints = std::move(c.value());
+	return p;
+}
+
+Result<std::vector<JobProfile>> ProfileDb::model_history(const std::string& model, std::size_t limit)
+{
+	auto st = Statement::prepare(db_, std::string("SELECT ") + kJobColumns +
+	                                          " FROM jobs j WHERE model = ?1 AND EXISTS (SELECT 1 FROM epochs e WHERE "
+	                                          "e.cluster = j.cluster AND e.job_id = j.job_id) "
+	                                          "ORDER BY submit_s DESC, job_id DESC");
+	if (!st.is_ok())
+		return st.status();
+	Status b = st->bind(1, model);
+	if (!b.is_ok())
+		return b;
+	std::vector<JobRecord> jobs;
+	for (;;) {
+		auto row = st->step();
+		if (!row.is_ok())
+			return row.status();
+		if (!row.value() || (limit && jobs.size() >= limit))
+			break;
+		jobs.push_back(job_from_row(st.value()));
+	}
+	std::vector<JobProfile> out;
+	for (JobRecord& j : jobs) {
+		JobProfile p;
+		auto e = epochs_of(j.cluster, j.job_id);
+		if (!e.is_ok())
+			return e.status();
+		auto c = checkpoints_of(j.cluster, j.job_id);
+		if (!c.is_ok())
+			return c.status();
+		p.job = std::move(j);
+		p.epochs = std::move(e.value());
+		p.checkpoints = std::move(c.value());
+		out.push_back(std::move(p));
+	}
+	return out;
+}
+
+Status ProfileDb::vacuum()
+{
+	return db_.exec("VACUUM");
+}
+
+namespace {
+std::string csv_cell(const Statement& s, int i)
+{
+	std::string t = s.column_text(i);
+	if (t.find_first_of(",\"\n\r") == std::string::npos)
+		return t;
+	std::string q = "\"";
+	for (char c : t)
+		q += c == '"' ? std::string("\"\"") : std::string(1, c);
+	return q + "\"";
+}
+}  // namespace
+
+Status ProfileDb::export_csv(const std::string& table, std::ostream& out)
+{
+	const char* cols = nullptr;
+	const char* order = nullptr;
+	if (table == "jobs") {
+		cols = kJobColumns;
+		order = "cluster, job_id";
+	} else if (table == "epochs") {
+		cols = "cluster, job_id, run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, nfs_read_bytes";
+		order = "cluster, job_id, epoch";
+	} else if (table == "checkpoints") {
+		cols = "cluster, job_id, run, epoch, kind, bytes, seconds, at_s";
+		order = "cluster, job_id, at_s, rowid";
+	} else {
+		return invalid_argument("unknown table '" + table + "' (known: jobs, epochs, checkpoints)");
+	}
+	// The table and column names come from the fixed list above, never from the caller.
+	auto st = Statement::prepare(db_, std::string("SELECT ") + cols + " FROM " + table + " ORDER BY " + order);
+	if (!st.is_ok())
+		return st.status();
+	std::string header = cols;
+	for (std::size_t p; (p = header.find(", ")) != std::string::npos;)
+		header.replace(p, 2, ",");
+	out << header << "\n";
+	const int n = static_cast<int>(std::count(header.begin(), header.end(), ',')) + 1;
+	for (;;) {
+		auto row = st->step();
+		if (!row.is_ok())
+			return row.status();
+		if (!row.value())
+			break;
+		for (int i = 0; i < n; ++i)
+			out << (i ? "," : "") << csv_cell(st.value(), i);
+		out << "\n";
+	}
+	return out ? Status::ok() : io_error("writing the CSV export failed");
+}
+
+}  // namespace dlsched::db

@@ -1,0 +1,110 @@
+// The job-profile database (SQLite, WAL): what the profiling plugins measured of each job - its
+// epochs (timing and storage-network traffic) and its checkpoints (size, save and load times) -
+// for the runtime and overhead predictors. One writer (dlsched-ingestd); readers (the controller
+// plugins, dlsched-db, the trainer) open it read-only.
+//
+// The schema is versioned (PRAGMA user_version) and identified as dlsched's (PRAGMA
+// application_id). Opening a database of an older version upgrades it in one transaction
+// (writer) or names the version (reader); a newer version, a foreign SQLite file or a corrupt one
+// is an error that names the file and what to do.
+#ifndef DLSCHED_PROFILEDB_PROFILE_DB_H
+#define DLSCHED_PROFILEDB_PROFILE_DB_H
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "profiledb/sqlite.h"
+
+namespace dlsched::db {
+
+struct JobRecord {
+	std::string cluster;       // Slurm cluster name ("" for one cluster)
+	std::int64_t job_id = 0;
+	std::string user;
+	std::string model;         // --dl-model; "" when unknown
+	int gpus = 0;
+	int nodes = 1;
+	double epochs_total = 0;   // 0: unknown
+	double submit_s = 0, start_s = 0, end_s = 0;  // epoch seconds; 0: not yet
+	std::string state;         // "running", "completed", ...
+};
+
+struct EpochRecord {
+	std::string cluster;
+	std::int64_t job_id = 0;
+	int run = 0;               // 0 for the first run, +1 for each restart
+	int epoch = 0;             // 1-based epoch number, unique per job across restarts
+	int gpus = 0;              // GPUs the job held for this epoch
+	double start_s = 0, end_s = 0;
+	std::int64_t bytes_read = -1;      // -1: not measured
+	std::int64_t net_rx_bytes = -1;
+	std::int64_t nfs_read_bytes = -1;
+
+	double seconds() const { return end_s - start_s; }
+};
+
+struct CheckpointRecord {
+	std::string cluster;
+	std::int64_t job_id = 0;
+	int run = 0;
+	double epoch = 0;          // progress saved (save) or resumed from (load)
+	std::string kind;          // "save" or "load"
+	std::int64_t bytes = 0;
+	double seconds = 0;        // time to write (save) or read and restore (load)
+	double at_s = 0;
+};
+
+struct JobProfile {
+	JobRecord job;
+	std::vector<EpochRecord> epochs;            // by epoch number
+	std::vector<CheckpointRecord> checkpoints;  // by time
+};
+
+class ProfileDb {
+public:
+	static constexpr int kSchemaVersion = 2;
+	static constexpr std::int32_t kApplicationId = 0x646c7363;  // "dlsc"
+
+	// The single writer: creates the file if missing, upgrades an older schema, WAL mode.
+	static Result<ProfileDb> open_writer(const std::string& path);
+	// A reader: the file must exist and be a dlsched profile DB this version can read.
+	static Result<ProfileDb> open_reader(const std::string& path);
+	// Tests and migrations: a new database created at an older schema version.
+	static Result<ProfileDb> create_at_version(const std::string& path, int version);
+
+	int schema_version() const { return version_; }
+	const std::string& path() const { return db_.path(); }
+
+	// Inserts or replaces the job's record.
+	Status put_job(const JobRecord& j);
+	// Inserts an epoch; false when that epoch of that job is already recorded (a record delivered
+	// twice is ignored, so that delivery can be retried safely).
+	Result<bool> add_epoch(const EpochRecord& e);
+	Status add_checkpoint(const CheckpointRecord& c);
+
+	// Models with their number of jobs that have at least one recorded epoch, by name.
+	Result<std::vector<std::pair<std::string, int>>> models();
+	Result<JobProfile> job(const std::string& cluster, std::int64_t job_id);
+	// Jobs of `model` with recorded epochs, most recent first, at most `limit` (0: all).
+	Result<std::vector<JobProfile>> model_history(const std::string& model, std::size_t limit = 0);
+
+	Status vacuum();
+	// One table ("jobs", "epochs", "checkpoints") as CSV with a header line.
+	Status export_csv(const std::string& table, std::ostream& out);
+
+private:
+	static Result<ProfileDb> open_checked(const std::string& path, Database::Mode mode, bool migrate);
+	Status migrate_to(int version);
+	Result<std::vector<EpochRecord>> epochs_of(const std::string& cluster, std::int64_t job_id);
+	Result<std::vector<CheckpointRecord>> checkpoints_of(const std::string& cluster, std::int64_t job_id);
+
+	Database db_;
+	int version_ = 0;
+};
+
+}  // namespace dlsched::db
+
+#endif

@@ -1,0 +1,6 @@
+# The job-profile database (SQLite)
+check_PROGRAMS += testsuite/unit/test_profiledb
+TESTS += testsuite/unit/test_profiledb
+testsuite_unit_test_profiledb_SOURCES = testsuite/unit/test_profiledb.cpp
+testsuite_unit_test_profiledb_CPPFLAGS = $(UNIT_CPPFLAGS) $(SQLITE_CFLAGS)
+testsuite_unit_test_profiledb_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)

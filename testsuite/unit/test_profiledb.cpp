@@ -1,0 +1,235 @@
+// The job-profile database: records round-trip, a record delivered twice is kept once, the schema
+// is upgraded from an older version with its data, and bad files (missing, empty, foreign, newer,
+// corrupt) are errors that name the file.
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "profiledb/profile_db.h"
+
+extern "C" {
+#include "check_main.h"
+}
+
+using namespace dlsched;
+using namespace dlsched::db;
+
+namespace {
+
+std::string temp_path(const char* name)
+{
+	static std::string dir;
+	if (dir.empty()) {
+		char tmpl[] = "/tmp/dlsched-profiledb-test.XXXXXX";
+		ck_assert_ptr_nonnull(mkdtemp(tmpl));
+		dir = tmpl;
+	}
+	const std::string p = dir + "/" + name;
+	std::remove(p.c_str());
+	std::remove((p + "-wal").c_str());
+	std::remove((p + "-shm").c_str());
+	return p;
+}
+
+JobRecord job(std::int64_t id, const std::string& model, double submit)
+{
+	JobRecord j;
+	j.job_id = id;
+	j.user = "alice";
+	j.model = model;
+	j.gpus = 4;
+	j.epochs_total = 10;
+	j.submit_s = submit;
+	j.state = "running";
+	return j;
+}
+
+EpochRecord epoch(std::int64_t id, int n, double start, double seconds)
+{
+	EpochRecord e;
+	e.job_id = id;
+	e.epoch = n;
+	e.gpus = 4;
+	e.start_s = start;
+	e.end_s = start + seconds;
+	e.bytes_read = 1000 * n;
+	return e;
+}
+
+// Runs SQL on a file directly (to make foreign, newer or empty databases).
+void raw(const std::string& path, const char* sql)
+{
+	sqlite3* db = nullptr;
+	ck_assert_int_eq(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+bool starts_with(const std::string& s, const std::string& prefix)
+{
+	return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+}  // namespace
+
+START_TEST(records_round_trip_and_duplicates_are_ignored)
+{
+	const std::string path = temp_path("a.db");
+	auto w = ProfileDb::open_writer(path);
+	ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
+	ck_assert_int_eq(w->schema_version(), ProfileDb::kSchemaVersion);
+	// A model name with quotes goes in as a bound value, not as SQL.
+	const std::string odd = "o'brien\"net";
+	ck_assert(w->put_job(job(7, odd, 100)).is_ok());
+	ck_assert(w->put_job(job(8, odd, 200)).is_ok());
+	ck_assert(w->put_job(job(9, "bert", 300)).is_ok());
+	ck_assert(w->put_job(job(10, "bert", 400)).is_ok());  // no epochs: not in history
+	auto first = w->add_epoch(epoch(7, 1, 1000, 30));
+	ck_assert(first.is_ok() && first.value());
+	auto again = w->add_epoch(epoch(7, 1, 1000, 30));
+	ck_assert_msg(again.is_ok() && !again.value(), "a duplicate epoch was not ignored");
+	ck_assert(w->add_epoch(epoch(7, 2, 1030, 20)).is_ok());
+	ck_assert(w->add_epoch(epoch(8, 1, 2000, 25)).is_ok());
+	ck_assert(w->add_epoch(epoch(9, 1, 3000, 60)).is_ok());
+	CheckpointRecord c;
+	c.job_id = 7;
+	c.epoch = 2;
+	c.kind = "save";
+	c.bytes = 300 << 20;
+	c.seconds = 1.5;
+	c.at_s = 1051;
+	ck_assert(w->add_checkpoint(c).is_ok());
+	c.kind = "suspend";  // not save or load: refused by the schema
+	ck_assert(!w->add_checkpoint(c).is_ok());
+
+	auto r = ProfileDb::open_reader(path);
+	ck_assert_msg(r.is_ok(), "%s", r.status().message().c_str());
+	auto p = r->job("", 7);
+	ck_assert(p.is_ok());
+	ck_assert_str_eq(p->job.model.c_str(), odd.c_str());
+	ck_assert_uint_eq(p->epochs.size(), 2);
+	ck_assert_int_eq(p->epochs[1].epoch, 2);
+	ck_assert_double_eq(p->epochs[1].seconds(), 20);
+	ck_assert_int_eq(p->epochs[1].bytes_read, 2000);
+	ck_assert_int_eq(p->epochs[1].net_rx_bytes, -1);
+	ck_assert_uint_eq(p->checkpoints.size(), 1);
+	ck_assert_int_eq(p->checkpoints[0].bytes, 300 << 20);
+
+	auto models = r->models();
+	ck_assert(models.is_ok());
+	ck_assert_uint_eq(models->size(), 2);
+	ck_assert_str_eq((*models)[0].first.c_str(), "bert");
+	ck_assert_int_eq((*models)[0].second, 1);
+	ck_assert_int_eq((*models)[1].second, 2);
+
+	auto h = r->model_history(odd);
+	ck_assert(h.is_ok());
+	ck_assert_uint_eq(h->size(), 2);
+	ck_assert_int_eq((*h)[0].job.job_id, 8);  // most recent first
+	auto h1 = r->model_history(odd, 1);
+	ck_assert(h1.is_ok() && h1->size() == 1);
+
+	auto missing = r->job("", 99);
+	ck_assert(!missing.is_ok());
+	ck_assert_int_eq(static_cast<int>(missing.status().code()), static_cast<int>(StatusCode::kNotFound));
+	// The reader is read-only.
+	ck_assert(!r->put_job(job(11, "x", 0)).is_ok());
+
+	std::ostringstream csv;
+	ck_assert(r->export_csv("epochs", csv).is_ok());
+	std::istringstream lines(csv.str());
+	std::string header, row;
+	std::getline(lines, header);
+	std::getline(lines, row);
+	ck_assert_str_eq(header.c_str(), "cluster,job_id,run,epoch,gpus,start_s,end_s,bytes_read,net_rx_bytes,nfs_read_bytes");
+	ck_assert_str_eq(row.c_str(), ",7,0,1,4,1000.0,1030.0,1000,-1,-1");
+	ck_assert(!r->export_csv("sqlite_master", csv).is_ok());
+}
+END_TEST
+
+START_TEST(an_older_schema_is_upgraded_with_its_data)
+{
+	const std::string path = temp_path("old.db");
+	{
+		auto v1 = ProfileDb::create_at_version(path, 1);
+		ck_assert_msg(v1.is_ok(), "%s", v1.status().message().c_str());
+		ck_assert_int_eq(v1->schema_version(), 1);
+		ck_assert(v1->put_job(job(1, "cifar10", 10)).is_ok());
+		ck_assert(v1->add_epoch(epoch(1, 1, 10, 5)).is_ok());
+	}
+	// A reader opens version 1 as it is; the writer upgrades it.
+	auto r = ProfileDb::open_reader(path);
+	ck_assert(r.is_ok());
+	ck_assert_int_eq(r->schema_version(), 1);
+	auto w = ProfileDb::open_writer(path);
+	ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
+	ck_assert_int_eq(w->schema_version(), 2);
+	auto p = w->job("", 1);
+	ck_assert(p.is_ok() && p->epochs.size() == 1);
+	// Version 2's table exists now.
+	raw(path, "INSERT INTO experience (cycle, at_s, state, action, reward) VALUES (1, 2, '{}', 'start 1', 0.5)");
+	auto again = ProfileDb::open_writer(path);
+	ck_assert(again.is_ok() && again->schema_version() == 2);
+}
+END_TEST
+
+START_TEST(bad_files_are_errors_naming_the_file)
+{
+	auto none = ProfileDb::open_reader("/nonexistent/profiles.db");
+	ck_assert(!none.is_ok());
+	ck_assert(starts_with(none.status().message(), "/nonexistent/profiles.db: no profile database there"));
+
+	const std::string empty = temp_path("empty.db");
+	raw(empty, "PRAGMA user_version=0");
+	auto e = ProfileDb::open_reader(empty);
+	ck_assert(!e.is_ok());
+	ck_assert_msg(e.status().message() == empty + ": an empty database, not yet initialised by dlsched-ingestd", "%s",
+	              e.status().message().c_str());
+
+	const std::string foreign = temp_path("foreign.db");
+	raw(foreign, "CREATE TABLE recipes (name TEXT)");
+	auto f = ProfileDb::open_writer(foreign);
+	ck_assert(!f.is_ok());
+	ck_assert(starts_with(f.status().message(), foreign + ": an SQLite file, but not a dlsched profile database"));
+
+	const std::string newer = temp_path("newer.db");
+	{
+		auto w = ProfileDb::open_writer(newer);
+		ck_assert(w.is_ok());
+	}
+	raw(newer, "PRAGMA user_version=99");
+	auto n = ProfileDb::open_reader(newer);
+	ck_assert(!n.is_ok());
+	ck_assert_msg(n.status().message() ==
+	                      newer + ": profile database schema version 99 is newer than this dlsched's (2); upgrade dlsched",
+	              "%s", n.status().message().c_str());
+
+	const std::string corrupt = temp_path("corrupt.db");
+	{
+		std::ofstream out(corrupt, std::ios::binary);
+		for (int i = 0; i < 4096; ++i)
+			out << static_cast<char>((i * 37) & 0xff);
+	}
+	auto c = ProfileDb::open_reader(corrupt);
+	ck_assert(!c.is_ok());
+	ck_assert_msg(starts_with(c.status().message(), corrupt + ": not a readable dlsched profile database ("), "%s",
+	              c.status().message().c_str());
+	ck_assert(c.status().message().find("move it aside") != std::string::npos);
+}
+END_TEST
+
+int main()
+{
+	Suite* s = suite_create("profiledb");
+	TCase* tc = tcase_create("profiledb");
+	tcase_add_test(tc, records_round_trip_and_duplicates_are_ignored);
+	tcase_add_test(tc, an_older_schema_is_upgraded_with_its_data);
+	tcase_add_test(tc, bad_files_are_errors_naming_the_file);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
