@@ -12,3 +12,4 @@ include common/json/local.mk
 include common/workload/local.mk
 include common/capi/local.mk
 include common/profiledb/local.mk
+include common/predict/local.mk

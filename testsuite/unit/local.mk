@@ -10,3 +10,4 @@ include testsuite/unit/workload.mk
 include testsuite/unit/capi.mk
 include testsuite/unit/scheduler.mk
 include testsuite/unit/profiledb.mk
+include testsuite/unit/predict.mk

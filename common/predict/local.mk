@@ -1,0 +1,3 @@
+common_libdlsched_la_SOURCES += \
+	common/predict/predict.h \
+	common/predict/predict.cpp
