@@ -3,3 +3,4 @@ include contribs/data.mk
 include contribs/cluster/local.mk
 include contribs/replay/local.mk
 include contribs/report/local.mk
+include contribs/db/local.mk

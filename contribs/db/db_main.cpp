@@ -1,0 +1,142 @@
+// dlsched-db: inspect and maintain the job-profile database (dlsched-db(1)).
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "profiledb/profile_db.h"
+#include "util/csv.h"
+
+using namespace dlsched;
+using namespace dlsched::db;
+
+namespace {
+
+const char kUsage[] =
+        "usage: dlsched-db [--db FILE] COMMAND [ARGS]\n"
+        "  init                 create the database, or upgrade an older schema (as its writer)\n"
+        "  version              the schema version of the file and of this dlsched\n"
+        "  check                integrity check; exit 1 if the file is damaged or not a profile DB\n"
+        "  models               models with their number of profiled jobs\n"
+        "  job ID [--cluster C] a job's record, epochs and checkpoints\n"
+        "  export TABLE         jobs, epochs or checkpoints as CSV on standard output\n"
+        "  vacuum               reclaim free space (as its writer)\n"
+        "--db FILE defaults to $DLSCHED_PROFILE_DB, else /var/lib/dlsched/profiles.db.\n";
+
+int fail(const Status& st)
+{
+	std::fprintf(stderr, "dlsched-db: %s\n", st.message().c_str());
+	return 1;
+}
+
+int usage_error(const std::string& msg)
+{
+	std::fprintf(stderr, "dlsched-db: %s\n%s", msg.c_str(), kUsage);
+	return 2;
+}
+
+void print_job(const JobProfile& p)
+{
+	const JobRecord& j = p.job;
+	std::printf("job %lld%s%s: model %s, user %s, %d GPU(s) on %d node(s), %g epochs, state %s\n",
+	            static_cast<long long>(j.job_id), j.cluster.empty() ? "" : " on ", j.cluster.c_str(),
+	            j.model.empty() ? "(unknown)" : j.model.c_str(), j.user.c_str(), j.gpus, j.nodes, j.epochs_total,
+	            j.state.empty() ? "-" : j.state.c_str());
+	std::printf("%6s %4s %5s %10s %14s %14s %14s\n", "epoch", "run", "gpus", "seconds", "bytes read", "net rx",
+	            "nfs read");
+	for (const EpochRecord& e : p.epochs)
+		std::printf("%6d %4d %5d %10.3f %14lld %14lld %14lld\n", e.epoch, e.run, e.gpus, e.seconds(),
+		            static_cast<long long>(e.bytes_read), static_cast<long long>(e.net_rx_bytes),
+		            static_cast<long long>(e.nfs_read_bytes));
+	if (!p.checkpoints.empty()) {
+		std::printf("%6s %4s %8s %14s %10s\n", "ckpt", "run", "epoch", "bytes", "seconds");
+		for (const CheckpointRecord& c : p.checkpoints)
+			std::printf("%6s %4d %8.3f %14lld %10.3f\n", c.kind.c_str(), c.run, c.epoch,
+			            static_cast<long long>(c.bytes), c.seconds);
+	}
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+	const char* env = std::getenv("DLSCHED_PROFILE_DB");
+	std::string path = env && *env ? env : "/var/lib/dlsched/profiles.db";
+	std::string cluster;
+	std::vector<std::string> args;
+	for (int i = 1; i < argc; ++i) {
+		const std::string a = argv[i];
+		if (a == "-h" || a == "--help") {
+			std::fputs(kUsage, stdout);
+			return 0;
+		} else if (a == "--db" || a == "--cluster") {
+			if (i + 1 >= argc)
+				return usage_error(a + " needs a value");
+			(a == "--db" ? path : cluster) = argv[++i];
+		} else if (a.size() > 1 && a[0] == '-') {
+			return usage_error("unknown option '" + a + "'");
+		} else {
+			args.push_back(a);
+		}
+	}
+	if (args.empty())
+		return usage_error("no command given");
+	const std::string cmd = args[0];
+	const std::size_t want = cmd == "job" || cmd == "export" ? 2 : 1;
+	if (args.size() != want)
+		return usage_error(cmd + (want == 2 ? " takes one argument" : " takes no argument"));
+
+	if (cmd == "init" || cmd == "vacuum") {
+		auto db = ProfileDb::open_writer(path);
+		if (!db.is_ok())
+			return fail(db.status());
+		if (cmd == "vacuum") {
+			Status st = db->vacuum();
+			if (!st.is_ok())
+				return fail(st);
+		}
+		std::printf("%s: schema version %d (%s)\n", path.c_str(), db->schema_version(),
+		            cmd == "init" ? "ready" : "vacuumed");
+		return 0;
+	}
+	auto db = ProfileDb::open_reader(path);
+	if (!db.is_ok())
+		return fail(db.status());
+	if (cmd == "version") {
+		std::printf("%s: schema version %d; this dlsched writes version %d%s\n", path.c_str(), db->schema_version(),
+		            ProfileDb::kSchemaVersion,
+		            db->schema_version() < ProfileDb::kSchemaVersion ? " (dlsched-db init upgrades it)" : "");
+		return 0;
+	}
+	if (cmd == "check") {
+		std::printf("%s: ok (schema version %d)\n", path.c_str(), db->schema_version());
+		return 0;
+	}
+	if (cmd == "models") {
+		auto m = db->models();
+		if (!m.is_ok())
+			return fail(m.status());
+		std::printf("%-20s %6s\n", "model", "jobs");
+		for (const auto& [name, n] : *m)
+			std::printf("%-20s %6d\n", name.empty() ? "(unknown)" : name.c_str(), n);
+		return 0;
+	}
+	if (cmd == "job") {
+		long long id = 0;
+		if (!parse_integer(args[1], id) || id < 0)
+			return usage_error("job ID '" + args[1] + "' is not a job id");
+		auto p = db->job(cluster, id);
+		if (!p.is_ok())
+			return fail(p.status());
+		print_job(*p);
+		return 0;
+	}
+	if (cmd == "export") {
+		Status st = db->export_csv(args[1], std::cout);
+		if (!st.is_ok())
+			return fail(st);
+		return 0;
+	}
+	return usage_error("unknown command '" + cmd + "'");
+}
