@@ -2,11 +2,23 @@
 # source tree (configure --with-slurm-source=DIR, scripts/get-slurm-source); without one they are
 # not built and configure says so. Never built with sanitizers: slurmctld loads them.
 EXTRA_DIST += plugins/README.md plugins/sched/dlsched/README.md plugins/select/dlsched_cons_tres/README.md \
-	plugins/site_factor/dlsched/README.md plugins/preempt/dlsched/README.md
+	plugins/site_factor/dlsched/README.md plugins/preempt/dlsched/README.md plugins/spank/dlsched/README.md
+
+slurmplugindir = $(slurm_plugindir)
+slurmplugin_LTLIBRARIES =
+
+# spank/dlsched: Slurm's public SPANK API only (libslurm-dev), no source tree needed; loaded by
+# sbatch/srun/salloc and slurmstepd, so it links nothing of dlsched's core.
+if HAVE_SLURM
+slurmplugin_LTLIBRARIES += plugins/spank/dlsched/spank_dlsched.la
+plugins_spank_dlsched_spank_dlsched_la_SOURCES = plugins/spank/dlsched/spank_dlsched.c
+plugins_spank_dlsched_spank_dlsched_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+plugins_spank_dlsched_spank_dlsched_la_CFLAGS = $(WARN_CFLAGS) -Wno-unused-parameter
+plugins_spank_dlsched_spank_dlsched_la_LDFLAGS = -module -avoid-version -shared
+endif
 
 if HAVE_SLURM_SRC
-slurmplugindir = $(slurm_plugindir)
-slurmplugin_LTLIBRARIES = plugins/sched/dlsched/sched_dlsched.la \
+slurmplugin_LTLIBRARIES += plugins/sched/dlsched/sched_dlsched.la \
 	plugins/select/dlsched_cons_tres/select_dlsched_cons_tres.la \
 	plugins/site_factor/dlsched/site_factor_dlsched.la \
 	plugins/preempt/dlsched/preempt_dlsched.la
@@ -62,7 +74,9 @@ plugins_preempt_dlsched_preempt_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 plugins_preempt_dlsched_preempt_dlsched_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
 plugins_preempt_dlsched_preempt_dlsched_la_LIBADD = $(DLS_PLUGIN_LIBADD)
 nodist_EXTRA_plugins_preempt_dlsched_preempt_dlsched_la_SOURCES = force-cxx-link.cpp
+endif
 
+if HAVE_SLURM
 # A plugin directory inside the build tree (make plugins-local), so that a test cluster loads the
 # plugins just built without installing anything: PluginDir=$(abs_builddir)/plugins/lib:<Slurm's>.
 plugins-local: $(slurmplugin_LTLIBRARIES)

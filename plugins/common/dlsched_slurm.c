@@ -166,3 +166,45 @@ extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, dou
 	v = strtod(buf, &end);
 	return end != buf ? v : def;
 }
+
+extern bool dls_parse_spank_env(char **env, uint32_t env_size, char *model, size_t model_len, double *epochs,
+				int *gpus_min, int *gpus_max)
+{
+	bool found = false;
+
+	for (uint32_t i = 0; env && i < env_size; i++) {
+		const char *e = env[i];
+		char *end = NULL;
+
+		if (!e)
+			continue;
+		/* slurmctld keeps them as set (DL_MODEL=...); prolog and epilog see SPANK_DL_MODEL. */
+		if (!strncmp(e, "SPANK_", 6))
+			e += 6;
+		if (!strncmp(e, "DL_MODEL=", 9) && e[9]) {
+			_copy_word(e + 9, model, model_len);
+			found = true;
+		} else if (!strncmp(e, "DL_EPOCHS=", 10)) {
+			double v = strtod(e + 10, &end);
+
+			if (end != e + 10 && !*end && v > 0) {
+				*epochs = v;
+				found = true;
+			}
+		} else if (!strncmp(e, "DL_ELASTIC=", 11)) {
+			long lo = strtol(e + 11, &end, 10), hi;
+
+			if (end != e + 11 && *end == ':') {
+				const char *h = end + 1;
+
+				hi = strtol(h, &end, 10);
+				if (end != h && !*end && lo >= 1 && hi >= lo && hi < 100000) {
+					*gpus_min = (int) lo;
+					*gpus_max = (int) hi;
+					found = true;
+				}
+			}
+		}
+	}
+	return found;
+}

@@ -60,6 +60,15 @@ extern bool dls_parse_job_comment(const char *comment, char *model, size_t model
 				  double *epoch_time_1gpu, int *gpus_min, int *gpus_max);
 
 /*
+ * What spank/dlsched put in the job's SPANK job-control environment (sbatch --dl-model=NAME
+ * --dl-epochs=N --dl-elastic=MIN:MAX): DL_MODEL, DL_EPOCHS, DL_ELASTIC (job_ptr->spank_job_env;
+ * a SPANK_ prefix, as prolog and epilog see them, is accepted too). Sets
+ * only what is there and valid; these override the comment's values. Returns true if any was found.
+ */
+extern bool dls_parse_spank_env(char **env, uint32_t env_size, char *model, size_t model_len, double *epochs,
+				int *gpus_min, int *gpus_max);
+
+/*
  * Record the job's deadline in its admin comment as "deadline=<epoch s>", so
  * that sacct (AdminComment) can compute deadline completion rates: Slurm does
  * not store deadlines in accounting. Locks: job write lock held by the caller.

@@ -110,6 +110,9 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	v->partition = _dup_str(job_ptr->part_ptr ? job_ptr->part_ptr->name : "");
 	v->qos = _dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : "");
 	dls_parse_job_comment(job_ptr->comment, model, sizeof(model), &epochs, &epoch_time, &gmin, &gmax);
+	/* sbatch --dl-model/--dl-epochs/--dl-elastic (spank/dlsched) take precedence over the comment. */
+	dls_parse_spank_env(job_ptr->spank_job_env, job_ptr->spank_job_env_size, model, sizeof(model), &epochs,
+			    &gmin, &gmax);
 	v->model = model[0] ? xstrdup(model) : NULL;
 	v->submit_time = job_ptr->details ? (double) job_ptr->details->submit_time : (double) now;
 	v->gpus_requested = gpus;
