@@ -18,4 +18,4 @@ EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plu
 
 # dlsched-report against hand-computed figures from a fixed sacct output.
 TESTS += testsuite/report/test-report.sh
-EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt testsuite/report/data/sacct-header.txt testsuite/report/data/bad.txt
+EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt testsuite/report/data/sacct-header.txt testsuite/report/data/bad.txt testsuite/report/data/reused.txt

@@ -258,7 +258,8 @@ int main(int argc, char** argv)
 	// submitted since its last state save, a few seconds' worth, and kills them on the nodes. The
 	// replay submits such a job again, so that every trace job runs to its end; it resumes from its
 	// checkpoint. The lost id's accounting record stays behind as a runaway job
-	// (sacctmgr show runawayjobs); jobs.csv lists it in lost_jobs.
+	// (sacctmgr show runawayjobs); jobs.csv lists it in lost_jobs. The restarted slurmctld gives
+	// the lost ids to new jobs again, so jobs are matched by id and name (dl-<trace job>).
 	const auto kMissingGrace = std::chrono::seconds(15);
 	static const std::set<std::string> kActive = {
 	        "PENDING",  "RUNNING",      "SUSPENDED",  "COMPLETING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD",
@@ -268,7 +269,9 @@ int main(int argc, char** argv)
 	// Returns false when the cluster stopped answering, or a resubmission failed.
 	auto poll = [&]() -> bool {
 		std::string out;
-		if (run({"squeue", "-h", "-t", "all", "-o", "%i %T"}, out) != 0) {
+		// Id, name and state: a restarted slurmctld hands out the ids of the jobs it lost again, so
+		// a job is ours only if its name (dl-<trace job>) matches too.
+		if (run({"squeue", "-h", "-t", "all", "-o", "%i %j %T"}, out) != 0) {
 			if (++squeue_failures > 60) {
 				std::fprintf(stderr, "dlsched-replay: squeue failed for 120 s; is the cluster up?\n");
 				return false;
@@ -276,13 +279,13 @@ int main(int argc, char** argv)
 			return true;
 		}
 		squeue_failures = 0;
-		std::map<std::string, std::string> state;
+		std::map<std::string, std::string> state;  // "id name" -> state
 		std::size_t pos = 0;
 		while (pos < out.size()) {
 			std::size_t nl = out.find('\n', pos);
 			std::string line = out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
 			pos = nl == std::string::npos ? out.size() : nl + 1;
-			std::size_t sp = line.find(' ');
+			std::size_t sp = line.rfind(' ');
 			if (sp != std::string::npos)
 				state[line.substr(0, sp)] = line.substr(sp + 1);
 		}
@@ -291,7 +294,8 @@ int main(int argc, char** argv)
 		for (Entry& e : entries) {
 			if (e.done)
 				continue;
-			auto it = state.find(e.id);
+			const std::string name = "dl-" + std::to_string(e.job->id);
+			auto it = state.find(e.id + " " + name);
 			if (it != state.end()) {
 				e.missing = false;
 				e.done = kActive.count(it->second) == 0;
@@ -307,18 +311,22 @@ int main(int argc, char** argv)
 			// Not in squeue for kMissingGrace: ended long ago (sacct says so), or lost.
 			std::string acct;
 			std::string final_state;
-			if (run({"sacct", "-n", "-X", "-P", "--duplicates", "-o", "State", "-j", e.id}, acct) != 0)
+			if (run({"sacct", "-n", "-X", "-P", "--duplicates", "-o", "JobName,State", "-j", e.id}, acct) != 0)
 				continue;  // accounting not answering: look again later
-			// The last record's state, first word ("CANCELLED by 0").
-			std::size_t bol = 0;
+			// The state of this job's last record (first word: "CANCELLED by 0"); records of
+			// another job that got the same id after a restart have another name.
 			for (std::size_t p = 0; p < acct.size();) {
 				std::size_t nl = acct.find('\n', p);
 				std::size_t eol = nl == std::string::npos ? acct.size() : nl;
-				if (eol > p)
-					bol = p;
+				const std::string line = acct.substr(p, eol - p);
 				p = eol + 1;
+				const std::size_t bar = line.find('|');
+				if (bar == std::string::npos || line.substr(0, bar) != name)
+					continue;
+				final_state = line.substr(bar + 1, line.find(' ', bar) == std::string::npos
+				                                           ? std::string::npos
+				                                           : line.find(' ', bar) - bar - 1);
 			}
-			final_state = acct.substr(bol, acct.find_first_of(" \n", bol) - bol);
 			if (!final_state.empty() && kActive.count(final_state) == 0) {
 				e.done = true;
 				continue;

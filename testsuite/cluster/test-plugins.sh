@@ -73,6 +73,34 @@ ac=$(sacct -n -X -P -o AdminComment -j "$s" | tail -n1)
 st="$dir/c/state/dlsched-sched.stats"
 grep -q "^cycles=[1-9]" "$st" && grep -q "^starts=[1-9]" "$st" && ok "stats file counts cycles and starts" || ko "stats: $(tr '\n' ' ' <"$st")"
 
+# ---- spank/dlsched: --dl-* options checked at submit time, read by sched/dlsched ----
+if [ -f "$build/plugins/lib/spank_dlsched.so" ]; then
+	sbatch --help 2>&1 | grep -q -- "--dl-elastic=MIN:MAX" && ok "sbatch --help lists --dl-elastic" || ko "no --dl-* options in sbatch --help"
+	err=$(sbatch --parsable -o /dev/null --dl-elastic=8:2 --wrap true 2>&1); rc=$?
+	[ $rc -ne 0 ] && [[ "$err" == *"--dl-elastic: need 1 <= MIN <= MAX <= 4096 GPUs, got 8:2"* ]] &&
+		ok "bad --dl-elastic refused at submit time" || ko "--dl-elastic=8:2: rc $rc, $err"
+	err=$(sbatch --parsable -o /dev/null --dl-model='res net' --wrap true 2>&1); rc=$?
+	[ $rc -ne 0 ] && [[ "$err" == *"--dl-model: 'res net' may contain only"* ]] && ok "bad --dl-model refused" ||
+		ko "--dl-model='res net': rc $rc, $err"
+	# srtf with the epochs from --dl-epochs (the comment gives only the epoch time): the 2-epoch job
+	# starts before the 30-epoch one submitted first.
+	b1=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n1 --comment "$(meta 8)" --wrap 'sleep 6')
+	b2=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n2 --comment "$(meta 1)" --wrap 'sleep 60')
+	sleep 1
+	l=$(sbatch --parsable -o /dev/null --gres=gpu:8 --dl-model=imagenet --dl-epochs=30 --comment "epoch_time_1gpu=80" --wrap 'sleep 2')
+	s=$(sbatch --parsable -o "$dir/spank-%j.out" --gres=gpu:8 --dl-model=imagenet --dl-epochs=2 --comment "epoch_time_1gpu=80" \
+		--wrap 'echo "model=$SLURM_SPANK_DL_MODEL epochs=$SLURM_SPANK_DL_EPOCHS"; sleep 2')
+	# One node frees at 6 s; the other stays busy, so the two jobs cannot start together.
+	wait_done 50 $b1 $l $s || ko "spank jobs did not finish in 50 s"
+	scancel "$b2"
+	ts=$(start_of $s) tl=$(start_of $l)
+	[[ "$ts" < "$tl" ]] && ok "srtf used --dl-epochs (2-epoch job at $ts, 30-epoch job at $tl)" || ko "--dl-epochs ignored: S $ts, L $tl"
+	grep -q "^model=imagenet epochs=2$" "$dir/spank-$s.out" && ok "the job sees SLURM_SPANK_DL_MODEL and SLURM_SPANK_DL_EPOCHS" ||
+		ko "job environment: $(cat "$dir/spank-$s.out" 2>/dev/null)"
+else
+	ko "spank_dlsched.so not built"
+fi
+
 # ---- placement: the select plugin (main scheduler starts the jobs between dlsched cycles) ----
 for pol in spread pack; do
 	conf Policy=fifo PlacementPolicy=$pol SchedInterval=300
@@ -139,7 +167,10 @@ conf Policy=srtf SchedInterval=1
 "$build/contribs/replay/dlsched-replay" --workload "$top/contribs/traces/philly/philly_2017-10-02_100.csv" \
 	--max-jobs 20 --speedup 2000 --out "$dir/replay" --emu-train "$emu" >"$dir/replay.log" 2>&1 &
 rp=$!
-sleep 6
+# Killed while the replay submits (its 20 jobs arrive over 2.7 s): slurmctld saves its state at most
+# every few seconds, so the jobs accepted since the last save are lost, as in a real crash, and the
+# replay has to notice and submit them again.
+sleep 2
 kill -9 "$(cat "$dir/c/pids/slurmctld.pid")"
 sleep 2
 "$dir/c/bin/slurmctld" -f "$SLURM_CONF"
@@ -147,7 +178,10 @@ wait $rp; rc=$?
 sleep 3
 n_sub=$(($(wc -l <"$dir/replay/jobs.csv") - 1))
 ids=$(tail -n +2 "$dir/replay/jobs.csv" | cut -d, -f2 | paste -sd,)
-n_done=$(sacct -n -X -P -o JobIDRaw,State -j "$ids" | awk -F'|' '$2 == "COMPLETED" { c[$1] = 1 } END { print length(c) }')
+# A restarted slurmctld reuses the ids of the jobs it lost: a job is its id and its name.
+n_done=$(sacct -n -X -P --duplicates -o JobIDRaw,JobName,State -j "$ids" |
+	awk -F'|' -v map="$dir/replay/jobs.csv" 'BEGIN { while ((getline l < map) > 0) { split(l, f, ","); want[f[2] "|dl-" f[1]] = 1 } }
+		$3 == "COMPLETED" && (($1 "|" $2) in want) { c[$1 "|" $2] = 1 } END { print length(c) }')
 # Jobs that slurmctld lost (submitted after its last state save) were submitted again by the replay
 # (lost_jobs column); sacct must hold exactly one completed job per trace job, by name.
 n_lost=$(tail -n +2 "$dir/replay/jobs.csv" | cut -d, -f7 | tr ';' '\n' | grep -c . || true)

@@ -132,6 +132,14 @@ fi
 "$rep" --from-file "$data/sacct.txt" --save "$tmp/saved.txt" >/dev/null 2>"$tmp/err" && cmp -s "$data/sacct.txt" "$tmp/saved.txt" &&
 	ok "--save writes the input unchanged" || ko "--save: $(cat "$tmp/err")"
 
+# ---- a job id reused after a slurmctld crash (data/reused.txt) ----
+# 301 RUNNING with no end (a runaway: lost by the crashed slurmctld), then 301 again, another job,
+# COMPLETED (JCT 30); 302 requeued once, then COMPLETED (JCT 60). Jobs 3: completed 2, running 1;
+# requeues 1 (302's, not 301's); average JCT (30 + 60) / 2 = 45.
+"$rep" --from-file "$data/reused.txt" --format json >"$tmp/out.json" 2>"$tmp/err" &&
+	jchk 'd["jobs"] == 3 and d["completed"] == 2 and d["running"] == 1 and d["requeues"] == 1 and d["avg_jct_s"] == 45' &&
+	ok "a reused job id is two jobs, a requeue is one" || ko "reused id: $(cat "$tmp/err" "$tmp/out.json")"
+
 # ---- bad input: exit 2, one line naming the file and line, no traceback ----
 badpath=""
 bad() {  # bad NAME EXPECTED-SUBSTRING ARGS...  ($badpath: PATH for the report, to hide sacct)
