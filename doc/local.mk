@@ -1,2 +1,2 @@
 dist_man_MANS += doc/man/dlsched-sim.1 doc/man/dlsched.conf.5 doc/man/dlsched-cluster.1 doc/man/dlsched-report.1 doc/man/dlsched-db.1
-EXTRA_DIST += etc/dlsched.conf.example etc/slurm.conf.example etc/gres.conf.example etc/plugstack.conf.example doc/workload-format.md doc/architecture.md
+EXTRA_DIST += etc/dlsched.conf.example etc/slurm.conf.example etc/gres.conf.example etc/plugstack.conf.example doc/workload-format.md doc/architecture.md doc/results.md
