@@ -48,6 +48,17 @@ Moments seconds_per_byte(const std::vector<Transfer>& past)
 	return moments(v);
 }
 
+// Adds the time to move `bytes` at the measured seconds per byte (and its spread) to a sum.
+void add_transfer(const Moments& spb, std::int64_t bytes, double& value, double& var, std::size_t& samples)
+{
+	if (spb.n == 0 || bytes <= 0)
+		return;
+	const double b = static_cast<double>(bytes);
+	value += b * spb.mean;
+	var += (b * predictive_sd(spb)) * (b * predictive_sd(spb));
+	samples += spb.n;
+}
+
 }  // namespace
 
 Estimate steady_epoch_time(const std::vector<double>& epoch_s)
@@ -124,13 +135,7 @@ Estimate suspend_cost(const Estimate& epoch, double fraction_done, std::int64_t 
 	double value = epoch.known() ? rest * epoch.value : 0;
 	double var = epoch.known() ? (rest * epoch.stddev) * (rest * epoch.stddev) : 0;
 	std::size_t samples = epoch.samples;
-	const Moments spb = seconds_per_byte(past_saves);
-	if (spb.n > 0 && checkpoint_bytes > 0) {
-		const double b = static_cast<double>(checkpoint_bytes);
-		value += b * spb.mean;
-		var += (b * predictive_sd(spb)) * (b * predictive_sd(spb));
-		samples += spb.n;
-	}
+	add_transfer(seconds_per_byte(past_saves), checkpoint_bytes, value, var, samples);
 	if (samples == 0)
 		return {};
 	return {value, std::sqrt(var), samples};
@@ -141,13 +146,7 @@ Estimate resume_cost(std::int64_t checkpoint_bytes, const std::vector<Transfer>&
 {
 	double value = 0, var = 0;
 	std::size_t samples = 0;
-	const Moments spb = seconds_per_byte(past_loads);
-	if (spb.n > 0 && checkpoint_bytes > 0) {
-		const double b = static_cast<double>(checkpoint_bytes);
-		value += b * spb.mean;
-		var += (b * predictive_sd(spb)) * (b * predictive_sd(spb));
-		samples += spb.n;
-	}
+	add_transfer(seconds_per_byte(past_loads), checkpoint_bytes, value, var, samples);
 	std::vector<double> extra;
 	for (const Warmup& w : past_warmups)
 		if (w.first_epoch_s > 0 && w.steady_epoch_s > 0)

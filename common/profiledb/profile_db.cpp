@@ -75,6 +75,35 @@ Result<std::int64_t> pragma_int(Database& db, const char* pragma)
 	return row.value() ? st->column_int(0) : 0;
 }
 
+// Steps `st` to its end, calling row(st) for each row.
+template <typename Row>
+Status each_row(Statement& st, const Row& row)
+{
+	for (;;) {
+		auto r = st.step();
+		if (!r.is_ok())
+			return r.status();
+		if (!r.value())
+			return Status::ok();
+		row(st);
+	}
+}
+
+// Prepares `sql`, whose ?1 and ?2 are a job's cluster and id.
+Result<Statement> prepare_for_job(Database& db, const std::string& sql, const std::string& cluster,
+                                  std::int64_t job_id)
+{
+	auto st = Statement::prepare(db, sql);
+	if (!st.is_ok())
+		return st.status();
+	Status b = st->bind(1, cluster);
+	if (b.is_ok())
+		b = st->bind(2, job_id);
+	if (!b.is_ok())
+		return b;
+	return st;
+}
+
 }  // namespace
 
 Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate)
@@ -249,82 +278,65 @@ Result<std::vector<std::pair<std::string, int>>> ProfileDb::models()
 	if (!st.is_ok())
 		return st.status();
 	std::vector<std::pair<std::string, int>> out;
-	for (;;) {
-		auto row = st->step();
-		if (!row.is_ok())
-			return row.status();
-		if (!row.value())
-			break;
-		out.emplace_back(st->column_text(0), static_cast<int>(st->column_int(1)));
-	}
+	Status done = each_row(st.value(), [&](const Statement& r) {
+		out.emplace_back(r.column_text(0), static_cast<int>(r.column_int(1)));
+	});
+	if (!done.is_ok())
+		return done;
 	return out;
 }
 
 Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster, std::int64_t job_id)
 {
-	auto st = Statement::prepare(db_,
-	                             "SELECT run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, nfs_read_bytes "
-	                             "FROM epochs WHERE cluster = ?1 AND job_id = ?2 ORDER BY epoch");
+	auto st = prepare_for_job(db_,
+	                          "SELECT run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, nfs_read_bytes "
+	                          "FROM epochs WHERE cluster = ?1 AND job_id = ?2 ORDER BY epoch",
+	                          cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
-	Status b = st->bind(1, cluster);
-	if (b.is_ok())
-		b = st->bind(2, job_id);
-	if (!b.is_ok())
-		return b;
 	std::vector<EpochRecord> out;
-	for (;;) {
-		auto row = st->step();
-		if (!row.is_ok())
-			return row.status();
-		if (!row.value())
-			break;
+	Status done = each_row(st.value(), [&](const Statement& r) {
 		EpochRecord e;
 		e.cluster = cluster;
 		e.job_id = job_id;
-		e.run = static_cast<int>(st->column_int(0));
-		e.epoch = static_cast<int>(st->column_int(1));
-		e.gpus = static_cast<int>(st->column_int(2));
-		e.start_s = st->column_double(3);
-		e.end_s = st->column_double(4);
-		e.bytes_read = st->column_int(5);
-		e.net_rx_bytes = st->column_int(6);
-		e.nfs_read_bytes = st->column_int(7);
+		e.run = static_cast<int>(r.column_int(0));
+		e.epoch = static_cast<int>(r.column_int(1));
+		e.gpus = static_cast<int>(r.column_int(2));
+		e.start_s = r.column_double(3);
+		e.end_s = r.column_double(4);
+		e.bytes_read = r.column_int(5);
+		e.net_rx_bytes = r.column_int(6);
+		e.nfs_read_bytes = r.column_int(7);
 		out.push_back(e);
-	}
+	});
+	if (!done.is_ok())
+		return done;
 	return out;
 }
 
 Result<std::vector<CheckpointRecord>> ProfileDb::checkpoints_of(const std::string& cluster, std::int64_t job_id)
 {
-	auto st = Statement::prepare(db_,
-	                             "SELECT run, epoch, kind, bytes, seconds, at_s FROM checkpoints WHERE cluster = ?1 "
-	                             "AND job_id = ?2 ORDER BY at_s, rowid");
+	auto st = prepare_for_job(db_,
+	                          "SELECT run, epoch, kind, bytes, seconds, at_s FROM checkpoints WHERE cluster = ?1 "
+	                          "AND job_id = ?2 ORDER BY at_s, rowid",
+	                          cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
-	Status b = st->bind(1, cluster);
-	if (b.is_ok())
-		b = st->bind(2, job_id);
-	if (!b.is_ok())
-		return b;
 	std::vector<CheckpointRecord> out;
-	for (;;) {
-		auto row = st->step();
-		if (!row.is_ok())
-			return row.status();
-		if (!row.value())
-			break;
+	Status done = each_row(st.value(), [&](const Statement& r) {
 		CheckpointRecord c;
 		c.cluster = cluster;
 		c.job_id = job_id;
-		c.run = static_cast<int>(st->column_int(0));
-		c.epoch = st->column_double(1);
-		c.kind = st->column_text(2);
-		c.bytes = st->column_int(3);
-		c.seconds = st->column_double(4);
-		c.at_s = st->column_double(5);
+		c.run = static_cast<int>(r.column_int(0));
+		c.epoch = r.column_double(1);
+		c.kind = r.column_text(2);
+		c.bytes = r.column_int(3);
+		c.seconds = r.column_double(4);
+		c.at_s = r.column_double(5);
 		out.push_back(c);
-	}
+	});
+	if (!done.is_ok())
+		return done;
 	return out;
 }
 
@@ -350,15 +362,10 @@ const char kJobColumns[] = "cluster, job_id, user, model, gpus, nodes, epochs_to
 
 Result<JobProfile> ProfileDb::job(const std::string& cluster, std::int64_t job_id)
 {
-	auto st = Statement::prepare(db_, std::string("SELECT ") + kJobColumns +
-	                                          " FROM jobs WHERE cluster = ?1 AND job_id = ?2");
+	auto st = prepare_for_job(db_, std::string("SELECT ") + kJobColumns + " FROM jobs WHERE cluster = ?1 AND job_id = ?2",
+	                          cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
-	Status b = st->bind(1, cluster);
-	if (b.is_ok())
-		b = st->bind(2, job_id);
-	if (!b.is_ok())
-		return b;
 	auto row = st->step();
 	if (!row.is_ok())
 		return row.status();
@@ -367,50 +374,46 @@ Result<JobProfile> ProfileDb::job(const std::string& cluster, std::int64_t job_i
 		                 (cluster.empty() ? std::string() : " on cluster " + cluster));
 	JobProfile p;
 	p.job = job_from_row(st.value());
-	auto e = epochs_of(cluster, job_id);
+	Status st_fill = fill(p);
+	if (!st_fill.is_ok())
+		return st_fill;
+	return p;
+}
+
+Status ProfileDb::fill(JobProfile& p)
+{
+	auto e = epochs_of(p.job.cluster, p.job.job_id);
 	if (!e.is_ok())
 		return e.status();
-	p.epochs = std::move(e.value());
-	auto c = checkpoints_of(cluster, job_id);
+	auto c = checkpoints_of(p.job.cluster, p.job.job_id);
 	if (!c.is_ok())
 		return c.status();
+	p.epochs = std::move(e.value());
 	p.checkpoints = std::move(c.value());
-	return p;
+	return Status::ok();
 }
 
 Result<std::vector<JobProfile>> ProfileDb::model_history(const std::string& model, std::size_t limit)
 {
-	auto st = Statement::prepare(db_, std::string("SELECT ") + kJobColumns +
-	                                          " FROM jobs j WHERE model = ?1 AND EXISTS (SELECT 1 FROM epochs e WHERE "
-	                                          "e.cluster = j.cluster AND e.job_id = j.job_id) "
-	                                          "ORDER BY submit_s DESC, job_id DESC");
+	std::string sql = std::string("SELECT ") + kJobColumns +
+	                  " FROM jobs j WHERE model = ?1 AND EXISTS (SELECT 1 FROM epochs e WHERE "
+	                  "e.cluster = j.cluster AND e.job_id = j.job_id) ORDER BY submit_s DESC, job_id DESC";
+	if (limit)
+		sql += " LIMIT " + std::to_string(limit);  // a number formatted here, not caller text
+	auto st = Statement::prepare(db_, sql);
 	if (!st.is_ok())
 		return st.status();
 	Status b = st->bind(1, model);
 	if (!b.is_ok())
 		return b;
-	std::vector<JobRecord> jobs;
-	for (;;) {
-		auto row = st->step();
-		if (!row.is_ok())
-			return row.status();
-		if (!row.value() || (limit && jobs.size() >= limit))
-			break;
-		jobs.push_back(job_from_row(st.value()));
-	}
 	std::vector<JobProfile> out;
-	for (JobRecord& j : jobs) {
-		JobProfile p;
-		auto e = epochs_of(j.cluster, j.job_id);
-		if (!e.is_ok())
-			return e.status();
-		auto c = checkpoints_of(j.cluster, j.job_id);
-		if (!c.is_ok())
-			return c.status();
-		p.job = std::move(j);
-		p.epochs = std::move(e.value());
-		p.checkpoints = std::move(c.value());
-		out.push_back(std::move(p));
+	Status done = each_row(st.value(), [&](const Statement& r) { out.push_back(JobProfile{job_from_row(r), {}, {}}); });
+	if (!done.is_ok())
+		return done;
+	for (JobProfile& p : out) {
+		Status f = fill(p);
+		if (!f.is_ok())
+			return f;
 	}
 	return out;
 }
@@ -458,16 +461,13 @@ Status ProfileDb::export_csv(const std::string& table, std::ostream& out)
 		header.replace(p, 2, ",");
 	out << header << "\n";
 	const int n = static_cast<int>(std::count(header.begin(), header.end(), ',')) + 1;
-	for (;;) {
-		auto row = st->step();
-		if (!row.is_ok())
-			return row.status();
-		if (!row.value())
-			break;
+	Status done = each_row(st.value(), [&](const Statement& r) {
 		for (int i = 0; i < n; ++i)
-			out << (i ? "," : "") << csv_cell(st.value(), i);
+			out << (i ? "," : "") << csv_cell(r, i);
 		out << "\n";
-	}
+	});
+	if (!done.is_ok())
+		return done;
 	return out ? Status::ok() : io_error("writing the CSV export failed");
 }
 

@@ -100,6 +100,8 @@ private:
 	Status migrate_to(int version);
 	Result<std::vector<EpochRecord>> epochs_of(const std::string& cluster, std::int64_t job_id);
 	Result<std::vector<CheckpointRecord>> checkpoints_of(const std::string& cluster, std::int64_t job_id);
+	// Reads p.job's epochs and checkpoints into p.
+	Status fill(JobProfile& p);
 
 	Database db_;
 	int version_ = 0;
