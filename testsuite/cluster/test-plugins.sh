@@ -185,7 +185,7 @@ n_done=$(sacct -n -X -P --duplicates -o JobIDRaw,JobName,State -j "$ids" |
 # Jobs that slurmctld lost (submitted after its last state save) were submitted again by the replay
 # (lost_jobs column); sacct must hold exactly one completed job per trace job, by name.
 n_lost=$(tail -n +2 "$dir/replay/jobs.csv" | cut -d, -f7 | tr ';' '\n' | grep -c . || true)
-n_names=$(sacct -n -X -P -a -S 1970-01-01 -o JobName,State | awk -F'|' '$1 ~ /^dl-/ && $2 == "COMPLETED" { c[$1] = 1 } END { print length(c) }')
+n_names=$(sacct -n -X -P --duplicates -a -S 1970-01-01 -o JobName,State | awk -F'|' '$1 ~ /^dl-/ && $2 == "COMPLETED" { c[$1] = 1 } END { print length(c) }')
 [ $rc -eq 0 ] && [ "$n_sub" -eq 20 ] && [ "$n_done" -eq 20 ] && [ "$n_names" -eq 20 ] &&
 	ok "slurmctld restart mid-replay: 20 submitted, $n_done completed, 20 trace jobs completed in sacct ($n_lost lost by slurmctld and resubmitted)" ||
 	ko "restart mid-replay: replay rc $rc, $n_sub submitted, $n_done completed, $n_names trace jobs completed in sacct ($(tail -2 "$dir/replay.log"))"
