@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace dlsched {
 
@@ -128,6 +129,23 @@ double ModelCatalog::gpu_speed(int model, const std::string& gpu_type) const
 	const auto& m = profiles_[model].gpu_speed;
 	auto it = m.find(gpu_type);
 	return it == m.end() ? 1.0 : it->second;
+}
+
+double ModelCatalog::placed_speedup(int model, int gpus, int nodes, const std::vector<std::string>& gpu_types) const
+{
+	double slowest = gpu_types.empty() ? 1.0 : INFINITY;
+	for (const std::string& t : gpu_types)
+		slowest = std::min(slowest, gpu_speed(model, t));
+	return speedup(model, gpus, nodes) * slowest;
+}
+
+std::vector<std::string> ModelCatalog::gpu_types() const
+{
+	std::set<std::string> types;
+	for (const ModelProfile& p : profiles_)
+		for (const auto& kv : p.gpu_speed)
+			types.insert(kv.first);
+	return {types.begin(), types.end()};
 }
 
 }  // namespace dlsched

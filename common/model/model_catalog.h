@@ -52,6 +52,12 @@ public:
 	double speedup(int model, int gpus, int nodes = 1) const;
 	// Speed of a GPU type for this model relative to the reference type (1.0 when unknown).
 	double gpu_speed(int model, const std::string& gpu_type) const;
+	// Throughput of `gpus` GPUs over `nodes` nodes whose GPU types are `gpu_types`, relative to one
+	// reference GPU: the measured speedup times the slowest type's speed (a synchronous
+	// data-parallel job runs at its slowest GPU). The one definition the simulator and its bound use.
+	double placed_speedup(int model, int gpus, int nodes, const std::vector<std::string>& gpu_types) const;
+	// Every GPU type some profile has a speed for, sorted.
+	std::vector<std::string> gpu_types() const;
 
 	// The reference GPU type the epoch times are expressed in.
 	static constexpr const char* kReferenceGpuType = "v100";

@@ -157,11 +157,11 @@ void Engine::update_speed(std::size_t i)
 		s.rate = 0;
 		return;
 	}
-	double type_speed = INFINITY;
+	std::vector<std::string> types;
 	for (const NodeShare& sh : j.placement)
-		type_speed = std::min(type_speed, models_.gpu_speed(j.model, nodes_[sh.node].gpu_type));
+		types.push_back(nodes_[sh.node].gpu_type);
 	const int spanned = static_cast<int>(j.placement.size());
-	s.rate = models_.speedup(j.model, j.gpus_allocated, spanned) * type_speed / j.epoch_time_1gpu;
+	s.rate = models_.placed_speedup(j.model, j.gpus_allocated, spanned, types) / j.epoch_time_1gpu;
 	const Seconds from = std::max(now_, s.progress_from);
 	completions_.push({from + j.epochs_left() / s.rate, i, s.version});
 }

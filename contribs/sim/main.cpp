@@ -5,7 +5,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <set>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -249,16 +248,6 @@ Result<Config> make_config(const Options& o)
 	return c;
 }
 
-// The GPU types the model profiles have speeds for (Gavel's), sorted.
-std::vector<std::string> known_gpu_types(const ModelCatalog& models)
-{
-	std::set<std::string> types;
-	for (int m = 0; m < models.size(); ++m)
-		for (const auto& kv : models.at(m).gpu_speed)
-			types.insert(kv.first);
-	return {types.begin(), types.end()};
-}
-
 int fail(const Status& st)
 {
 	std::fprintf(stderr, "dlsched-sim: %s\n", st.message().c_str());
@@ -301,7 +290,7 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 	if (workload->skipped_lines)
 		std::fprintf(stderr, "dlsched-sim: skipped %zu malformed line(s) of %s\n", workload->skipped_lines,
 		             o.workload.c_str());
-	auto nodes = parse_cluster_spec(o.cluster, known_gpu_types(models));
+	auto nodes = parse_cluster_spec(o.cluster, models.gpu_types());
 	if (!nodes.is_ok())
 		return fail(nodes.status());
 

@@ -36,16 +36,20 @@ std::vector<double> bound_runtimes(const Workload& w, const ModelCatalog& models
 	out.reserve(w.jobs.size());
 	for (std::size_t i = 0; i < w.jobs.size(); ++i) {
 		const Job& j = w.jobs[i];
-		// Eligible nodes, grouped by GPU type (one group "*" of all of them for a mixed placement).
+		// Eligible nodes by GPU type, and all of them together (a mixed placement).
 		std::map<std::string, std::vector<int>> by_type;
+		std::vector<int> all;
+		std::vector<std::string> all_types;
 		for (const Node& n : view.nodes) {
 			if (!free.eligible(j, n.index))
 				continue;
 			by_type[n.gpu_type].push_back(n.gpus_total);
-			by_type["*"].push_back(n.gpus_total);
+			all.push_back(n.gpus_total);
+			all_types.push_back(n.gpu_type);
 		}
 		double best_rate = 0;
-		for (auto& [type, sizes] : by_type) {
+		// The fewest nodes (largest first) that hold the job at its requested size, and their speed.
+		auto consider = [&](std::vector<int> sizes, const std::vector<std::string>& types) {
 			std::sort(sizes.begin(), sizes.end(), std::greater<int>());
 			int got = 0, used = 0;
 			for (int g : sizes) {
@@ -54,19 +58,12 @@ std::vector<double> bound_runtimes(const Workload& w, const ModelCatalog& models
 				got += g;
 				++used;
 			}
-			if (got < j.gpus_requested)
-				continue;
-			double type_speed = 0;
-			if (type == "*") {
-				type_speed = 1e300;
-				for (const Node& n : view.nodes)
-					if (free.eligible(j, n.index))
-						type_speed = std::min(type_speed, models.gpu_speed(j.model, n.gpu_type));
-			} else {
-				type_speed = models.gpu_speed(j.model, type);
-			}
-			best_rate = std::max(best_rate, models.speedup(j.model, j.gpus_requested, used) * type_speed);
-		}
+			if (got >= j.gpus_requested)
+				best_rate = std::max(best_rate, models.placed_speedup(j.model, j.gpus_requested, used, types));
+		};
+		for (const auto& [type, sizes] : by_type)
+			consider(sizes, {type});
+		consider(all, all_types);
 		// A job no node set can hold keeps the trace's own runtime (such jobs are errors or dropped).
 		out.push_back(best_rate > 0 ? j.epochs_total * j.epoch_time_1gpu / best_rate : w.trace_runtime_s[i]);
 	}
