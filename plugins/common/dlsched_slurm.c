@@ -172,39 +172,36 @@ extern bool dls_parse_spank_env(char **env, uint32_t env_size, char *model, size
 {
 	bool found = false;
 
+	/* Each entry is put in the comment's words and read by the one metadata parser. */
 	for (uint32_t i = 0; env && i < env_size; i++) {
 		const char *e = env[i];
-		char *end = NULL;
+		char words[256];
+		double unused = 0;
+		int lo = 0, hi = 0;
 
 		if (!e)
 			continue;
 		/* slurmctld keeps them as set (DL_MODEL=...); prolog and epilog see SPANK_DL_MODEL. */
 		if (!strncmp(e, "SPANK_", 6))
 			e += 6;
-		if (!strncmp(e, "DL_MODEL=", 9) && e[9]) {
-			_copy_word(e + 9, model, model_len);
-			found = true;
-		} else if (!strncmp(e, "DL_EPOCHS=", 10)) {
-			double v = strtod(e + 10, &end);
-
-			if (end != e + 10 && !*end && v > 0) {
-				*epochs = v;
+		if (!strncmp(e, "DL_MODEL=", 9))
+			snprintf(words, sizeof(words), "model=%s", e + 9);
+		else if (!strncmp(e, "DL_EPOCHS=", 10))
+			snprintf(words, sizeof(words), "epochs=%s", e + 10);
+		else if (!strncmp(e, "DL_ELASTIC=", 11) && strchr(e + 11, ':')) {
+			/* MIN:MAX -> gpus_min=MIN gpus_max=MAX, both or neither. */
+			snprintf(words, sizeof(words), "gpus_min=%.*s gpus_max=%s", (int) (strchr(e + 11, ':') - (e + 11)),
+				 e + 11, strchr(e + 11, ':') + 1);
+			if (dls_parse_job_comment(words, model, model_len, epochs, &unused, &lo, &hi) && lo > 0 &&
+			    hi >= lo) {
+				*gpus_min = lo;
+				*gpus_max = hi;
 				found = true;
 			}
-		} else if (!strncmp(e, "DL_ELASTIC=", 11)) {
-			long lo = strtol(e + 11, &end, 10), hi;
-
-			if (end != e + 11 && *end == ':') {
-				const char *h = end + 1;
-
-				hi = strtol(h, &end, 10);
-				if (end != h && !*end && lo >= 1 && hi >= lo && hi < 100000) {
-					*gpus_min = (int) lo;
-					*gpus_max = (int) hi;
-					found = true;
-				}
-			}
-		}
+			continue;
+		} else
+			continue;
+		found |= dls_parse_job_comment(words, model, model_len, epochs, &unused, gpus_min, gpus_max);
 	}
 	return found;
 }

@@ -105,50 +105,37 @@ static int _check_dir(const char *v)
 	return 0;
 }
 
-static int _set(char *dst, size_t len, const char *v, int (*check)(const char *))
+/* The options' values, by the option's `val` (the index into this table). */
+static struct {
+	char *dst;
+	size_t len;
+	int (*check)(const char *);
+} values[] = {
+	{ opt_model, sizeof(opt_model), _check_model },
+	{ opt_epochs, sizeof(opt_epochs), _check_epochs },
+	{ opt_elastic, sizeof(opt_elastic), _check_elastic },
+	{ opt_ckpt_dir, sizeof(opt_ckpt_dir), _check_dir },
+};
+
+/* One callback for every option: check the value, keep it. */
+static int _cb(int val, const char *optarg, int remote)
 {
-	if (!v || check(v) != 0)
+	(void) remote;
+	if (val < 0 || (size_t) val >= sizeof(values) / sizeof(values[0]) || !optarg ||
+	    values[val].check(optarg) != 0)
 		return -1;
-	snprintf(dst, len, "%s", v);
+	snprintf(values[val].dst, values[val].len, "%s", optarg);
 	return 0;
-}
-
-static int _cb_model(int val, const char *optarg, int remote)
-{
-	(void) val;
-	(void) remote;
-	return _set(opt_model, sizeof(opt_model), optarg, _check_model);
-}
-
-static int _cb_epochs(int val, const char *optarg, int remote)
-{
-	(void) val;
-	(void) remote;
-	return _set(opt_epochs, sizeof(opt_epochs), optarg, _check_epochs);
-}
-
-static int _cb_elastic(int val, const char *optarg, int remote)
-{
-	(void) val;
-	(void) remote;
-	return _set(opt_elastic, sizeof(opt_elastic), optarg, _check_elastic);
-}
-
-static int _cb_ckpt(int val, const char *optarg, int remote)
-{
-	(void) val;
-	(void) remote;
-	return _set(opt_ckpt_dir, sizeof(opt_ckpt_dir), optarg, _check_dir);
 }
 
 static struct spank_option options[] = {
 	{ "dl-model", "NAME", "dlsched: the model this job trains (profiles and predictions are per model)", 1, 0,
-	  _cb_model },
-	{ "dl-epochs", "N", "dlsched: epochs the job trains in all", 1, 0, _cb_epochs },
-	{ "dl-elastic", "MIN:MAX", "dlsched: GPUs the job can run on; dlsched may resize it within them", 1, 0,
-	  _cb_elastic },
+	  _cb },
+	{ "dl-epochs", "N", "dlsched: epochs the job trains in all", 1, 1, _cb },
+	{ "dl-elastic", "MIN:MAX", "dlsched: GPUs the job can run on; dlsched may resize it within them", 1, 2,
+	  _cb },
 	{ "dl-checkpoint-dir", "DIR", "dlsched: where the job keeps its checkpoints (absolute, on shared storage)",
-	  1, 0, _cb_ckpt },
+	  1, 3, _cb },
 	SPANK_OPTIONS_TABLE_END
 };
 
