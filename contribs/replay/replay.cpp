@@ -78,6 +78,20 @@ std::string fmt(double v)
 	return b;
 }
 
+// The non-empty lines of a command's output.
+std::vector<std::string> lines(const std::string& out)
+{
+	std::vector<std::string> v;
+	for (std::size_t p = 0; p < out.size();) {
+		std::size_t nl = out.find('\n', p);
+		std::size_t eol = nl == std::string::npos ? out.size() : nl;
+		if (eol > p)
+			v.push_back(out.substr(p, eol - p));
+		p = eol + 1;
+	}
+	return v;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -178,21 +192,29 @@ int main(int argc, char** argv)
 	std::vector<Entry> entries;
 	entries.reserve(w->jobs.size());
 	const std::string map_path = out_dir + "/jobs.csv";
-	// Rewritten whole (through a temporary file) whenever an id changes.
-	auto write_map = [&]() {
+	const char kMapHeader[] = "trace_job,slurm_job,submit_s,gpus,model,runtime_s,lost_jobs\n";
+	auto map_row = [&](std::ostream& map, const Entry& e) {
+		std::string lost;
+		for (const std::string& l : e.lost)
+			lost += (lost.empty() ? "" : ";") + l;
+		map << e.job->id << "," << e.id << "," << fmt(e.job->submit_time) << "," << e.job->gpus_requested << ","
+		    << e.name << "," << fmt(w->trace_runtime_s[e.job->id - 1]) << "," << lost << "\n";
+	};
+	// A row is appended per submission; the map is rewritten whole (through a temporary file) only
+	// when a resubmission changes an id.
+	std::ofstream map(map_path);
+	map << kMapHeader;
+	auto rewrite_map = [&]() {
 		const std::string tmp = map_path + ".tmp";
 		{
-			std::ofstream map(tmp);
-			map << "trace_job,slurm_job,submit_s,gpus,model,runtime_s,lost_jobs\n";
-			for (const Entry& e : entries) {
-				std::string lost;
-				for (const std::string& l : e.lost)
-					lost += (lost.empty() ? "" : ";") + l;
-				map << e.job->id << "," << e.id << "," << fmt(e.job->submit_time) << "," << e.job->gpus_requested
-				    << "," << e.name << "," << fmt(w->trace_runtime_s[e.job->id - 1]) << "," << lost << "\n";
-			}
+			std::ofstream out(tmp);
+			out << kMapHeader;
+			for (const Entry& e : entries)
+				map_row(out, e);
 		}
+		map.close();
 		std::rename(tmp.c_str(), map_path.c_str());
+		map.open(map_path, std::ios::app);
 	};
 	auto submit = [&](Entry& e) -> bool {
 		const Job& j = *e.job;
@@ -280,12 +302,8 @@ int main(int argc, char** argv)
 		}
 		squeue_failures = 0;
 		std::map<std::string, std::string> state;  // "id name" -> state
-		std::size_t pos = 0;
-		while (pos < out.size()) {
-			std::size_t nl = out.find('\n', pos);
-			std::string line = out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-			pos = nl == std::string::npos ? out.size() : nl + 1;
-			std::size_t sp = line.rfind(' ');
+		for (const std::string& line : lines(out)) {
+			const std::size_t sp = line.rfind(' ');
 			if (sp != std::string::npos)
 				state[line.substr(0, sp)] = line.substr(sp + 1);
 		}
@@ -315,17 +333,12 @@ int main(int argc, char** argv)
 				continue;  // accounting not answering: look again later
 			// The state of this job's last record (first word: "CANCELLED by 0"); records of
 			// another job that got the same id after a restart have another name.
-			for (std::size_t p = 0; p < acct.size();) {
-				std::size_t nl = acct.find('\n', p);
-				std::size_t eol = nl == std::string::npos ? acct.size() : nl;
-				const std::string line = acct.substr(p, eol - p);
-				p = eol + 1;
+			for (const std::string& line : lines(acct)) {
 				const std::size_t bar = line.find('|');
-				if (bar == std::string::npos || line.substr(0, bar) != name)
-					continue;
-				final_state = line.substr(bar + 1, line.find(' ', bar) == std::string::npos
-				                                           ? std::string::npos
-				                                           : line.find(' ', bar) - bar - 1);
+				if (bar != std::string::npos && line.compare(0, bar, name) == 0) {
+					const std::string st = line.substr(bar + 1);
+					final_state = st.substr(0, st.find(' '));
+				}
 			}
 			if (!final_state.empty() && kActive.count(final_state) == 0) {
 				e.done = true;
@@ -342,7 +355,7 @@ int main(int argc, char** argv)
 			changed = true;
 		}
 		if (changed)
-			write_map();
+			rewrite_map();
 		return true;
 	};
 
@@ -362,7 +375,8 @@ int main(int argc, char** argv)
 				entries.push_back(Entry{&j, models->at(j.model).name, "", {}, 0, false, false, {}});
 				if (!submit(entries.back()))
 					return 1;
-				write_map();
+				map_row(map, entries.back());
+				map.flush();
 				++next;
 				if (next == w->jobs.size() || (tty && next % 10 == 0))
 					std::fprintf(stderr, "\rdlsched-replay: submitted %zu/%zu", next, w->jobs.size());
