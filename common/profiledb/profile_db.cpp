@@ -59,6 +59,10 @@ const char* const kSteps[] = {
         "  action TEXT NOT NULL,"
         "  reward REAL NOT NULL);"
         "CREATE INDEX experience_by_time ON experience (cluster, at_s);",
+        // 3: a checkpoint record delivered twice is stored once (collectors retry deliveries).
+        "DELETE FROM checkpoints WHERE rowid NOT IN (SELECT min(rowid) FROM checkpoints "
+        "  GROUP BY cluster, job_id, run, kind, at_s);"
+        "CREATE UNIQUE INDEX checkpoints_once ON checkpoints (cluster, job_id, run, kind, at_s);",
 };
 static_assert(sizeof kSteps / sizeof kSteps[0] == ProfileDb::kSchemaVersion, "one step per schema version");
 
@@ -230,8 +234,10 @@ Status ProfileDb::put_job(const JobRecord& j)
 Result<bool> ProfileDb::add_epoch(const EpochRecord& e)
 {
 	auto st = Statement::prepare(db_,
-	                             "INSERT OR IGNORE INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, "
-	                             "bytes_read, net_rx_bytes, nfs_read_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+	                             "INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, "
+	                             "bytes_read, net_rx_bytes, nfs_read_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+	                             // Only a duplicate is skipped; a CHECK failure stays an error.
+	                             "ON CONFLICT DO NOTHING");
 	if (!st.is_ok())
 		return st.status();
 	Statement& s = st.value();
@@ -251,11 +257,11 @@ Result<bool> ProfileDb::add_epoch(const EpochRecord& e)
 	return db_.changes() > 0;
 }
 
-Status ProfileDb::add_checkpoint(const CheckpointRecord& c)
+Result<bool> ProfileDb::add_checkpoint(const CheckpointRecord& c)
 {
 	auto st = Statement::prepare(db_,
 	                             "INSERT INTO checkpoints (cluster, job_id, run, epoch, kind, bytes, seconds, at_s) "
-	                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+	                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING");
 	if (!st.is_ok())
 		return st.status();
 	Statement& s = st.value();
@@ -267,7 +273,10 @@ Status ProfileDb::add_checkpoint(const CheckpointRecord& c)
 	if (b.is_ok()) b = s.bind(6, c.bytes);
 	if (b.is_ok()) b = s.bind(7, c.seconds);
 	if (b.is_ok()) b = s.bind(8, c.at_s);
-	return b.is_ok() ? s.run() : b;
+	if (b.is_ok()) b = s.run();
+	if (!b.is_ok())
+		return b;
+	return db_.changes() > 0;
 }
 
 Result<std::vector<std::pair<std::string, int>>> ProfileDb::models()

@@ -65,7 +65,7 @@ struct JobProfile {
 
 class ProfileDb {
 public:
-	static constexpr int kSchemaVersion = 2;
+	static constexpr int kSchemaVersion = 3;
 	static constexpr std::int32_t kApplicationId = 0x646c7363;  // "dlsc"
 
 	// The single writer: creates the file if missing, upgrades an older schema, WAL mode.
@@ -83,7 +83,8 @@ public:
 	// Inserts an epoch; false when that epoch of that job is already recorded (a record delivered
 	// twice is ignored, so that delivery can be retried safely).
 	Result<bool> add_epoch(const EpochRecord& e);
-	Status add_checkpoint(const CheckpointRecord& c);
+	// Inserts a checkpoint; false when it is already recorded (same job, run, kind and time).
+	Result<bool> add_checkpoint(const CheckpointRecord& c);
 
 	// Models with their number of jobs that have at least one recorded epoch, by name.
 	Result<std::vector<std::pair<std::string, int>>> models();

@@ -103,9 +103,14 @@ START_TEST(records_round_trip_and_duplicates_are_ignored)
 	c.bytes = 300 << 20;
 	c.seconds = 1.5;
 	c.at_s = 1051;
-	ck_assert(w->add_checkpoint(c).is_ok());
+	auto added = w->add_checkpoint(c);
+	ck_assert(added.is_ok() && added.value());
+	auto twice = w->add_checkpoint(c);
+	ck_assert_msg(twice.is_ok() && !twice.value(), "a checkpoint delivered twice was stored twice");
 	c.kind = "suspend";  // not save or load: refused by the schema
 	ck_assert(!w->add_checkpoint(c).is_ok());
+	// Only duplicates are skipped: an epoch that ends before it starts is an error, not ignored.
+	ck_assert(!w->add_epoch(epoch(9, 2, 3100, -1)).is_ok());
 
 	auto r = ProfileDb::open_reader(path);
 	ck_assert_msg(r.is_ok(), "%s", r.status().message().c_str());
@@ -168,13 +173,38 @@ START_TEST(an_older_schema_is_upgraded_with_its_data)
 	ck_assert_int_eq(r->schema_version(), 1);
 	auto w = ProfileDb::open_writer(path);
 	ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
-	ck_assert_int_eq(w->schema_version(), 2);
+	ck_assert_int_eq(w->schema_version(), ProfileDb::kSchemaVersion);
 	auto p = w->job("", 1);
 	ck_assert(p.is_ok() && p->epochs.size() == 1);
 	// Version 2's table exists now.
 	raw(path, "INSERT INTO experience (cycle, at_s, state, action, reward) VALUES (1, 2, '{}', 'start 1', 0.5)");
 	auto again = ProfileDb::open_writer(path);
-	ck_assert(again.is_ok() && again->schema_version() == 2);
+	ck_assert(again.is_ok() && again->schema_version() == ProfileDb::kSchemaVersion);
+}
+END_TEST
+
+START_TEST(version_3_keeps_one_of_each_duplicated_checkpoint)
+{
+	const std::string path = temp_path("v2.db");
+	{
+		auto v2 = ProfileDb::create_at_version(path, 2);
+		ck_assert_msg(v2.is_ok(), "%s", v2.status().message().c_str());
+	}
+	// Version 2 let a retried delivery store a checkpoint twice.
+	for (int i = 0; i < 2; ++i)
+		raw(path, "INSERT INTO checkpoints (job_id, run, epoch, kind, bytes, seconds, at_s) "
+		          "VALUES (4, 0, 3, 'save', 1000, 0.5, 77)");
+	raw(path, "INSERT INTO checkpoints (job_id, run, epoch, kind, bytes, seconds, at_s) "
+	          "VALUES (4, 1, 3, 'load', 1000, 0.25, 90)");
+	auto w = ProfileDb::open_writer(path);
+	ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
+	ck_assert_int_eq(w->schema_version(), 3);
+	std::ostringstream csv;
+	ck_assert(w->export_csv("checkpoints", csv).is_ok());
+	int lines = 0;
+	for (char ch : csv.str())
+		lines += ch == '\n';
+	ck_assert_int_eq(lines, 3);  // header, one save, one load
 }
 END_TEST
 
@@ -206,7 +236,7 @@ START_TEST(bad_files_are_errors_naming_the_file)
 	auto n = ProfileDb::open_reader(newer);
 	ck_assert(!n.is_ok());
 	ck_assert_msg(n.status().message() ==
-	                      newer + ": profile database schema version 99 is newer than this dlsched's (2); upgrade dlsched",
+	                      newer + ": profile database schema version 99 is newer than this dlsched's (" + std::to_string(ProfileDb::kSchemaVersion) + "); upgrade dlsched",
 	              "%s", n.status().message().c_str());
 
 	const std::string corrupt = temp_path("corrupt.db");
@@ -229,6 +259,7 @@ int main()
 	TCase* tc = tcase_create("profiledb");
 	tcase_add_test(tc, records_round_trip_and_duplicates_are_ignored);
 	tcase_add_test(tc, an_older_schema_is_upgraded_with_its_data);
+	tcase_add_test(tc, version_3_keeps_one_of_each_duplicated_checkpoint);
 	tcase_add_test(tc, bad_files_are_errors_naming_the_file);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
