@@ -31,6 +31,7 @@ struct ModelProfile {
 	double samples_per_s_1gpu = 0;               // measured throughput on one reference GPU
 	double samples_per_epoch = 0;                // dataset size of the reference run
 	double reference_epochs = 0;                 // epochs the reference run trained
+	double sample_kb = 0;                        // storage bytes read per sample / 1000 (data rate)
 	std::string source;                          // where the numbers came from (attribution)
 };
 

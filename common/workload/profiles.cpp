@@ -184,7 +184,7 @@ Result<ModelCatalog> load_model_catalog(const std::string& dir_in)
 
 	std::vector<std::map<std::string, std::string>> models;
 	st = read_table(dir + "/models.csv",
-	                {"model", "local_bsz", "gavel_job_type", "checkpoint_mb", "epochs", "samples_per_epoch"},
+	                {"model", "local_bsz", "gavel_job_type", "checkpoint_mb", "epochs", "samples_per_epoch", "sample_kb"},
 	                models);
 	if (!st.is_ok())
 		return st;
@@ -200,6 +200,8 @@ Result<ModelCatalog> load_model_catalog(const std::string& dir_in)
 			st = number(m, "epochs", p.reference_epochs);
 		if (st.is_ok())
 			st = number(m, "samples_per_epoch", p.samples_per_epoch);
+		if (st.is_ok())
+			st = number(m, "sample_kb", p.sample_kb);
 		if (st.is_ok())
 			st = load_pollux_points(dir, p.name, bsz, p.points, p.samples_per_s_1gpu, p.source);
 		if (!st.is_ok())

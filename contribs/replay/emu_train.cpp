@@ -1,21 +1,38 @@
-// dlsched-emu-train: an emulated training job for the local cluster. It runs its epochs with the
-// per-epoch time its model's measured scaling gives for the GPUs Slurm actually allocated (so that
-// placement and allocation decisions change its runtime as on real GPUs), divided by --speedup.
-// With --checkpoint FILE it resumes from the progress saved there and saves it after every epoch and
-// when Slurm signals it (SIGUSR1: checkpoint and go on; SIGTERM: checkpoint and exit, as on requeue),
-// so a preempted and requeued job loses nothing. (Progress reports to the ingest service are the
-// profiling issue's.)
+// dlsched-emu-train: an emulated training job for the local cluster that speaks the training-job
+// protocol (doc/protocol.md) like a real one.
+//  - Epoch time: its model's time on one reference GPU over the measured speedup for the GPUs Slurm
+//    actually allocated (so placement and allocation change its runtime as on real GPUs), divided
+//    by --speedup, times noise: a per-job factor and a per-epoch factor, both log-normal with mean 1
+//    (--noise, the coefficient of variation), and, in the first epoch of each run, --warmup extra.
+//  - Storage traffic: it reads a real file (--data) as it trains, samples_per_epoch x sample_kb of
+//    its model per epoch (times --size-scale), spread over the epoch, so that the collector sees
+//    the data rate of the model.
+//  - Checkpoints: of its model's size (checkpoint_mb x --size-scale), written to a temporary name,
+//    synced, renamed; their write and read times are paced at --storage-mbps (in the job's own,
+//    uncompressed, seconds, then divided by --speedup) and measured.
+//  - Protocol: it reports each epoch and each checkpoint save and load to DLSCHED_PROGRESS_FILE;
+//    on the checkpoint signal (DLSCHED_CHECKPOINT_SIGNAL, default SIGUSR1) or SIGTERM it saves at
+//    the next iteration and exits; a new run resumes from the saved progress. Epoch numbers count
+//    over the whole job: none is reported twice or skipped across restarts.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cmath>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <fstream>
+#include <random>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "workload/workload.h"
 
@@ -28,8 +45,11 @@ int usage(const char* msg)
 	std::fprintf(stderr,
 	             "dlsched-emu-train: %s\n"
 	             "usage: dlsched-emu-train --model NAME --epochs N --epoch-time-1gpu SECONDS [--speedup X]\n"
-	             "                         [--gpus G] [--nodes N] [--profiles DIR] [--checkpoint FILE]\n"
-	             "GPUs and nodes default to what Slurm gave the job (CUDA_VISIBLE_DEVICES, SLURM_JOB_NUM_NODES).\n",
+	             "         [--gpus G] [--nodes N] [--profiles DIR] [--checkpoint FILE | --checkpoint-dir DIR]\n"
+	             "         [--data FILE] [--size-scale S] [--storage-mbps MB/S] [--noise CV] [--warmup FRACTION]\n"
+	             "         [--seed N]\n"
+	             "GPUs and nodes default to what Slurm gave the job (CUDA_VISIBLE_DEVICES, SLURM_JOB_NUM_NODES);\n"
+	             "the checkpoint directory to DLSCHED_CHECKPOINT_DIR; progress goes to DLSCHED_PROGRESS_FILE.\n",
 	             msg);
 	return 2;
 }
@@ -41,26 +61,9 @@ extern "C" void on_signal(int sig)
 	last_signal = sig;
 }
 
-double read_checkpoint(const std::string& path)
+double now_s()
 {
-	std::ifstream in(path);
-	double done = 0;
-	if (in && (in >> done) && done > 0)
-		return done;
-	return 0;
-}
-
-void write_checkpoint(const std::string& path, double done)
-{
-	if (path.empty())
-		return;
-	const std::string tmp = path + ".tmp";
-	{
-		std::ofstream out(tmp);
-		out.precision(17);
-		out << done << "\n";
-	}
-	std::rename(tmp.c_str(), path.c_str());
+	return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 int count_devices(const char* list)
@@ -73,12 +76,196 @@ int count_devices(const char* list)
 	return n;
 }
 
+// Reports progress lines (doc/protocol.md section 1) when the job runs under dlsched and is rank 0.
+class Reporter {
+public:
+	Reporter()
+	{
+		const char* proto = std::getenv("DLSCHED_PROTOCOL");
+		const char* file = std::getenv("DLSCHED_PROGRESS_FILE");
+		const char* rank = std::getenv("SLURM_PROCID");
+		if (!rank)
+			rank = std::getenv("RANK");
+		if (proto && file && *file && (!rank || std::atoi(rank) == 0))
+			path_ = file;
+	}
+	void epoch(int n, double start, double end) const
+	{
+		char line[256];
+		std::snprintf(line, sizeof line, "{\"v\":1,\"event\":\"epoch\",\"epoch\":%d,\"start\":%.6f,\"end\":%.6f}\n", n,
+		              start, end);
+		write_line(line);
+	}
+	void checkpoint(const char* kind, double epoch, std::int64_t bytes, double seconds, double at) const
+	{
+		char line[256];
+		std::snprintf(line, sizeof line,
+		              "{\"v\":1,\"event\":\"checkpoint\",\"kind\":\"%s\",\"epoch\":%.6f,\"bytes\":%lld,"
+		              "\"seconds\":%.6f,\"at\":%.6f}\n",
+		              kind, epoch, static_cast<long long>(bytes), seconds, at);
+		write_line(line);
+	}
+
+private:
+	// One write(2) on an O_APPEND file: lines from concurrent writers never interleave.
+	void write_line(const char* line) const
+	{
+		if (path_.empty())
+			return;
+		const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			std::fprintf(stderr, "dlsched-emu-train: cannot report to %s: %s\n", path_.c_str(), std::strerror(errno));
+			return;
+		}
+		if (::write(fd, line, std::strlen(line)) < 0)
+			std::fprintf(stderr, "dlsched-emu-train: cannot report to %s: %s\n", path_.c_str(), std::strerror(errno));
+		::close(fd);
+	}
+
+	std::string path_;
+};
+
+// The checkpoint: a header line with the progress (epochs, fractional) and the last epoch reported,
+// padded with zeros to the model's (scaled) checkpoint size. A file of earlier versions holding just
+// a number is read as the progress.
+struct Saved {
+	double progress = 0;
+	int reported = 0;
+	std::int64_t bytes = 0;
+};
+
+bool read_checkpoint(const std::string& path, Saved& s)
+{
+	std::ifstream in(path, std::ios::binary);
+	if (!in)
+		return false;
+	std::string head;
+	std::getline(in, head);
+	char tag[64] = {0};
+	double p = 0;
+	int r = 0;
+	if (std::sscanf(head.c_str(), "%63s 1 progress=%lf reported=%d", tag, &p, &r) == 3 &&
+	    std::strcmp(tag, "dlsched-emu-train-checkpoint") == 0) {
+		s.progress = p;
+		s.reported = r;
+	} else if (std::sscanf(head.c_str(), "%lf", &p) == 1) {
+		s.progress = p;
+		s.reported = static_cast<int>(std::floor(p));
+	} else {
+		return false;
+	}
+	// Read the whole file, as a real restore reads the model and optimizer state.
+	std::vector<char> buf(1 << 16);
+	std::int64_t n = static_cast<std::int64_t>(head.size()) + 1;
+	while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
+		n += in.gcount();
+	s.bytes = n;
+	return s.progress > 0 && std::isfinite(s.progress);
+}
+
+// Writes the checkpoint through a temporary file (synced, then renamed); returns its size, -1 on error.
+std::int64_t write_checkpoint(const std::string& path, const Saved& s, std::int64_t size)
+{
+	const std::string tmp = path + ".tmp";
+	const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		std::fprintf(stderr, "dlsched-emu-train: cannot write checkpoint %s: %s\n", tmp.c_str(), std::strerror(errno));
+		return -1;
+	}
+	char head[160];
+	const int h = std::snprintf(head, sizeof head, "dlsched-emu-train-checkpoint 1 progress=%.17g reported=%d\n",
+	                            s.progress, s.reported);
+	bool ok = ::write(fd, head, static_cast<size_t>(h)) == h;
+	std::vector<char> zeros(1 << 16, 0);
+	std::int64_t left = std::max<std::int64_t>(0, size - h);
+	while (ok && left > 0) {
+		const size_t n = static_cast<size_t>(std::min<std::int64_t>(left, static_cast<std::int64_t>(zeros.size())));
+		ok = ::write(fd, zeros.data(), n) == static_cast<ssize_t>(n);
+		left -= static_cast<std::int64_t>(n);
+	}
+	ok = ::fdatasync(fd) == 0 && ok;
+	ok = ::close(fd) == 0 && ok;
+	if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+		std::fprintf(stderr, "dlsched-emu-train: cannot write checkpoint %s: %s\n", path.c_str(), std::strerror(errno));
+		return -1;
+	}
+	return std::max<std::int64_t>(size, h);
+}
+
+// Reads the data file cyclically, as a data loader would.
+class DataReader {
+public:
+	explicit DataReader(const std::string& path)
+	{
+		if (path.empty())
+			return;
+		fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+		struct stat st {};
+		if (fd_ >= 0 && ::fstat(fd_, &st) == 0 && st.st_size > 0)
+			size_ = st.st_size;
+		if (fd_ < 0 || size_ == 0)
+			std::fprintf(stderr, "dlsched-emu-train: cannot read data file %s (%s): no storage traffic\n",
+			             path.c_str(), fd_ < 0 ? std::strerror(errno) : "empty");
+	}
+	~DataReader()
+	{
+		if (fd_ >= 0)
+			::close(fd_);
+	}
+	DataReader(const DataReader&) = delete;
+	DataReader& operator=(const DataReader&) = delete;
+
+	void read(std::int64_t bytes)
+	{
+		while (size_ > 0 && bytes > 0) {
+			const std::int64_t n =
+			        std::min<std::int64_t>({bytes, static_cast<std::int64_t>(buf_.size()), size_ - pos_});
+			const ssize_t got = ::pread(fd_, buf_.data(), static_cast<size_t>(n), pos_);
+			if (got <= 0)
+				return;
+			bytes -= got;
+			pos_ = (pos_ + got) % size_;
+		}
+	}
+
+private:
+	int fd_ = -1;
+	std::int64_t size_ = 0, pos_ = 0;
+	std::vector<char> buf_ = std::vector<char>(1 << 16);
+};
+
+bool parse_double(const char* v, double& out)
+{
+	char* end = nullptr;
+	out = std::strtod(v, &end);
+	return end != v && !*end && std::isfinite(out) && !std::strpbrk(v, "xXpP");
+}
+
+// DLSCHED_CHECKPOINT_SIGNAL: a name with or without "SIG"; unset means SIGUSR1; 0 if unknown.
+int signal_number(const char* name)
+{
+	static const struct {
+		const char* name;
+		int sig;
+	} known[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"INT", SIGINT}, {"HUP", SIGHUP},
+	             {"URG", SIGURG}};
+	if (!name || !*name)
+		return SIGUSR1;
+	if (!std::strncmp(name, "SIG", 3))
+		name += 3;
+	for (const auto& k : known)
+		if (!std::strcmp(k.name, name))
+			return k.sig;
+	return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-	std::string model, profiles, checkpoint;
-	double epochs = 0, epoch_1gpu = 0, speedup_factor = 1;
+	std::string model, profiles, checkpoint, data;
+	double epochs = 0, epoch_1gpu = 0, speedup_factor = 1, size_scale = 1e-4, storage_mbps = 500, noise = 0.03,
+	       warmup = 0, seed_arg = -1;
 	int gpus = 0, nodes = 0;
 	for (int i = 1; i < argc; ++i) {
 		std::string a = argv[i];
@@ -87,30 +274,55 @@ int main(int argc, char** argv)
 		if (i + 1 >= argc)
 			return usage(("missing value for " + a).c_str());
 		const char* v = argv[++i];
-		char* end = nullptr;
+		double d = 0;
+		const bool number = parse_double(v, d);
 		if (a == "--model")
 			model = v;
 		else if (a == "--checkpoint")
 			checkpoint = v;
+		else if (a == "--checkpoint-dir")
+			checkpoint = std::string(v) + "/emu-train.ckpt";
 		else if (a == "--profiles")
 			profiles = v;
-		else if (a == "--epochs")
-			epochs = std::strtod(v, &end);
-		else if (a == "--epoch-time-1gpu")
-			epoch_1gpu = std::strtod(v, &end);
-		else if (a == "--speedup")
-			speedup_factor = std::strtod(v, &end);
-		else if (a == "--gpus")
-			gpus = static_cast<int>(std::strtol(v, &end, 10));
-		else if (a == "--nodes")
-			nodes = static_cast<int>(std::strtol(v, &end, 10));
-		else
+		else if (a == "--data")
+			data = v;
+		else if (a != "--epochs" && a != "--epoch-time-1gpu" && a != "--speedup" && a != "--size-scale" &&
+		         a != "--storage-mbps" && a != "--noise" && a != "--warmup" && a != "--seed" && a != "--gpus" &&
+		         a != "--nodes")
 			return usage(("unknown option " + a).c_str());
-		if (end && *end)
+		else if (!number)
 			return usage((a + " '" + v + "' is not a number").c_str());
+		else if (a == "--epochs")
+			epochs = d;
+		else if (a == "--epoch-time-1gpu")
+			epoch_1gpu = d;
+		else if (a == "--speedup")
+			speedup_factor = d;
+		else if (a == "--size-scale")
+			size_scale = d;
+		else if (a == "--storage-mbps")
+			storage_mbps = d;
+		else if (a == "--noise")
+			noise = d;
+		else if (a == "--warmup")
+			warmup = d;
+		else if (a == "--seed")
+			seed_arg = d;
+		else if (a == "--gpus")
+			gpus = static_cast<int>(d);
+		else
+			nodes = static_cast<int>(d);
 	}
 	if (model.empty() || epochs <= 0 || epoch_1gpu <= 0 || speedup_factor <= 0)
 		return usage("--model, --epochs > 0, --epoch-time-1gpu > 0 and --speedup > 0 are required");
+	if (size_scale < 0 || storage_mbps <= 0 || noise < 0 || noise > 1 || warmup < 0)
+		return usage("need --size-scale >= 0, --storage-mbps > 0, 0 <= --noise <= 1 and --warmup >= 0");
+	if (checkpoint.empty())
+		if (const char* dir = std::getenv("DLSCHED_CHECKPOINT_DIR"); dir && *dir)
+			checkpoint = std::string(dir) + "/emu-train.ckpt";
+	const int ckpt_signal = signal_number(std::getenv("DLSCHED_CHECKPOINT_SIGNAL"));
+	if (ckpt_signal == 0)
+		return usage("DLSCHED_CHECKPOINT_SIGNAL names no signal this job handles (USR1, USR2, TERM, INT, HUP, URG)");
 	if (gpus <= 0) {
 		// Per node, as Slurm exports it; the job's total is per node x nodes.
 		gpus = count_devices(std::getenv("CUDA_VISIBLE_DEVICES"));
@@ -131,38 +343,109 @@ int main(int argc, char** argv)
 		std::fprintf(stderr, "dlsched-emu-train: unknown model '%s'\n", model.c_str());
 		return 1;
 	}
-	const double per_epoch = epoch_1gpu / catalog->speedup(m, gpus, nodes) / speedup_factor;
-	const double done0 = checkpoint.empty() ? 0.0 : std::min(epochs, read_checkpoint(checkpoint));
+	const ModelProfile& prof = catalog->at(m);
+	const double base_epoch = epoch_1gpu / catalog->speedup(m, gpus, nodes) / speedup_factor;
+	const std::int64_t data_per_epoch =
+	        static_cast<std::int64_t>(prof.samples_per_epoch * prof.sample_kb * 1000.0 * size_scale);
+	const std::int64_t ckpt_bytes = static_cast<std::int64_t>(prof.checkpoint_mb * 1e6 * size_scale);
+	// Paced storage: the real (uncompressed) time to move the checkpoint, compressed like the epochs.
+	const double ckpt_io_s = prof.checkpoint_mb / storage_mbps / speedup_factor;
+
+	// Noise: one factor per job and one per epoch, log-normal with mean 1 and this coefficient of
+	// variation. Seeded by the job, so that a restart draws the same job factor.
+	const char* jid = std::getenv("SLURM_JOB_ID");
+	const char* restart_env = std::getenv("SLURM_RESTART_COUNT");
+	const unsigned long seed = seed_arg >= 0 ? static_cast<unsigned long>(seed_arg)
+	                           : jid        ? std::strtoul(jid, nullptr, 10)
+	                                        : 1UL;
+	const unsigned long restart = restart_env ? std::strtoul(restart_env, nullptr, 10) : 0UL;
+	const double sigma = std::sqrt(std::log(1 + noise * noise));
+	std::mt19937_64 job_rng(seed);
+	std::lognormal_distribution<double> factor(-sigma * sigma / 2, sigma);
+	const double job_factor = noise > 0 ? factor(job_rng) : 1.0;
+	std::mt19937_64 rng(seed * 1000003UL + restart);
+	auto epoch_time = [&](bool first) {
+		return base_epoch * job_factor * (noise > 0 ? factor(rng) : 1.0) * (first ? 1 + warmup : 1.0);
+	};
+
+	const Reporter report;
+	Saved saved;
+	if (!checkpoint.empty()) {
+		const double t0 = now_s();
+		if (read_checkpoint(checkpoint, saved)) {
+			// Pace the read like the write: reading back the model and optimizer state.
+			const double left = ckpt_io_s - (now_s() - t0);
+			if (left > 0)
+				std::this_thread::sleep_for(std::chrono::duration<double>(left));
+			const double t1 = now_s();
+			saved.progress = std::min(epochs, saved.progress);
+			report.checkpoint("load", saved.progress, saved.bytes, t1 - t0, t1);
+		}
+	}
 	std::signal(SIGUSR1, on_signal);
 	std::signal(SIGTERM, on_signal);
+	std::signal(ckpt_signal, on_signal);
 	std::printf("dlsched-emu-train: model %s, %d GPU(s) on %d node(s), %.6g epochs of %.3f s, from epoch %.4g\n",
-	            model.c_str(), gpus, nodes, epochs, per_epoch, done0);
+	            model.c_str(), gpus, nodes, epochs, base_epoch, saved.progress);
 	std::fflush(stdout);
-	const auto start = std::chrono::steady_clock::now();
-	auto progress = [&]() {
-		const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-		return std::min(epochs, done0 + t / per_epoch);
+
+	DataReader reader(data);
+	double progress = saved.progress;  // epochs done, fractional
+	int reported = saved.reported;     // last epoch reported (whole job)
+	double this_epoch = epoch_time(true);
+	double epoch_start = now_s(), last = epoch_start;
+	double data_due = 0;  // bytes owed to the reader
+	auto save = [&]() {
+		if (checkpoint.empty())
+			return;
+		const Saved s{progress, reported, 0};
+		const double t0 = now_s();
+		const std::int64_t n = write_checkpoint(checkpoint, s, ckpt_bytes);
+		if (n < 0)
+			return;
+		const double left = ckpt_io_s - (now_s() - t0);
+		if (left > 0)
+			std::this_thread::sleep_for(std::chrono::duration<double>(left));
+		const double t1 = now_s();
+		report.checkpoint("save", progress, n, t1 - t0, t1);
 	};
-	double saved = done0;
-	while (true) {
-		const double p = progress();
+	while (progress < epochs) {
+		// The end of the current epoch (the job's last one may be a fraction).
+		const double target = std::min(epochs, std::floor(progress + 1e-9) + 1);
+		// One iteration: at most 20 ms, and never past the epoch's end.
+		std::this_thread::sleep_for(
+		        std::chrono::duration<double>(std::clamp((target - progress) * this_epoch, 0.0, 0.02)));
+		const double t = now_s();
+		const double before = progress;
+		progress = std::min(target, progress + (t - last) / this_epoch);
+		last = t;
+		data_due += (progress - before) * static_cast<double>(data_per_epoch);
+		if (data_due >= 1) {
+			reader.read(static_cast<std::int64_t>(data_due));
+			data_due -= std::floor(data_due);
+		}
+		if (progress >= target - 1e-9) {
+			progress = target;
+			const int n = static_cast<int>(std::ceil(progress - 1e-9));
+			if (n > reported) {
+				reported = n;
+				report.epoch(n, epoch_start, t);
+				std::printf("epoch %d done\n", n);
+				std::fflush(stdout);
+			}
+			this_epoch = epoch_time(false);
+			// A checkpoint at every epoch boundary, as training scripts do; the next epoch's time
+			// starts after it.
+			save();
+			last = epoch_start = now_s();
+		}
 		if (const int sig = last_signal.exchange(0)) {
-			write_checkpoint(checkpoint, p);
-			std::printf("signal %d: checkpoint at epoch %.4f\n", sig, p);
+			save();
+			std::printf("signal %d: checkpoint at epoch %.4f\n", sig, progress);
 			std::fflush(stdout);
-			if (sig == SIGTERM)
+			if (sig == SIGTERM || sig == ckpt_signal)
 				return 143;
 		}
-		if (std::floor(p) > std::floor(saved) || p >= epochs) {
-			write_checkpoint(checkpoint, p);
-			saved = p;
-			std::printf("epoch %.0f done\n", std::floor(p));
-			std::fflush(stdout);
-		}
-		if (p >= epochs)
-			break;
-		const double left = (std::min(epochs, std::floor(p) + 1) - p) * per_epoch;
-		std::this_thread::sleep_for(std::chrono::duration<double>(std::clamp(left, 0.001, 0.05)));
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <ctime>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -178,6 +179,32 @@ int main(int argc, char** argv)
 		std::fprintf(stderr, "dlsched-replay: cannot create %s\n", ckpt_dir.c_str());
 		return 1;
 	}
+	// The emulated jobs' training data: a file they read at their model's data rate, so that the
+	// profiling collector measures real storage traffic. Deterministic bytes (not zeros, which a
+	// file system may store sparsely).
+	const std::string data_path = out_dir + "/dataset.bin";
+	{
+		std::ofstream data(data_path, std::ios::binary | std::ios::trunc);
+		std::uint64_t x = 0x9e3779b97f4a7c15ULL;
+		std::vector<std::uint64_t> block(8192);
+		for (int b = 0; b < 256 && data; ++b) {  // 16 MiB
+			for (auto& word : block) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				word = x;
+			}
+			data.write(reinterpret_cast<const char*>(block.data()),
+			           static_cast<std::streamsize>(block.size() * sizeof block[0]));
+		}
+		if (!data) {
+			std::fprintf(stderr, "dlsched-replay: cannot write %s\n", data_path.c_str());
+			return 1;
+		}
+	}
+	// With spank/dlsched loaded, sbatch takes --dl-model and --dl-epochs: the profiling collector
+	// records the job under its model.
+	std::string help;
+	run({"sbatch", "--help"}, help);
+	const bool dl_options = help.find("--dl-model") != std::string::npos;
 	// One entry per trace job: the Slurm job that runs it now, and the ones slurmctld lost before.
 	struct Entry {
 		const Job* job;
@@ -224,7 +251,7 @@ int main(int argc, char** argv)
 		const std::string ckpt = ckpt_dir + "/" + std::to_string(j.id);
 		std::string wrap = "exec " + emu + " --model " + e.name + " --epochs " + fmt(j.epochs_total) +
 		                   " --epoch-time-1gpu " + fmt(j.epoch_time_1gpu) + " --speedup " + fmt(speedup) +
-		                   " --checkpoint " + ckpt;
+		                   " --checkpoint " + ckpt + " --data " + data_path;
 		// What the dlsched plugins read (plugins/README.md): the model and its epochs, with the epoch
 		// time in the replay's compressed seconds.
 		const std::string comment = "model=" + e.name + " epochs=" + fmt(j.epochs_total) +
@@ -244,6 +271,10 @@ int main(int argc, char** argv)
 		}
 		if (!partition.empty())
 			args.insert(args.begin() + 1, "--partition=" + partition);
+		if (dl_options) {
+			args.insert(args.begin() + 1, "--dl-model=" + e.name);
+			args.insert(args.begin() + 1, "--dl-epochs=" + fmt(j.epochs_total));
+		}
 		// A controller that is restarting refuses submissions for a while: retry for up to 120 s.
 		std::string out;
 		int rc = 0;
