@@ -369,7 +369,7 @@ JobRecord job_from_row(const Statement& s)
 const char kJobColumns[] = "cluster, job_id, user, model, gpus, nodes, epochs_total, submit_s, start_s, end_s, state";
 }  // namespace
 
-Result<JobProfile> ProfileDb::job(const std::string& cluster, std::int64_t job_id)
+Result<JobRecord> ProfileDb::job_record(const std::string& cluster, std::int64_t job_id)
 {
 	auto st = prepare_for_job(db_, std::string("SELECT ") + kJobColumns + " FROM jobs WHERE cluster = ?1 AND job_id = ?2",
 	                          cluster, job_id);
@@ -381,8 +381,16 @@ Result<JobProfile> ProfileDb::job(const std::string& cluster, std::int64_t job_i
 	if (!row.value())
 		return not_found(path() + ": no job " + std::to_string(job_id) +
 		                 (cluster.empty() ? std::string() : " on cluster " + cluster));
+	return job_from_row(st.value());
+}
+
+Result<JobProfile> ProfileDb::job(const std::string& cluster, std::int64_t job_id)
+{
+	auto j = job_record(cluster, job_id);
+	if (!j.is_ok())
+		return j.status();
 	JobProfile p;
-	p.job = job_from_row(st.value());
+	p.job = std::move(j.value());
 	Status st_fill = fill(p);
 	if (!st_fill.is_ok())
 		return st_fill;

@@ -89,6 +89,8 @@ public:
 	// Models with their number of jobs that have at least one recorded epoch, by name.
 	Result<std::vector<std::pair<std::string, int>>> models();
 	Result<JobProfile> job(const std::string& cluster, std::int64_t job_id);
+	// The job's row only (no epochs, no checkpoints); kNotFound when there is none.
+	Result<JobRecord> job_record(const std::string& cluster, std::int64_t job_id);
 	// Jobs of `model` with recorded epochs, most recent first, at most `limit` (0: all).
 	Result<std::vector<JobProfile>> model_history(const std::string& model, std::size_t limit = 0);
 

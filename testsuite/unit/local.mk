@@ -10,4 +10,5 @@ include testsuite/unit/workload.mk
 include testsuite/unit/capi.mk
 include testsuite/unit/scheduler.mk
 include testsuite/unit/profiledb.mk
+include testsuite/unit/records.mk
 include testsuite/unit/predict.mk
