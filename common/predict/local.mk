@@ -1,3 +1,6 @@
 common_libdlsched_la_SOURCES += \
 	common/predict/predict.h \
 	common/predict/predict.cpp
+common_libdlsched_la_SOURCES += \
+	common/predict/history.h \
+	common/predict/history.cpp

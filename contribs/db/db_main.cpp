@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "accuracy.h"
 #include "profiledb/profile_db.h"
 #include "util/csv.h"
 
@@ -22,6 +23,8 @@ const char kUsage[] =
         "  job ID [--cluster C] a job's record, epochs and checkpoints\n"
         "  export TABLE         jobs, epochs or checkpoints as CSV on standard output\n"
         "  vacuum               reclaim free space (as its writer)\n"
+        "  accuracy [--json]    benchmark: runtime MAPE after 1, 2, 4, 8 same-model jobs, overhead error\n"
+        "                       (--profiles DIR: the model catalog, default the bundled one)\n"
         "--db FILE defaults to $DLSCHED_PROFILE_DB, else /var/lib/dlsched/profiles.db.\n";
 
 int fail(const Status& st)
@@ -63,17 +66,20 @@ int main(int argc, char** argv)
 {
 	const char* env = std::getenv("DLSCHED_PROFILE_DB");
 	std::string path = env && *env ? env : "/var/lib/dlsched/profiles.db";
-	std::string cluster;
+	std::string cluster, profiles;
+	bool json = false;
 	std::vector<std::string> args;
 	for (int i = 1; i < argc; ++i) {
 		const std::string a = argv[i];
 		if (a == "-h" || a == "--help") {
 			std::fputs(kUsage, stdout);
 			return 0;
-		} else if (a == "--db" || a == "--cluster") {
+		} else if (a == "--db" || a == "--cluster" || a == "--profiles") {
 			if (i + 1 >= argc)
 				return usage_error(a + " needs a value");
-			(a == "--db" ? path : cluster) = argv[++i];
+			(a == "--db" ? path : a == "--cluster" ? cluster : profiles) = argv[++i];
+		} else if (a == "--json") {
+			json = true;
 		} else if (a.size() > 1 && a[0] == '-') {
 			return usage_error("unknown option '" + a + "'");
 		} else {
@@ -132,6 +138,8 @@ int main(int argc, char** argv)
 		print_job(*p);
 		return 0;
 	}
+	if (cmd == "accuracy")
+		return run_accuracy(*db, profiles, json);
 	if (cmd == "export") {
 		Status st = db->export_csv(args[1], std::cout);
 		if (!st.is_ok())

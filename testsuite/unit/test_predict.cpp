@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "model/model_catalog.h"
+#include "predict/history.h"
 #include "predict/predict.h"
 
 extern "C" {
@@ -70,6 +71,65 @@ START_TEST(runtime_from_same_model_jobs)
 }
 END_TEST
 
+START_TEST(measurements_of_a_requeued_job_from_its_records)
+{
+	ModelCatalog models;
+	ModelProfile lin;
+	lin.name = "linear";
+	lin.points = {{1, 1, 1}, {2, 1, 2}, {4, 1, 4}, {8, 1, 8}};
+	const int m = models.add(lin);
+	// Run 0 on 2 GPUs: epochs of 50 (warm-up), 40, 40, 40 s; a checkpoint mid-epoch 5 (4.5), then
+	// run 1 on 4 GPUs resumes there: 20 s (the rest of epoch 5), 22, 22, 22 s.
+	db::JobProfile p;
+	p.job.model = "linear";
+	p.job.gpus = 2;
+	double t = 1000;
+	auto add = [&](int run, int epoch, int gpus, double seconds) {
+		db::EpochRecord e;
+		e.run = run;
+		e.epoch = epoch;
+		e.gpus = gpus;
+		e.start_s = t;
+		e.end_s = t += seconds;
+		p.epochs.push_back(e);
+	};
+	add(0, 1, 2, 50), add(0, 2, 2, 40), add(0, 3, 2, 40), add(0, 4, 2, 40);
+	add(1, 5, 4, 20), add(1, 6, 4, 22), add(1, 7, 4, 22), add(1, 8, 4, 22);
+	db::CheckpointRecord save, load;
+	save.run = 0, save.epoch = 4.5, save.kind = "save", save.bytes = 1000, save.seconds = 2;
+	load.run = 1, load.epoch = 4.5, load.kind = "load", load.bytes = 1000, load.seconds = 1;
+	p.checkpoints = {save, load};
+
+	const JobMeasurements j = measurements(p);
+	// Each run without its first epoch; the warm-up only from run 0 (run 1 began mid-epoch).
+	ck_assert_uint_eq(j.runs.size(), 2);
+	ck_assert_int_eq(j.runs[0].gpus, 2);
+	ck_assert_uint_eq(j.runs[0].epoch_s.size(), 3);
+	ck_assert_int_eq(j.runs[1].gpus, 4);
+	ck_assert_double_eq_tol(j.runs[1].epoch_s[0], 22, kTol);
+	ck_assert_uint_eq(j.warmups.size(), 1);
+	ck_assert_double_eq_tol(j.warmups[0].first_epoch_s, 50, kTol);
+	ck_assert_double_eq_tol(j.warmups[0].steady_epoch_s, 40, kTol);
+	ck_assert_double_eq_tol(j.training_s, 256, kTol);
+	ck_assert_int_eq(j.epochs, 8);
+	ck_assert_uint_eq(j.saves.size(), 1);
+	ck_assert_uint_eq(j.loads.size(), 1);
+
+	// Runs as past jobs: 40 s x 2 GPUs = 80 s and 22 s x 4 = 88 s on one GPU, mean 84; 10 epochs on
+	// 4 GPUs: 210 s, plus the warm-up, (50 - 40) / 40 = 25% of one epoch (21 s): 215.25 s.
+	const History h = pool({j});
+	ck_assert_uint_eq(h.jobs, 1);
+	const Estimate e = predict_runtime(models, m, h, 10, 4, 1);
+	ck_assert_double_eq_tol(e.value, 215.25, kTol);
+	ck_assert(!predict_runtime(models, m, History{}, 10, 4, 1).known());
+
+	// MAPE: |110 - 100| / 100 and |90 - 100| / 100; an actual of 0 is left out.
+	const ErrorSummary s = mean_abs_pct_error({{110, 100}, {90, 100}, {5, 0}});
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_double_eq_tol(s.mape_pct, 10, kTol);
+}
+END_TEST
+
 START_TEST(epochs_from_storage_traffic)
 {
 	// 1000, 1100, 900 bytes per epoch: mean 1000, sd 100; 5000 bytes read -> 5 epochs,
@@ -111,6 +171,7 @@ int main()
 	tcase_add_test(tc, steady_epoch_time_leaves_out_the_warm_up);
 	tcase_add_test(tc, remaining_time_of_a_running_job);
 	tcase_add_test(tc, runtime_from_same_model_jobs);
+	tcase_add_test(tc, measurements_of_a_requeued_job_from_its_records);
 	tcase_add_test(tc, epochs_from_storage_traffic);
 	tcase_add_test(tc, suspend_and_resume_costs);
 	suite_add_tcase(s, tc);

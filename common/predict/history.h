@@ -1,0 +1,51 @@
+// From the profile DB's records to the predictors' inputs, and the predictions the scheduler asks
+// for: a new job's runtime from same-model jobs, a running job's remaining time, and the costs of
+// suspending and resuming it. The DB knows runs (a requeued job starts a new run): the first epoch
+// of a run is its warm-up, or the rest of an epoch interrupted by a checkpoint, so it never counts
+// as a steady epoch; when the run started at an epoch boundary it measures the warm-up.
+#ifndef DLSCHED_PREDICT_HISTORY_H
+#define DLSCHED_PREDICT_HISTORY_H
+
+#include <cstdint>
+#include <vector>
+
+#include "predict/predict.h"
+#include "profiledb/profile_db.h"
+
+namespace dlsched::predict {
+
+// What one job's records say, run by run.
+struct JobMeasurements {
+	std::vector<PastJob> runs;           // steady epochs of each run (the first one left out), its GPUs
+	std::vector<Warmup> warmups;         // runs that started at an epoch boundary with >= 2 steady epochs
+	std::vector<Transfer> saves, loads;  // checkpoints
+	double training_s = 0;               // sum of all epochs' times
+	int epochs = 0;                      // epochs recorded
+};
+JobMeasurements measurements(const db::JobProfile& p);
+
+// Same-model jobs' measurements pooled: every run is one past job, warm-ups and transfers merged.
+struct History {
+	std::vector<PastJob> runs;
+	std::vector<Warmup> warmups;
+	std::vector<Transfer> saves, loads;
+	std::size_t jobs = 0;
+};
+History pool(const std::vector<JobMeasurements>& jobs);
+
+// Training time of a new job: epochs x the history's epoch time at its GPU count (normalised by the
+// model's measured scaling), plus the history's mean warm-up. Unknown (samples 0) without history.
+Estimate predict_runtime(const ModelCatalog& models, int model, const History& h, double epochs, int gpus,
+                         int nodes);
+
+// The mean relative error |predicted - actual| / actual of a set of (predicted, actual) pairs, in
+// percent, and how many pairs (actual > 0) it rests on.
+struct ErrorSummary {
+	double mape_pct = 0;
+	std::size_t n = 0;
+};
+ErrorSummary mean_abs_pct_error(const std::vector<std::pair<double, double>>& predicted_actual);
+
+}  // namespace dlsched::predict
+
+#endif

@@ -1,0 +1,197 @@
+// Method (doc/man/dlsched-db.1, ACCURACY):
+//  - Jobs are taken in the order they started. A job is held out when it completed (state
+//    "completed") with all its epochs recorded; it is predicted from the k same-model jobs that
+//    started before it (the most recent k), for k = 1, 2, 4, 8, never from itself or later jobs.
+//  - Runtime: its training time (the sum of its epochs' times) against predict_runtime() at its
+//    epochs, GPUs and nodes.
+//  - Suspend: each checkpoint save's time against the bytes at the seconds per byte of all the
+//    saves of earlier jobs (any model: they share the storage).
+//  - Resume: each restart's checkpoint load time (plus, when the run started at an epoch boundary,
+//    its warm-up) against the same from earlier jobs' loads (and same-model warm-ups).
+#include "accuracy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "predict/history.h"
+#include "workload/workload.h"
+
+namespace dlsched::db {
+
+namespace {
+
+using predict::ErrorSummary;
+
+struct Held {
+	const JobProfile* profile;
+	int model;  // in the catalog
+	predict::JobMeasurements m;
+};
+
+double p90_pct(const std::vector<std::pair<double, double>>& pa)
+{
+	std::vector<double> e;
+	for (const auto& [p, a] : pa)
+		if (a > 0)
+			e.push_back(100.0 * std::fabs(p - a) / a);
+	if (e.empty())
+		return 0;
+	std::sort(e.begin(), e.end());
+	return e[static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(e.size()))) - 1];
+}
+
+bool complete(const JobProfile& p)
+{
+	if (p.job.state != "completed" || p.epochs.empty())
+		return false;
+	return p.job.epochs_total <= 0 || static_cast<double>(p.epochs.back().epoch) >= std::ceil(p.job.epochs_total - 1e-9);
+}
+
+}  // namespace
+
+int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json)
+{
+	auto catalog = load_model_catalog(profiles_dir);
+	if (!catalog.is_ok()) {
+		std::fprintf(stderr, "dlsched-db: %s\n", catalog.status().message().c_str());
+		return 1;
+	}
+	auto models = db.models();
+	if (!models.is_ok()) {
+		std::fprintf(stderr, "dlsched-db: %s\n", models.status().message().c_str());
+		return 1;
+	}
+	std::vector<JobProfile> all;
+	std::vector<std::string> unknown;
+	for (const auto& [name, n] : *models) {
+		if (catalog->find(name) < 0) {
+			unknown.push_back(name.empty() ? "(none)" : name);
+			continue;
+		}
+		auto h = db.model_history(name);
+		if (!h.is_ok()) {
+			std::fprintf(stderr, "dlsched-db: %s\n", h.status().message().c_str());
+			return 1;
+		}
+		for (JobProfile& p : *h)
+			all.push_back(std::move(p));
+	}
+	std::sort(all.begin(), all.end(), [](const JobProfile& a, const JobProfile& b) {
+		const double sa = a.epochs.empty() ? a.job.start_s : a.epochs.front().start_s;
+		const double sb = b.epochs.empty() ? b.job.start_s : b.epochs.front().start_s;
+		return sa != sb ? sa < sb : a.job.job_id < b.job.job_id;
+	});
+	std::vector<Held> jobs;
+	for (const JobProfile& p : all)
+		jobs.push_back({&p, catalog->find(p.job.model), predict::measurements(p)});
+
+	const int ks[] = {1, 2, 4, 8};
+	std::map<int, std::vector<std::pair<double, double>>> runtime;
+	std::vector<std::pair<double, double>> suspend, resume;
+	for (std::size_t i = 0; i < jobs.size(); ++i) {
+		const Held& j = jobs[i];
+		const JobRecord& r = j.profile->job;
+		// Same-model jobs before this one, most recent first; all earlier jobs for the storage.
+		std::vector<predict::JobMeasurements> same;
+		std::vector<predict::JobMeasurements> earlier;
+		for (std::size_t b = i; b-- > 0;) {
+			earlier.push_back(jobs[b].m);
+			if (jobs[b].model == j.model && !jobs[b].m.runs.empty())
+				same.push_back(jobs[b].m);
+		}
+		if (complete(*j.profile)) {
+			for (int k : ks) {
+				if (same.size() < static_cast<std::size_t>(k))
+					continue;
+				const predict::History h = predict::pool({same.begin(), same.begin() + k});
+				const double epochs = r.epochs_total > 0 ? r.epochs_total : j.m.epochs;
+				const predict::Estimate e =
+				        predict::predict_runtime(*catalog, j.model, h, epochs, std::max(1, r.gpus), std::max(1, r.nodes));
+				if (e.known())
+					runtime[k].emplace_back(e.value, j.m.training_s);
+			}
+		}
+		const predict::History storage = predict::pool(earlier);
+		const predict::History model_h = predict::pool(same);
+		for (const predict::Transfer& s : j.m.saves) {
+			const predict::Estimate e = predict::suspend_cost({}, 1.0, s.bytes, storage.saves);
+			if (e.known())
+				suspend.emplace_back(e.value, s.seconds);
+		}
+		// Restarts: a run > 0 begins with a load; its warm-up counts when the run began at an
+		// epoch boundary.
+		for (const CheckpointRecord& c : j.profile->checkpoints) {
+			if (c.kind != "load" || c.run == 0)
+				continue;
+			const bool whole = std::fabs(c.epoch - std::round(c.epoch)) < 1e-6;
+			double actual = c.seconds;
+			std::vector<predict::Warmup> warm;
+			if (whole) {
+				std::vector<double> run_epochs;
+				for (const EpochRecord& e : j.profile->epochs)
+					if (e.run == c.run)
+						run_epochs.push_back(e.seconds());
+				if (run_epochs.size() < 3)
+					continue;
+				const predict::Estimate steady =
+				        predict::steady_epoch_time({run_epochs.begin() + 1, run_epochs.end()});
+				actual += run_epochs.front() - steady.value;
+				warm = model_h.warmups;
+				if (warm.empty())
+					continue;
+			}
+			const predict::Estimate e = predict::resume_cost(c.bytes, storage.loads, warm);
+			if (e.known())
+				resume.emplace_back(e.value, actual);
+		}
+	}
+
+	const ErrorSummary sus = predict::mean_abs_pct_error(suspend);
+	const ErrorSummary res = predict::mean_abs_pct_error(resume);
+	if (json) {
+		std::printf("{\"jobs\":%zu,\"runtime\":[", jobs.size());
+		bool first = true;
+		for (int k : ks) {
+			const ErrorSummary s = predict::mean_abs_pct_error(runtime[k]);
+			std::printf("%s{\"same_model_jobs\":%d,\"held_out\":%zu,\"mape_pct\":%.3f,\"p90_ape_pct\":%.3f}",
+			            first ? "" : ",", k, s.n, s.mape_pct, p90_pct(runtime[k]));
+			first = false;
+		}
+		std::printf("],\"suspend\":{\"n\":%zu,\"mape_pct\":%.3f},\"resume\":{\"n\":%zu,\"mape_pct\":%.3f}}\n", sus.n,
+		            sus.mape_pct, res.n, res.mape_pct);
+		return 0;
+	}
+	std::printf("profiled jobs: %zu", jobs.size());
+	if (!unknown.empty()) {
+		std::printf(" (left out, models not in the catalog:");
+		for (const std::string& u : unknown)
+			std::printf(" %s", u.c_str());
+		std::printf(")");
+	}
+	std::printf("\n\nruntime of a held-out job from its k most recent same-model jobs\n");
+	std::printf("%4s %9s %9s %11s\n", "k", "held-out", "MAPE %", "p90 APE %");
+	for (int k : ks) {
+		const ErrorSummary s = predict::mean_abs_pct_error(runtime[k]);
+		if (s.n == 0)
+			std::printf("%4d %9s %9s %11s\n", k, "0", "-", "-");
+		else
+			std::printf("%4d %9zu %9.2f %11.2f\n", k, s.n, s.mape_pct, p90_pct(runtime[k]));
+	}
+	std::printf("\noverhead of a preemption\n%-34s %6s %9s\n", "", "n", "MAPE %");
+	const struct {
+		const char* what;
+		ErrorSummary s;
+	} rows[] = {{"suspend (checkpoint save)", sus}, {"resume (checkpoint load + warm-up)", res}};
+	for (const auto& row : rows)
+		if (row.s.n == 0)
+			std::printf("%-34s %6s %9s\n", row.what, "0", "-");
+		else
+			std::printf("%-34s %6zu %9.2f\n", row.what, row.s.n, row.s.mape_pct);
+	return 0;
+}
+
+}  // namespace dlsched::db
