@@ -15,6 +15,21 @@ PKG_CHECK_MODULES([CURL], [libcurl], [have_curl=yes],
   [have_curl=no; AC_MSG_WARN([libcurl not found: install libcurl4-openssl-dev; the SPANK collector will not be built])])
 AM_CONDITIONAL([HAVE_CURL], [test "x$have_curl" = xyes])
 
+dnl dlsched-ingestd (the profile DB's single writer) needs an HTTP server library and munge.
+PKG_CHECK_MODULES([MHD], [libmicrohttpd >= 0.9.71], [have_mhd=yes],
+  [have_mhd=no; AC_MSG_WARN([libmicrohttpd >= 0.9.71 not found: install libmicrohttpd-dev; dlsched-ingestd will not be built])])
+MUNGE_LIBS=""
+AC_CHECK_HEADER([munge.h],
+  [AC_CHECK_LIB([munge], [munge_decode], [have_munge=yes; MUNGE_LIBS="-lmunge"], [have_munge=no])],
+  [have_munge=no])
+if test "x$have_munge" = xno; then
+  AC_MSG_WARN([munge.h or -lmunge not found: install libmunge-dev; dlsched-ingestd will not be built])
+fi
+AC_SUBST([MUNGE_LIBS])
+have_ingestd=no
+if test "x$have_mhd" = xyes && test "x$have_munge" = xyes; then have_ingestd=yes; fi
+AM_CONDITIONAL([HAVE_INGESTD], [test "x$have_ingestd" = xyes])
+
 dnl ---- Slurm public headers and libslurm ------------------------------------
 AC_ARG_WITH([slurm],
   [AS_HELP_STRING([--with-slurm=PREFIX], [Slurm installation prefix (default: /usr)])],
@@ -131,6 +146,9 @@ dlsched $PACKAGE_VERSION configuration summary
   jansson ................ yes
   SQLite ................. yes
   libcurl ................ $have_curl
+  libmicrohttpd .......... $have_mhd
+  munge .................. $have_munge
+  dlsched-ingestd ........ $have_ingestd (needs libmicrohttpd and munge; owner lookup through slurmctld needs libslurm too)
   Check (unit tests) ..... $have_check
   Slurm headers .......... $have_slurm_h (slurm/slurm.h, version $slurm_version)
   libslurm ............... $have_libslurm
