@@ -4,3 +4,4 @@ include contribs/cluster/local.mk
 include contribs/replay/local.mk
 include contribs/report/local.mk
 include contribs/db/local.mk
+include contribs/ingestd/local.mk

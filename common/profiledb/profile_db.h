@@ -78,6 +78,10 @@ public:
 	int schema_version() const { return version_; }
 	const std::string& path() const { return db_.path(); }
 
+	// One write transaction around several of the calls below (BEGIN IMMEDIATE; rolled back
+	// unless committed): dlsched-ingestd writes each batch whole or not at all.
+	Transaction transaction() { return Transaction(db_); }
+
 	// Inserts or replaces the job's record.
 	Status put_job(const JobRecord& j);
 	// Inserts an epoch; false when that epoch of that job is already recorded (a record delivered

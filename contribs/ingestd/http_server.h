@@ -1,0 +1,62 @@
+// The HTTP side of dlsched-ingestd: libmicrohttpd with its internal polling thread and no thread
+// pool, so requests are handled one at a time and the profile DB keeps a single writer. Routes:
+// POST /v1/records and GET /v1/stats. Bodies are bounded: a Content-Length over the limit is
+// answered 413 before the body is read; a chunked body is discarded past the limit.
+#ifndef DLSCHED_INGESTD_HTTP_SERVER_H
+#define DLSCHED_INGESTD_HTTP_SERVER_H
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ingest_service.h"
+#include "log.h"
+
+struct MHD_Daemon;
+struct MHD_Connection;
+
+namespace dlsched::ingest {
+
+struct ListenAddress {
+	sockaddr_storage addr{};
+	socklen_t len = 0;
+	std::string text;  // as given, for messages
+};
+
+// "ADDR:PORT", "[V6ADDR]:PORT" or "HOST:PORT"; port 0 takes any free port.
+Result<ListenAddress> parse_listen(const std::string& text);
+
+class HttpServer {
+public:
+	// Binds `where` only (MHD_OPTION_SOCK_ADDR) and starts the polling thread.
+	static Result<std::unique_ptr<HttpServer>> start(const ListenAddress& where, std::size_t max_request,
+							 IngestService& service, Log& log);
+	~HttpServer();
+	HttpServer(const HttpServer&) = delete;
+	HttpServer& operator=(const HttpServer&) = delete;
+
+	std::uint16_t port() const;
+	// Stops accepting, lets the requests in flight finish (at most `grace_s`), then stops.
+	void stop(double grace_s);
+
+private:
+	HttpServer(IngestService& service, Log& log, std::size_t max_request)
+	    : service_(service), log_(log), max_request_(max_request)
+	{
+	}
+
+	friend struct Callbacks;  // libmicrohttpd's callbacks (http_server.cpp)
+
+	IngestService& service_;
+	Log& log_;
+	std::size_t max_request_;
+	MHD_Daemon* daemon_ = nullptr;
+	std::atomic<int> in_flight_{0};
+};
+
+}  // namespace dlsched::ingest
+
+#endif

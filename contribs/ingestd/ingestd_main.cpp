@@ -1,0 +1,254 @@
+// dlsched-ingestd: the small HTTP service beside slurmctld that receives the nodes' profiling
+// records (doc/protocol.md, section 2) and is the single writer of the job-profile database
+// (dlsched-ingestd(8)).
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "http_server.h"
+#include "ingest_service.h"
+#include "log.h"
+#include "munge_auth.h"
+#include "owner_lookup.h"
+#include "profiledb/profile_db.h"
+#include "util/csv.h"
+
+using namespace dlsched;
+using namespace dlsched::ingest;
+
+namespace {
+
+const char kUsage[] =
+	"usage: dlsched-ingestd [OPTIONS]\n"
+	"  --listen ADDR:PORT     address to listen on, only that one (default 127.0.0.1:6820; port 0: any)\n"
+	"  --db FILE              the profile DB (default $DLSCHED_PROFILE_DB, else "
+	"/var/lib/dlsched/profiles.db)\n"
+	"  --slurm-user NAME|UID  may report for any job (default: root only)\n"
+	"  --munge-socket PATH    munged's socket (default: munge's own)\n"
+	"  --max-request BYTES    larger bodies are answered 413 (default 262144)\n"
+	"  --owner-lookup MODE    slurm: ask slurmctld for a job's owner; db-only: the DB only\n"
+	"                         (default: slurm when built with libslurm, else db-only)\n"
+	"  --pid-file FILE        write the process id there\n"
+	"  --log-file FILE        log there (default: standard error); SIGHUP reopens it\n"
+	"  -v, --verbose          log every accepted batch too\n"
+	"Runs in the foreground; SIGTERM or SIGINT stop it after the request in flight.\n";
+
+constexpr std::size_t kDefaultMaxRequest = 262144;
+constexpr std::size_t kMinRequest = 1024, kMaxRequest = 16 << 20;
+constexpr double kStopGraceS = 10;
+
+#ifdef DLSCHED_WITH_LIBSLURM
+const char kDefaultLookup[] = "slurm";
+#else
+const char kDefaultLookup[] = "db-only";
+#endif
+
+struct Options {
+	std::string listen = "127.0.0.1:6820";
+	std::string db;
+	std::string slurm_user = "0";
+	std::string munge_socket;
+	std::size_t max_request = kDefaultMaxRequest;
+	std::string owner_lookup = kDefaultLookup;
+	std::string pid_file;
+	std::string log_file;
+	bool verbose = false;
+};
+
+int usage_error(const std::string& msg)
+{
+	std::fprintf(stderr, "dlsched-ingestd: %s\n%s", msg.c_str(), kUsage);
+	return 2;
+}
+
+int fail(const std::string& msg)
+{
+	std::fprintf(stderr, "dlsched-ingestd: %s\n", msg.c_str());
+	return 1;
+}
+
+double wall_clock()
+{
+	timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+// Parses argv into `o`; returns -1 to go on, else the exit status.
+int parse_options(int argc, char** argv, Options& o)
+{
+	const char* env = std::getenv("DLSCHED_PROFILE_DB");
+	o.db = env && *env ? env : "/var/lib/dlsched/profiles.db";
+	for (int i = 1; i < argc; ++i) {
+		std::string a = argv[i];
+		std::string value;
+		bool inline_value = false;
+		if (a.compare(0, 2, "--") == 0 && a.find('=') != std::string::npos) {
+			value = a.substr(a.find('=') + 1);
+			a = a.substr(0, a.find('='));
+			inline_value = true;
+		}
+		if (a == "-h" || a == "--help") {
+			std::fputs(kUsage, stdout);
+			return 0;
+		}
+		if (a == "-v" || a == "--verbose") {
+			o.verbose = true;
+			continue;
+		}
+		std::string* dest = nullptr;
+		if (a == "--listen")
+			dest = &o.listen;
+		else if (a == "--db")
+			dest = &o.db;
+		else if (a == "--slurm-user")
+			dest = &o.slurm_user;
+		else if (a == "--munge-socket")
+			dest = &o.munge_socket;
+		else if (a == "--owner-lookup")
+			dest = &o.owner_lookup;
+		else if (a == "--pid-file")
+			dest = &o.pid_file;
+		else if (a == "--log-file")
+			dest = &o.log_file;
+		else if (a != "--max-request")
+			return usage_error("unknown option '" + a + "'");
+		if (!inline_value) {
+			if (i + 1 >= argc)
+				return usage_error(a + " needs a value");
+			value = argv[++i];
+		}
+		if (dest) {
+			*dest = value;
+			continue;
+		}
+		long long n = 0;
+		if (!parse_integer(value, n) || n < static_cast<long long>(kMinRequest) ||
+		    n > static_cast<long long>(kMaxRequest))
+			return usage_error("--max-request " + value + ": give a number of bytes from " +
+					   std::to_string(kMinRequest) + " to " +
+					   std::to_string(kMaxRequest));
+		o.max_request = static_cast<std::size_t>(n);
+	}
+	if (o.owner_lookup != "slurm" && o.owner_lookup != "db-only")
+		return usage_error("--owner-lookup " + o.owner_lookup + ": give slurm or db-only");
+	if (o.db.empty())
+		return usage_error("--db: give the profile DB's path");
+	return -1;
+}
+
+Status write_pid_file(const std::string& path)
+{
+	std::FILE* f = std::fopen(path.c_str(), "w");
+	if (!f)
+		return io_error("--pid-file " + path + ": " + std::strerror(errno));
+	std::fprintf(f, "%ld\n", static_cast<long>(getpid()));
+	if (std::fclose(f) != 0)
+		return io_error("--pid-file " + path + ": " + std::strerror(errno));
+	return Status::ok();
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+	Options o;
+	const int rc = parse_options(argc, argv, o);
+	if (rc >= 0)
+		return rc;
+
+	// The signals are taken by sigwait() below; blocked before libmicrohttpd's thread starts, so
+	// that the thread inherits the mask and never takes them itself.
+	sigset_t stop_signals;
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+	signal(SIGPIPE, SIG_IGN);
+
+	Log log;
+	log.set_verbose(o.verbose);
+	Status st = log.open(o.log_file);
+	if (!st.is_ok())
+		return fail(st.message());
+
+	auto listen = parse_listen(o.listen);
+	if (!listen.is_ok())
+		return fail(listen.status().message());
+	auto slurm_uid = parse_user(o.slurm_user, "--slurm-user");
+	if (!slurm_uid.is_ok())
+		return fail(slurm_uid.status().message());
+	std::unique_ptr<OwnerLookup> lookup;
+	if (o.owner_lookup == "slurm") {
+#ifdef DLSCHED_WITH_LIBSLURM
+		auto l = make_slurm_owner_lookup();
+		if (!l.is_ok())
+			return fail(l.status().message());
+		lookup = std::move(l.value());
+#else
+		return fail(
+			"--owner-lookup slurm: this dlsched-ingestd was built without libslurm (install "
+			"libslurm-dev and rebuild), or use --owner-lookup db-only");
+#endif
+	}
+	auto auth = MungeAuth::create(o.munge_socket);
+	if (!auth.is_ok())
+		return fail(auth.status().message());
+	// munged may come up later: until then every batch is answered 503 and the collectors retry.
+	st = auth.value()->check();
+	if (!st.is_ok())
+		log.error(st.message() + "; batches are answered 503 until munged answers (--munge-socket?)");
+	auto db = db::ProfileDb::open_writer(o.db);
+	if (!db.is_ok())
+		return fail(db.status().message());
+
+	IngestService service(std::move(db.value()), *auth.value(), lookup.get(), slurm_uid.value(), log,
+			      &wall_clock);
+	auto server = HttpServer::start(listen.value(), o.max_request, service, log);
+	if (!server.is_ok())
+		return fail(server.status().message());
+	if (!o.pid_file.empty()) {
+		st = write_pid_file(o.pid_file);
+		if (!st.is_ok()) {
+			server.value()->stop(0);
+			return fail(st.message());
+		}
+	}
+	// The one line a starter waits for (with port 0 it says which port was taken).
+	std::string where = listen->text.substr(0, listen->text.rfind(':')) + ":" +
+			    std::to_string(server.value()->port());
+	std::printf("dlsched-ingestd: listening on %s\n", where.c_str());
+	std::fflush(stdout);
+	log.info("listening on " + where + " (db " + o.db + ", owner lookup " + o.owner_lookup +
+		 ", SlurmUser uid " + std::to_string(slurm_uid.value()) + ", max request " +
+		 std::to_string(o.max_request) + " bytes)");
+
+	for (;;) {
+		int sig = 0;
+		if (sigwait(&stop_signals, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			Status r = log.reopen();
+			if (!r.is_ok())
+				log.error(r.message());
+			continue;
+		}
+		log.info(std::string("stopping on ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT"));
+		break;
+	}
+	server.value()->stop(kStopGraceS);
+	if (!o.pid_file.empty())
+		unlink(o.pid_file.c_str());
+	log.info("stopped: " + std::to_string(service.batches_accepted()) + " batch(es) accepted, " +
+		 std::to_string(service.refused_total()) + " refused");
+	return 0;
+}

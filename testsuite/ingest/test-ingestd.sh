@@ -1,0 +1,276 @@
+#!/bin/sh
+# dlsched-ingestd against a private munged (doc/protocol.md, section 2): a valid batch lands and a
+# resent one counts as duplicates; missing, garbage, forged (another munged's key) and replayed
+# credentials are 401; another uid's report for root's job is 403; malformed batches are 400 naming
+# the field; an oversized body is 413; /v1/stats counts each refusal; after SIGTERM a restarted
+# service on the same DB keeps everything. Skips (77) only where dlsched-ingestd or munge is missing.
+set -u
+top="${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}"
+build="${abs_top_builddir:-$top/_build}"
+ingestd="$build/contribs/ingestd/dlsched-ingestd"
+dbtool="$build/contribs/db/dlsched-db"
+munged=$(command -v munged 2>/dev/null || echo /usr/sbin/munged)
+py=/usr/bin/python3
+
+if [ ! -x "$ingestd" ]; then
+	echo "SKIP: $ingestd was not built (configure found no libmicrohttpd or munge: install libmicrohttpd-dev libmunge-dev, then configure again)"
+	exit 77
+fi
+if [ ! -x "$munged" ] || ! command -v munge >/dev/null || ! command -v unmunge >/dev/null; then
+	echo "SKIP: munged, munge or unmunge not installed (apt-get install munge)"
+	exit 77
+fi
+if ! command -v curl >/dev/null; then
+	echo "SKIP: curl not installed (apt-get install curl)"
+	exit 77
+fi
+
+tmp=$(mktemp -d /tmp/dlsched-ingestd.XXXXXX)
+chmod 755 "$tmp"  # munge clients of another uid must reach the socket
+ipid=""
+cleanup() {
+	[ -n "$ipid" ] && kill "$ipid" 2>/dev/null && wait "$ipid" 2>/dev/null
+	for m in m1 m2; do
+		[ -f "$tmp/$m/pid" ] && kill "$(cat "$tmp/$m/pid")" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fails=0
+ok() { echo "ok: $*"; }
+ko() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# A private munged per key: its own socket, key, pid, log and seed files.
+start_munged() {
+	d="$tmp/$1"
+	mkdir -m 755 "$d"
+	dd if=/dev/urandom of="$d/key" bs=1024 count=1 2>/dev/null
+	chmod 600 "$d/key"
+	"$munged" --socket="$d/sock" --key-file="$d/key" --pid-file="$d/pid" --log-file="$d/log" \
+		--seed-file="$d/seed" || { echo "FAIL: munged did not start: $(cat "$d/log" 2>/dev/null)"; exit 1; }
+	i=0
+	while [ ! -S "$d/sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+}
+start_munged m1
+start_munged m2
+sock="$tmp/m1/sock"
+
+# Root may always report (and is SlurmUser here); other uids only for their own jobs. The owners
+# are in the DB, as --owner-lookup slurm would have remembered them from slurmctld.
+db="$tmp/profiles.db"
+"$dbtool" --db "$db" init >/dev/null || { echo "FAIL: dlsched-db init"; exit 1; }
+"$py" - "$db" <<'PY' || { echo "FAIL: could not add the jobs' owners"; exit 1; }
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("INSERT INTO jobs (cluster, job_id, user, gpus) VALUES ('dlsched', 42, 'root', 0)")
+c.execute("INSERT INTO jobs (cluster, job_id, user, gpus) VALUES ('dlsched', 43, 'nobody', 0)")
+c.commit()
+PY
+
+max=16384
+start_ingestd() {
+	: >"$tmp/ingestd.out"
+	"$ingestd" --listen 127.0.0.1:0 --db "$db" --munge-socket "$sock" --owner-lookup db-only \
+		--slurm-user root --max-request $max --pid-file "$tmp/ingestd.pid" --log-file "$tmp/ingestd.log" -v \
+		>"$tmp/ingestd.out" 2>&1 &
+	ipid=$!
+	i=0
+	while ! grep -q "listening on" "$tmp/ingestd.out" && [ $i -lt 100 ]; do
+		kill -0 "$ipid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	port=$(sed -n 's/^dlsched-ingestd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$tmp/ingestd.out")
+	if [ -z "$port" ]; then
+		echo "FAIL: dlsched-ingestd did not start: $(cat "$tmp/ingestd.out" "$tmp/ingestd.log" 2>/dev/null)"
+		exit 1
+	fi
+	url="http://127.0.0.1:$port"
+}
+start_ingestd
+
+now=$(date +%s)
+t() { echo $((now - 1000 + $1)); }  # plausible times: a little in the past
+job42='{"v":1,"cluster":"dlsched","job_id":42,"step":"batch","node":"n1","run":0,"records":[
+ {"type":"job","model":"resnet50","gpus":4,"nodes":1,"epochs_total":90,"start":'$(t 0)'},
+ {"type":"epoch","epoch":1,"gpus":4,"start":'$(t 1)'.5,"end":'$(t 61)'.5,"bytes_read":1048576000,"net_rx_bytes":20480,"nfs_read_bytes":-1},
+ {"type":"epoch","epoch":2,"gpus":4,"start":'$(t 61)'.5,"end":'$(t 121)'.5,"bytes_read":1048576000,"net_rx_bytes":20480,"nfs_read_bytes":-1},
+ {"type":"checkpoint","kind":"save","epoch":2,"bytes":102760448,"seconds":1.84,"at":'$(t 125)'}]}'
+
+# cred FILE PAYLOAD [AS-UID] [SOCKET]: a credential carrying PAYLOAD, made by uid AS-UID.
+cred() {
+	if [ -n "${3:-}" ]; then
+		printf '%s' "$2" | setpriv --reuid="$3" --regid="$3" --clear-groups munge -S "${4:-$sock}" >"$1"
+	else
+		printf '%s' "$2" | munge -S "${4:-$sock}" >"$1"
+	fi
+}
+# post FILE [CONTENT-TYPE] [curl options]: sets $code and $body.
+post() {
+	f=$1
+	ct=${2:-application/x-munge}
+	shift
+	[ $# -gt 0 ] && shift
+	code=$(curl -s --max-time 20 -o "$tmp/body" -w '%{http_code}' -H "Content-Type: $ct" "$@" \
+		--data-binary @"$f" "$url/v1/records")
+	body=$(cat "$tmp/body" 2>/dev/null)
+}
+# expect NAME CODE TEXT: the last answer had status CODE and its body contains TEXT.
+expect() {
+	if [ "$code" = "$2" ] && printf '%s' "$body" | grep -qF -- "$3"; then
+		ok "$1 ($code $body)"
+	else
+		ko "$1: got $code '$body', want $2 with '$3'"
+	fi
+}
+
+# (a) A valid batch from uid 0 lands; sent again (a fresh credential) it is all duplicates.
+cred "$tmp/a.cred" "$job42"
+post "$tmp/a.cred"
+expect "valid batch from uid 0" 200 '{"accepted":4,"duplicates":0}'
+"$dbtool" --db "$db" job 42 --cluster dlsched >"$tmp/job" 2>&1
+if grep -q "job 42 on dlsched: model resnet50, user root, 4 GPU(s) on 1 node(s), 90 epochs, state running" "$tmp/job" &&
+	grep -Eq '^ +1 +0 +4 +60\.000 +1048576000 +20480 +-1$' "$tmp/job" &&
+	grep -Eq '^ +2 +0 +4 +60\.000 +1048576000 +20480 +-1$' "$tmp/job" &&
+	grep -Eq '^ +save +0 +2\.000 +102760448 +1\.840$' "$tmp/job"; then
+	ok "dlsched-db shows the job, its 2 epochs and its checkpoint"
+else
+	ko "dlsched-db job 42: $(cat "$tmp/job")"
+fi
+cred "$tmp/a2.cred" "$job42"
+post "$tmp/a2.cred"
+expect "the same batch again: duplicates" 200 '{"accepted":0,"duplicates":4}'
+end42='{"v":1,"cluster":"dlsched","job_id":42,"step":"batch","node":"n1","run":0,"records":[{"type":"job_end","end":'$(t 200)',"state":"completed"}]}'
+cred "$tmp/end.cred" "$end42"
+post "$tmp/end.cred"
+expect "job_end" 200 '{"accepted":1,"duplicates":0}'
+"$dbtool" --db "$db" job 42 --cluster dlsched 2>&1 | grep -q "model resnet50, user root, 4 GPU(s) on 1 node(s), 90 epochs, state completed" &&
+	ok "job_end sets the state and keeps the job's other fields" || ko "job_end: $("$dbtool" --db "$db" job 42 --cluster dlsched 2>&1)"
+
+# (b) No credential, or a body that is not one: 401.
+: >"$tmp/empty"
+post "$tmp/empty"
+expect "no credential" 401 '"error":"bad_credential"'
+printf 'MUNGE:this-is-not-a-credential:' >"$tmp/garbage"
+post "$tmp/garbage"
+expect "garbage credential" 401 '"error":"bad_credential"'
+
+# (c) A credential from another munged (another key): forged, 401.
+cred "$tmp/forged.cred" "$job42" "" "$tmp/m2/sock"
+cred "$tmp/forged-check.cred" "x" "" "$tmp/m2/sock"
+unmunge -S "$tmp/m2/sock" <"$tmp/forged-check.cred" >/dev/null 2>&1 &&
+	ok "the second munged's credentials are valid to itself" || ko "the second munged cannot decode its own credential"
+post "$tmp/forged.cred"
+expect "credential of another key (forged)" 401 '"error":"bad_credential"'
+
+# (d) A credential used twice: replayed, 401.
+post "$tmp/a.cred"
+expect "replayed credential" 401 'Replayed'
+
+# (e) Another uid: its own job is fine, root's job is 403, a job nobody knows is 403.
+refused_owner=0
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	cred "$tmp/uid-check.cred" "x" 65534
+	unmunge -S "$sock" <"$tmp/uid-check.cred" 2>/dev/null | grep -Eq '^UID: .*\(65534\)' &&
+		ok "setpriv makes credentials of uid 65534" || ko "setpriv: the credential's uid is not 65534"
+	own='{"v":1,"cluster":"dlsched","job_id":43,"step":"0","node":"n2","run":1,"records":[{"type":"epoch","epoch":1,"gpus":1,"start":'$(t 0)',"end":'$(t 30)'}]}'
+	cred "$tmp/own.cred" "$own" 65534
+	post "$tmp/own.cred"
+	expect "uid 65534 reports for its own job" 200 '{"accepted":1,"duplicates":0}'
+	cred "$tmp/other.cred" "$end42" 65534
+	post "$tmp/other.cred"
+	expect "uid 65534 reports for root's job" 403 '"error":"wrong_user"'
+	cred "$tmp/unknown.cred" "$(printf '%s' "$end42" | sed 's/"job_id":42/"job_id":99/')" 65534
+	post "$tmp/unknown.cred"
+	expect "uid 65534 reports for an unknown job" 403 '"error":"unknown_job"'
+	refused_owner=1
+else
+	echo "SKIP: the other-uid checks (e) need root and setpriv"
+fi
+
+# (f) Malformed batches: 400, naming the record and field.
+bad_end='{"v":1,"cluster":"dlsched","job_id":42,"step":"batch","node":"n1","run":0,"records":[{"type":"epoch","epoch":3,"gpus":4,"start":'$(t 300)'.0,"end":'$(t 290)'.0}]}'
+cred "$tmp/f1.cred" "$bad_end"
+post "$tmp/f1.cred"
+expect "an epoch that ends before it starts" 400 "records[0].end: $(t 290).0 is before start $(t 300).0"
+cred "$tmp/f2.cred" "$(printf '%s' "$bad_end" | sed 's/"gpus":4/"gpu":4/')"
+post "$tmp/f2.cred"
+expect "an unknown key" 400 "records[0]: unknown key 'gpu'"
+cred "$tmp/f3.cred" '{"v":1,"cluster":'
+post "$tmp/f3.cred"
+expect "broken JSON" 400 'batch:1:'
+cred "$tmp/f4.cred" '{"v":2,"cluster":"dlsched","job_id":42,"step":"batch","node":"n1","run":0,"records":[]}'
+post "$tmp/f4.cred"
+expect "protocol version 2" 400 "v: 2 is not a protocol version"
+"$dbtool" --db "$db" job 42 --cluster dlsched 2>&1 | grep -Eq '^ +3 ' &&
+	ko "a refused batch left epoch 3 in the DB" || ok "refused batches leave nothing in the DB"
+
+# (g) A body over --max-request: 413, announced (Content-Length) or not (chunked).
+head -c $((max + 1)) /dev/zero | tr '\0' 'A' >"$tmp/big"
+post "$tmp/big"
+expect "a body over --max-request" 413 '"error":"too_large"'
+post "$tmp/big" application/x-munge -H 'Transfer-Encoding: chunked'
+expect "a chunked body over --max-request" 413 '"error":"too_large"'
+
+# Wrong content type, method and path.
+post "$tmp/a2.cred" text/plain
+expect "another content type" 415 '"error":"bad_content_type"'
+code=$(curl -s --max-time 20 -o "$tmp/body" -w '%{http_code}' "$url/v1/records"); body=$(cat "$tmp/body")
+expect "GET /v1/records" 405 '"error":"bad_method"'
+code=$(curl -s --max-time 20 -o "$tmp/body" -w '%{http_code}' "$url/v2/records"); body=$(cat "$tmp/body")
+expect "an unknown path" 404 '"error":"bad_path"'
+
+# (h) /v1/stats counts each refusal by reason, and the log names the peer of each.
+code=$(curl -s --max-time 20 -o "$tmp/body" -w '%{http_code}' "$url/v1/stats"); body=$(cat "$tmp/body")
+expect_stats() {
+	printf '%s' "$body" | grep -qF "\"$1\":$2" && ok "stats: $1 = $2" || ko "stats: want $1 = $2 in $body"
+}
+expect_stats batches_accepted $((3 + refused_owner))
+expect_stats records_accepted $((5 + refused_owner))
+expect_stats duplicates 4
+expect_stats bad_credential 4
+expect_stats wrong_user $refused_owner
+expect_stats unknown_job $refused_owner
+expect_stats malformed 4
+expect_stats too_large 2
+expect_stats bad_content_type 1
+expect_stats bad_method 1
+expect_stats bad_path 1
+expect_stats db_error 0
+refusals=$((4 + 2 * refused_owner + 4 + 2 + 1 + 1 + 1))
+n=$(grep -c "refused 127\.0\.0\.1:[0-9]*" "$tmp/ingestd.log")
+[ "$n" -eq $refusals ] && ok "one log line with the peer address per refusal ($n)" ||
+	ko "log: $n refusal lines, want $refusals: $(grep refused "$tmp/ingestd.log")"
+
+# (i) SIGTERM stops it cleanly; restarted on the same DB, everything is still there.
+kill -TERM "$ipid"
+i=0
+while kill -0 "$ipid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$ipid" 2>/dev/null; then
+	ko "dlsched-ingestd still runs 10 s after SIGTERM"
+else
+	wait "$ipid"
+	status=$?
+	[ $status -eq 0 ] && [ ! -e "$tmp/ingestd.pid" ] && grep -q "stopped:" "$tmp/ingestd.log" &&
+		ok "SIGTERM: exit 0, pid file removed" || ko "SIGTERM: exit $status; $(tail -3 "$tmp/ingestd.log")"
+fi
+ipid=""
+start_ingestd
+"$dbtool" --db "$db" job 42 --cluster dlsched >"$tmp/job" 2>&1
+grep -q "state completed" "$tmp/job" && [ "$(grep -Ec '^ +[12] +0 +4 +60\.000' "$tmp/job")" -eq 2 ] &&
+	ok "after a restart the DB has the job and its epochs" || ko "after restart: $(cat "$tmp/job")"
+cred "$tmp/a3.cred" "$job42"
+post "$tmp/a3.cred"
+expect "after a restart, the first batch is still a duplicate" 200 '{"accepted":0,"duplicates":4}'
+
+# munged gone: 503, so that collectors keep the batch and retry.
+kill "$(cat "$tmp/m1/pid")"
+i=0
+while [ -S "$sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+post "$tmp/a3.cred"
+expect "munged unreachable" 503 '"error":"auth_unavailable"'
+
+echo "ingestd: $fails failure(s)"
+[ $fails -eq 0 ]
