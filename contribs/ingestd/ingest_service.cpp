@@ -17,6 +17,8 @@ const RefusalInfo kRefusals[kRefusalCount] = {
 	{"bad_method", 405},     {"bad_path", 404},   {"bad_content_type", 415},
 };
 
+constexpr double kLookupPauseS = 30;  // after slurmctld failed to answer an owner lookup
+
 std::string who(uid_t uid, const std::string& name)
 {
 	const std::string n = std::to_string(uid);
@@ -113,6 +115,17 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, Refusal
 		return row.status();
 	}
 	if (o.name.empty() && lookup_) {
+		// While slurmctld does not answer, each attempt would hold the only request thread for
+		// libslurm's whole connect timeout: answer 503 at once for a while instead.
+		const double now = clock_();
+		if (now < lookup_paused_until_s_) {
+			why = Refusal::kLookupFailed;
+			return io_error("owner lookups are paused for " +
+					std::to_string(static_cast<int>(lookup_paused_until_s_ - now) + 1) +
+					" s: slurmctld could not be asked " +
+					std::to_string(static_cast<int>(now - lookup_failed_at_s_)) +
+					" s ago (" + lookup_error_ + "); retry later");
+		}
 		const OwnerAnswer a = lookup_->owner_of(b.job_id);
 		switch (a.kind) {
 			case OwnerAnswer::Kind::kFound:
@@ -123,6 +136,9 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, Refusal
 				break;
 			case OwnerAnswer::Kind::kError:
 				why = Refusal::kLookupFailed;
+				lookup_failed_at_s_ = clock_();
+				lookup_paused_until_s_ = lookup_failed_at_s_ + kLookupPauseS;
+				lookup_error_ = a.message;
 				return io_error(a.message + " (retry later)");
 		}
 	}

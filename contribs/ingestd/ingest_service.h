@@ -83,6 +83,9 @@ private:
 	Log& log_;
 	Clock clock_;
 	double started_s_;
+	// After slurmctld failed to answer, owner lookups wait until lookup_paused_until_s_.
+	double lookup_failed_at_s_ = 0, lookup_paused_until_s_ = 0;
+	std::string lookup_error_;
 
 	std::uint64_t batches_ = 0, records_ = 0, duplicates_ = 0;
 	std::array<std::uint64_t, kRefusalCount> refused_{};
