@@ -27,7 +27,8 @@ if test "x$have_munge" = xno; then
 fi
 AC_SUBST([MUNGE_LIBS])
 have_ingestd=no
-if test "x$have_mhd" = xyes && test "x$have_munge" = xyes; then have_ingestd=yes; fi
+ingestd_note=" (needs libmicrohttpd and munge)"
+if test "x$have_mhd" = xyes && test "x$have_munge" = xyes; then have_ingestd=yes; ingestd_note=""; fi
 AM_CONDITIONAL([HAVE_INGESTD], [test "x$have_ingestd" = xyes])
 
 dnl ---- Slurm public headers and libslurm ------------------------------------
@@ -55,6 +56,13 @@ CPPFLAGS="$save_CPPFLAGS"; LDFLAGS="$save_LDFLAGS"; LIBS="$save_LIBS"
 AC_SUBST([SLURM_CPPFLAGS])
 AC_SUBST([SLURM_LDFLAGS])
 AM_CONDITIONAL([HAVE_SLURM], [test "x$have_slurm_h" = xyes && test "x$have_libslurm" = xyes])
+if test "x$have_ingestd" = xyes; then
+  if test "x$have_slurm_h" = xyes && test "x$have_libslurm" = xyes; then
+    ingestd_note=" (owner lookup: slurmctld or db-only)"
+  else
+    ingestd_note=" (owner lookup: db-only; libslurm-dev adds slurmctld's)"
+  fi
+fi
 
 dnl ---- Configured Slurm source tree (controller plugins) --------------------
 AC_ARG_WITH([slurm-source],
@@ -148,7 +156,7 @@ dlsched $PACKAGE_VERSION configuration summary
   libcurl ................ $have_curl
   libmicrohttpd .......... $have_mhd
   munge .................. $have_munge
-  dlsched-ingestd ........ $have_ingestd (needs libmicrohttpd and munge; owner lookup through slurmctld needs libslurm too)
+  dlsched-ingestd ........ $have_ingestd$ingestd_note
   Check (unit tests) ..... $have_check
   Slurm headers .......... $have_slurm_h (slurm/slurm.h, version $slurm_version)
   libslurm ............... $have_libslurm
