@@ -163,11 +163,11 @@ Result<IngestService::Stored> IngestService::store(const db::Batch& b, const std
 		j.job_id = b.job_id;
 	}
 	bool write = !row.is_ok();  // a job the DB did not have gets its row (and its owner) now
-	// A job or job_end record that changes nothing (a batch sent again) counts as a duplicate.
 	if (!owner.empty() && j.user != owner) {
 		j.user = owner;  // the verified owner, never a name from the batch
 		write = true;
 	}
+	// A job or job_end record that changes nothing (a batch sent again) counts as a duplicate.
 	if (b.job) {
 		const db::JobRecord& n = *b.job;
 		const db::JobRecord before = j;
@@ -247,12 +247,11 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 				job_name(*b) + " is unknown: slurmctld and the profile DB do not know it",
 				who(uid, sender));
 	} else if (owner->name.empty()) {
-		return refuse(Refusal::kUnknownJob, peer,
-			      job_name(*b) + " is unknown: " +
-				      (lookup_ ? std::string("slurmctld and the profile DB do not know it")
-					       : std::string("the profile DB does not know its owner (owner "
-							     "lookup db-only: "
-							     "only SlurmUser may report it)")),
+		const std::string why_unknown =
+			lookup_ ? "slurmctld and the profile DB do not know it"
+				: "the profile DB does not know its owner (owner lookup db-only: only SlurmUser "
+				  "may report it)";
+		return refuse(Refusal::kUnknownJob, peer, job_name(*b) + " is unknown: " + why_unknown,
 			      who(uid, sender));
 	} else if (owner->name != sender) {
 		return refuse(Refusal::kWrongUser, peer,
