@@ -5,3 +5,4 @@ include contribs/replay/local.mk
 include contribs/report/local.mk
 include contribs/db/local.mk
 include contribs/ingestd/local.mk
+include contribs/progress/local.mk

@@ -11,6 +11,7 @@ TESTS += testsuite/unit/no-check.sh
 endif
 EXTRA_DIST += testsuite/unit/no-check.sh
 include testsuite/sim/local.mk
+include testsuite/progress/local.mk
 
 # A real local Slurm cluster (skips where Slurm, munge or MariaDB are not installed, or not root).
 TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh
