@@ -31,6 +31,12 @@ ingestd_note=" (needs libmicrohttpd and munge)"
 if test "x$have_mhd" = xyes && test "x$have_munge" = xyes; then have_ingestd=yes; ingestd_note=""; fi
 AM_CONDITIONAL([HAVE_INGESTD], [test "x$have_ingestd" = xyes])
 
+dnl spank/dlsched's collector, dlsched-collect, sends with libcurl and signs with munge.
+have_collector=no
+collector_note=" (needs libcurl and munge)"
+if test "x$have_curl" = xyes && test "x$have_munge" = xyes; then have_collector=yes; collector_note=""; fi
+AM_CONDITIONAL([HAVE_COLLECTOR], [test "x$have_collector" = xyes])
+
 dnl ---- Slurm public headers and libslurm ------------------------------------
 AC_ARG_WITH([slurm],
   [AS_HELP_STRING([--with-slurm=PREFIX], [Slurm installation prefix (default: /usr)])],
@@ -157,6 +163,7 @@ dlsched $PACKAGE_VERSION configuration summary
   libmicrohttpd .......... $have_mhd
   munge .................. $have_munge
   dlsched-ingestd ........ $have_ingestd$ingestd_note
+  dlsched-collect ........ $have_collector$collector_note
   Check (unit tests) ..... $have_check
   Slurm headers .......... $have_slurm_h (slurm/slurm.h, version $slurm_version)
   libslurm ............... $have_libslurm
