@@ -17,6 +17,23 @@ plugins_spank_dlsched_spank_dlsched_la_CFLAGS = $(WARN_CFLAGS) -Wno-unused-param
 plugins_spank_dlsched_spank_dlsched_la_LDFLAGS = -module -avoid-version -shared
 endif
 
+# dlsched-collect: the collector that spank/dlsched starts for each step, as the job's user (C with
+# jansson, libcurl and munge; no Slurm, no SQLite, no C++). Installed to $(pkglibexecdir).
+PLUGINS_LOCAL_EXTRA =
+if HAVE_COLLECTOR
+pkglibexec_PROGRAMS = plugins/spank/dlsched/collect/dlsched-collect
+plugins_spank_dlsched_collect_dlsched_collect_SOURCES = plugins/spank/dlsched/collect/main.c \
+	plugins/spank/dlsched/collect/counters.c plugins/spank/dlsched/collect/counters.h \
+	plugins/spank/dlsched/collect/log.c plugins/spank/dlsched/collect/log.h \
+	plugins/spank/dlsched/collect/progress.c plugins/spank/dlsched/collect/progress.h \
+	plugins/spank/dlsched/collect/send.c plugins/spank/dlsched/collect/send.h \
+	plugins/spank/dlsched/collect/spool.c plugins/spank/dlsched/collect/spool.h \
+	plugins/spank/dlsched/collect/control.h plugins/spank/dlsched/collect/pidfd.h
+plugins_spank_dlsched_collect_dlsched_collect_CPPFLAGS = $(JANSSON_CFLAGS) $(CURL_CFLAGS)
+plugins_spank_dlsched_collect_dlsched_collect_LDADD = $(JANSSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) -lm
+PLUGINS_LOCAL_EXTRA += plugins/spank/dlsched/collect/dlsched-collect
+endif
+
 if HAVE_SLURM_SRC
 slurmplugin_LTLIBRARIES += plugins/sched/dlsched/sched_dlsched.la \
 	plugins/select/dlsched_cons_tres/select_dlsched_cons_tres.la \
@@ -79,15 +96,17 @@ endif
 if HAVE_SLURM
 # A plugin directory inside the build tree (make plugins-local), so that a test cluster loads the
 # plugins just built without installing anything: PluginDir=$(abs_builddir)/plugins/lib:<Slurm's>.
-plugins-local: $(slurmplugin_LTLIBRARIES)
+# Programs a test cluster needs beside them (PLUGINS_LOCAL_EXTRA: dlsched-collect) are copied too.
+plugins-local: $(slurmplugin_LTLIBRARIES) $(PLUGINS_LOCAL_EXTRA)
 	@mkdir -p plugins/lib
 	@for p in $(slurmplugin_LTLIBRARIES); do \
 		so=$$(dirname $$p)/.libs/$$(basename $$p .la).so; \
 		cp --remove-destination $$so plugins/lib/; \
 	done
+	@for p in $(PLUGINS_LOCAL_EXTRA); do cp --remove-destination $$p plugins/lib/; done
 all-local: plugins-local
 # Slurm loads the .so files; libtool's .la files have no use in its plugin directory.
 install-data-hook:
 	@for p in $(slurmplugin_LTLIBRARIES); do rm -f "$(DESTDIR)$(slurmplugindir)/$$(basename $$p)"; done
-CLEANFILES += plugins/lib/*.so
+CLEANFILES += plugins/lib/*.so plugins/lib/dlsched-collect
 endif
