@@ -11,8 +11,12 @@ slurmplugin_LTLIBRARIES =
 # sbatch/srun/salloc and slurmstepd, so it links nothing of dlsched's core.
 if HAVE_SLURM
 slurmplugin_LTLIBRARIES += plugins/spank/dlsched/spank_dlsched.la
-plugins_spank_dlsched_spank_dlsched_la_SOURCES = plugins/spank/dlsched/spank_dlsched.c
-plugins_spank_dlsched_spank_dlsched_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+plugins_spank_dlsched_spank_dlsched_la_SOURCES = plugins/spank/dlsched/spank_dlsched.c \
+	plugins/spank/dlsched/launch.c plugins/spank/dlsched/launch.h plugins/spank/dlsched/collect/control.h \
+	plugins/spank/dlsched/collect/pidfd.h
+# collector= defaults to where dlsched-collect is installed.
+plugins_spank_dlsched_spank_dlsched_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) \
+	-DDLSCHED_COLLECTOR='"$(pkglibexecdir)/dlsched-collect"'
 plugins_spank_dlsched_spank_dlsched_la_CFLAGS = $(WARN_CFLAGS) -Wno-unused-parameter
 plugins_spank_dlsched_spank_dlsched_la_LDFLAGS = -module -avoid-version -shared
 endif
