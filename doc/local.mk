@@ -2,5 +2,5 @@ dist_man_MANS += doc/man/dlsched-sim.1 doc/man/dlsched.conf.5 doc/man/dlsched-cl
 EXTRA_DIST += etc/dlsched.conf.example etc/slurm.conf.example etc/gres.conf.example etc/plugstack.conf.example doc/workload-format.md doc/architecture.md doc/results.md
 # dlsched-ingestd(8): installed with or without the service (libmicrohttpd, munge).
 dist_man_MANS += doc/man/dlsched-ingestd.8
-# The training-job protocol's helper: dlsched-progress(1).
-dist_man_MANS += doc/man/dlsched-progress.1
+# The training-job protocol: dlsched-progress(1) and dlsched-protocol(7).
+dist_man_MANS += doc/man/dlsched-progress.1 doc/man/dlsched-protocol.7
