@@ -14,8 +14,8 @@ include testsuite/sim/local.mk
 include testsuite/progress/local.mk
 
 # A real local Slurm cluster (skips where Slurm, munge or MariaDB are not installed, or not root).
-TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh
-EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh
+TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
+EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
 
 # dlsched-report against hand-computed figures from a fixed sacct output.
 TESTS += testsuite/report/test-report.sh

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Job profiling end to end on a real local cluster (dlsched-cluster, dlsched mode): spank/dlsched's
+# collector on the nodes, dlsched-ingestd beside slurmctld, the SQLite profile DB.
+#  - a job's epochs, storage traffic and checkpoints land in the DB, with the right counts;
+#  - an unauthenticated record and one from a uid that does not own the job are refused, and counted;
+#  - dlsched-ingestd stopped mid-run and restarted: nothing is lost (the collector spools);
+#  - a job asked to checkpoint is requeued and resumes without repeating or skipping an epoch.
+# Skips (77) without root, Slurm/munge/MariaDB, the plugins, the collector or dlsched-ingestd.
+set -u
+top="${srcdir:-.}"
+top="$(cd "$top" && pwd)"
+build="$(pwd)"
+tool="$top/contribs/cluster/dlsched-cluster"
+emu="$build/contribs/replay/dlsched-emu-train"
+dbtool="$build/contribs/db/dlsched-db"
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to start a local cluster"; exit 77; }
+command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v mariadbd >/dev/null ||
+	{ echo "SKIP: Slurm, munge or MariaDB missing (scripts/install-deps --slurm)"; exit 77; }
+ingestd="$build/contribs/ingestd/dlsched-ingestd"
+for f in plugins/lib/sched_dlsched.so plugins/lib/spank_dlsched.so plugins/lib/dlsched-collect contribs/ingestd/dlsched-ingestd; do
+	[ -e "$build/$f" ] ||
+		{ echo "SKIP: $f not built (configure --with-slurm-source, libcurl, munge, libmicrohttpd; scripts/run-tests does it)"; exit 77; }
+done
+command -v curl >/dev/null || { echo "SKIP: curl missing (scripts/install-deps --slurm installs it)"; exit 77; }
+
+dir=$(mktemp -d /tmp/dlsched-profiling-test.XXXXXX)
+chmod 755 "$dir"
+port=$((20000 + RANDOM % 20000))
+fails=0
+ok() { echo "ok - $*"; }
+ko() { echo "not ok - $*"; fails=$((fails + 1)); }
+cleanup() { "$tool" down --dir "$dir/c" >/dev/null 2>&1; }
+trap cleanup EXIT
+
+if ! "$tool" up --nodes 2 --gpus 4 --dir "$dir/c" --port-base $port --mode dlsched --sched-interval 1 \
+	--plugin-dir "$build/plugins/lib" --ingestd "$ingestd" --policy fifo --profiles "$top/contribs/profiles" >"$dir/up.log" 2>&1; then
+	cat "$dir/up.log"
+	echo "Bail out! cluster did not come up"
+	exit 1
+fi
+export SLURM_CONF="$dir/c/etc/slurm.conf"
+db="$dir/c/profiles.db"
+ingest="http://127.0.0.1:$((port + 3))"
+grep -q "ingest=$ingest" "$dir/c/etc/plugstack.conf" && ok "plugstack.conf enables the collector" ||
+	ko "plugstack.conf: $(cat "$dir/c/etc/plugstack.conf")"
+
+mkdir -p "$dir/out" "$dir/ck"
+head -c 8000000 /dev/urandom >"$dir/data"
+# imagenet reads 1,281,200 x 110 kB per epoch; x 1e-4 (emu-train's default scale) = 14,093,200 bytes.
+per_epoch=14093200
+# An emulated imagenet job on 2 GPUs with epochs of about $1 s each, $2 epochs.
+submit() {  # submit NAME EPOCH_S EPOCHS [sbatch options...]
+	local name="$1" es="$2" n="$3"
+	shift 3
+	# 2 GPUs: epoch time = t1 / speedup(2); ask for t1 = es x 2 (a slightly longer epoch).
+	sbatch --parsable --requeue -J "$name" -o "$dir/out/$name.out" --open-mode=append --gres=gpu:2 \
+		--dl-model=imagenet --dl-epochs="$n" "$@" \
+		--wrap "exec $emu --model imagenet --epochs $n --epoch-time-1gpu $(awk -v e="$es" 'BEGIN{print e*2}') --noise 0 \
+			--checkpoint-dir $dir/ck/$name --data $dir/data --profiles $top/contribs/profiles"
+}
+wait_done() {  # wait_done SECONDS JOBID...
+	local t=0 j left
+	while [ $t -lt $(($1 * 2)) ]; do
+		left=0
+		for j in "${@:2}"; do squeue -h -j "$j" 2>/dev/null | grep -q . && left=1; done
+		[ $left -eq 0 ] && return 0
+		sleep 0.5
+		t=$((t + 1))
+	done
+	return 1
+}
+# The epochs of a job in the DB, one line each: epoch,run,bytes_read.
+epochs_of() { "$dbtool" --db "$db" export epochs 2>/dev/null | awk -F, -v j="$1" '$2 == j { print $4 "," $3 "," $8 }' | sort -t, -n -k1,1; }
+wait_epochs() {  # wait_epochs SECONDS JOBID N: until the DB has N epochs of the job
+	local t=0
+	while [ $t -lt $(($1 * 2)) ]; do
+		[ "$(epochs_of "$2" | wc -l)" -ge "$3" ] && return 0
+		sleep 0.5
+		t=$((t + 1))
+	done
+	return 1
+}
+# "1 2 3 ... N" exactly once each, from lines starting with the epoch number.
+is_sequence() { awk -F, -v n="$1" '{ if ($1 != NR) bad = 1 } END { exit !(NR == n && !bad) }'; }
+
+# ---- a job's epochs, traffic and checkpoints land in the DB ----
+mkdir -p "$dir/ck/a"
+a=$(submit a 1 5)
+wait_done 60 "$a" || ko "job a did not finish in 60 s"
+if wait_epochs 20 "$a" 5; then
+	epochs_of "$a" | is_sequence 5 && ok "job a: epochs 1 to 5 recorded once each" || ko "job a epochs: $(epochs_of "$a" | tr '\n' ' ')"
+	mid=$(epochs_of "$a" | awk -F, '$1 == 3 { print $3 }')
+	awk -v b="${mid:--1}" -v e=$per_epoch 'BEGIN { exit !(b >= 0.9 * e && b <= 1.3 * e) }' &&
+		ok "job a: epoch 3 read $mid bytes (the model's data rate: $per_epoch)" || ko "job a: epoch 3 read ${mid:-?} bytes, expected about $per_epoch"
+else
+	ko "job a: $(epochs_of "$a" | wc -l) of 5 epochs in the DB after 20 s; collector log: $(tail -n 5 "$dir"/c/spool/dlsched/*/collect.log 2>/dev/null)"
+fi
+"$dbtool" --db "$db" job "$a" >"$dir/job-a.txt" 2>&1
+grep -q "model imagenet, user root" "$dir/job-a.txt" && ok "job a recorded as root's imagenet job" || ko "job a: $(head -n1 "$dir/job-a.txt")"
+saves=$(grep -c "^  save" "$dir/job-a.txt")
+[ "$saves" -eq 5 ] && ok "job a: 5 checkpoint saves recorded (one per epoch)" || ko "job a: $saves checkpoint saves"
+
+# ---- refused records: no credential; a uid that does not own the job ----
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/x-munge' \
+	--data-binary '{"v":1,"cluster":"dlsched","job_id":'"$a"',"step":"batch","node":"n1","run":0,"records":[]}' "$ingest/v1/records")
+[ "$code" = 401 ] && ok "a record without a munge credential is refused (401)" || ko "unauthenticated record: HTTP $code"
+payload='{"v":1,"cluster":"dlsched","job_id":'"$a"',"step":"batch","node":"n1","run":0,"records":[{"type":"epoch","epoch":99,"gpus":2,"start":1790000000,"end":1790000001,"bytes_read":1,"net_rx_bytes":-1,"nfs_read_bytes":-1}]}'
+cred=$(setpriv --reuid=65534 --regid=65534 --clear-groups munge -S "$dir/c/munge/munge.socket" -s "$payload" 2>&1)
+code=$(curl -s -o "$dir/forged.txt" -w '%{http_code}' -H 'Content-Type: application/x-munge' --data-binary "$cred" "$ingest/v1/records")
+[ "$code" = 403 ] && ok "a record from uid 65534 for root's job is refused (403)" || ko "forged record: HTTP $code $(cat "$dir/forged.txt")"
+epochs_of "$a" | grep -q '^99,' && ko "the forged epoch 99 is in the DB" || ok "the forged epoch is not in the DB"
+stats=$(curl -s "$ingest/v1/stats")
+echo "$stats" | grep -Eq '"bad_credential": ?[1-9]' && echo "$stats" | grep -Eq '"wrong_user": ?[1-9]' &&
+	ok "refusals counted ($stats)" || ko "stats: $stats"
+
+# ---- dlsched-ingestd stopped mid-run and restarted: nothing lost ----
+b=$(submit b 1 8)
+t=0
+until grep -q "epoch 2 done" "$dir/out/b.out" 2>/dev/null || [ $t -ge 120 ]; do sleep 0.25; t=$((t + 1)); done
+ipid=$(cat "$dir/c/pids/ingestd.pid")
+mapfile -d '' icmd <"/proc/$ipid/cmdline"
+kill -TERM "$ipid"
+sleep 4
+(cd "$dir/c" && "${icmd[@]}" >>"$dir/c/log/ingestd.out" 2>&1 &)
+wait_done 60 "$b" || ko "job b did not finish in 60 s"
+if wait_epochs 30 "$b" 8 && epochs_of "$b" | is_sequence 8; then
+	ok "job b: all 8 epochs recorded once across the ingest service's restart"
+else
+	ko "job b epochs after the restart: $(epochs_of "$b" | tr '\n' ' ')"
+fi
+left=$(find "$dir/c/spool/dlsched" -name '*.json' 2>/dev/null | wc -l)
+[ "$left" -eq 0 ] && ok "the collector's spool is empty" || ko "$left batches still spooled"
+
+# ---- a job asked to checkpoint is requeued and resumes without repeating an epoch ----
+c=$(submit c 1 8)
+t=0
+until grep -q "epoch 3 done" "$dir/out/c.out" 2>/dev/null || [ $t -ge 120 ]; do sleep 0.25; t=$((t + 1)); done
+# What Slurm's own requeue does (SIGTERM; sched/dlsched sends the checkpoint signal first, which
+# test-plugins.sh covers): the job saves and exits, and runs again.
+scontrol requeue "$c"
+wait_done 240 "$c" || ko "job c did not finish in 240 s after its requeue"
+recs=$(sacct -n -X -P --duplicates -o State -j "$c" | tr '\n' ' ')
+[[ "$recs" == *REQUEUED* && "$recs" == *COMPLETED* ]] && ok "job c requeued, then completed ($recs)" || ko "job c records: $recs"
+done_lines=$(grep -o "^epoch [0-9]* done" "$dir/out/c.out" | awk '{ print $2 }' | tr '\n' ' ')
+[ "$done_lines" = "1 2 3 4 5 6 7 8 " ] && ok "job c trained epochs 1 to 8 once each across its two runs" ||
+	ko "job c epochs in its output: $done_lines"
+if wait_epochs 30 "$c" 8 && epochs_of "$c" | is_sequence 8; then
+	runs=$(epochs_of "$c" | cut -d, -f2 | sort -u | tr '\n' ' ')
+	[ "$runs" = "0 1 " ] && ok "job c: epochs 1 to 8 in the DB, over runs 0 and 1" || ko "job c runs: $runs"
+else
+	ko "job c epochs in the DB: $(epochs_of "$c" | tr '\n' ' ')"
+fi
+"$dbtool" --db "$db" job "$c" >"$dir/job-c.txt" 2>&1
+grep -Eq "^ +load +1 +[3-9]" "$dir/job-c.txt" && ok "job c: its restart loaded the checkpoint (run 1)" ||
+	ko "job c checkpoints: $(grep -E 'save|load' "$dir/job-c.txt" | tr '\n' ';')"
+
+[ $fails -eq 0 ] || { echo "$fails check(s) failed; cluster logs in $dir/c/log"; trap - EXIT; cleanup; exit 1; }
+rm -rf "$dir"
