@@ -13,7 +13,7 @@ contribs_ingestd_dlsched_ingestd_LDADD = common/libdlsched.la $(JANSSON_LIBS) $(
 if HAVE_SLURM
 contribs_ingestd_dlsched_ingestd_SOURCES += contribs/ingestd/owner_slurm.cpp
 contribs_ingestd_dlsched_ingestd_CPPFLAGS += $(SLURM_CPPFLAGS) -DDLSCHED_WITH_LIBSLURM
-contribs_ingestd_dlsched_ingestd_LDADD += $(SLURM_LDFLAGS) -lslurm
+
 endif
 endif
 EXTRA_DIST += contribs/ingestd/owner_slurm.cpp contribs/ingestd/README.md

@@ -1,4 +1,4 @@
-// Who owns a job, when the profile DB does not know it yet: slurmctld (libslurm's slurm_load_job).
+// Who owns a job, when the profile DB does not know it yet: Slurm (squeue, then sacct).
 // The service remembers the answer in the DB's jobs row, so each job is asked about once.
 // Without libslurm only the DB is asked (--owner-lookup db-only).
 #ifndef DLSCHED_INGESTD_OWNER_LOOKUP_H

@@ -51,6 +51,7 @@ per_epoch=14093200
 # An emulated imagenet job on 2 GPUs with epochs of about $1 s each, $2 epochs.
 submit() {  # submit NAME EPOCH_S EPOCHS [sbatch options...]
 	local name="$1" es="$2" n="$3"
+	mkdir -p "$dir/ck/$name"
 	shift 3
 	# 2 GPUs: epoch time = t1 / speedup(2); ask for t1 = es x 2 (a slightly longer epoch).
 	sbatch --parsable --requeue -J "$name" -o "$dir/out/$name.out" --open-mode=append --gres=gpu:2 \
@@ -84,7 +85,7 @@ wait_epochs() {  # wait_epochs SECONDS JOBID N: until the DB has N epochs of the
 is_sequence() { awk -F, -v n="$1" '{ if ($1 != NR) bad = 1 } END { exit !(NR == n && !bad) }'; }
 
 # ---- a job's epochs, traffic and checkpoints land in the DB ----
-mkdir -p "$dir/ck/a"
+
 a=$(submit a 1 5)
 wait_done 60 "$a" || ko "job a did not finish in 60 s"
 if wait_epochs 20 "$a" 5; then
@@ -95,7 +96,7 @@ if wait_epochs 20 "$a" 5; then
 else
 	ko "job a: $(epochs_of "$a" | wc -l) of 5 epochs in the DB after 20 s; collector log: $(tail -n 5 "$dir"/c/spool/dlsched/*/collect.log 2>/dev/null)"
 fi
-"$dbtool" --db "$db" job "$a" >"$dir/job-a.txt" 2>&1
+"$dbtool" --db "$db" --cluster dlsched job "$a" >"$dir/job-a.txt" 2>&1
 grep -q "model imagenet, user root" "$dir/job-a.txt" && ok "job a recorded as root's imagenet job" || ko "job a: $(head -n1 "$dir/job-a.txt")"
 saves=$(grep -c "^  save" "$dir/job-a.txt")
 [ "$saves" -eq 5 ] && ok "job a: 5 checkpoint saves recorded (one per epoch)" || ko "job a: $saves checkpoint saves"
@@ -150,7 +151,7 @@ if wait_epochs 30 "$c" 8 && epochs_of "$c" | is_sequence 8; then
 else
 	ko "job c epochs in the DB: $(epochs_of "$c" | tr '\n' ' ')"
 fi
-"$dbtool" --db "$db" job "$c" >"$dir/job-c.txt" 2>&1
+"$dbtool" --db "$db" --cluster dlsched job "$c" >"$dir/job-c.txt" 2>&1
 grep -Eq "^ +load +1 +[3-9]" "$dir/job-c.txt" && ok "job c: its restart loaded the checkpoint (run 1)" ||
 	ko "job c checkpoints: $(grep -E 'save|load' "$dir/job-c.txt" | tr '\n' ';')"
 
