@@ -129,6 +129,8 @@ if wait_epochs 30 "$b" 8 && epochs_of "$b" | is_sequence 8; then
 else
 	ko "job b epochs after the restart: $(epochs_of "$b" | tr '\n' ' ')"
 fi
+grep -q "job $b.batch: cannot deliver" "$dir"/c/spool/dlsched/*/collect.log &&
+	ok "job b's collector spooled while the service was down" || ko "job b's collector never failed a delivery: the outage was not tested"
 left=$(find "$dir/c/spool/dlsched" -name '*.json' 2>/dev/null | wc -l)
 [ "$left" -eq 0 ] && ok "the collector's spool is empty" || ko "$left batches still spooled"
 
