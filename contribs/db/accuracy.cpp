@@ -7,7 +7,8 @@
 //  - Suspend: each checkpoint save's time against the bytes at the seconds per byte of all the
 //    saves of earlier jobs (any model: they share the storage).
 //  - Resume: each restart's checkpoint load time (plus, when the run started at an epoch boundary,
-//    its warm-up) against the same from earlier jobs' loads (and same-model warm-ups).
+//    its warm-up) against earlier jobs' loads and the warm-up of same-model jobs as a fraction of
+//    their steady epoch, times the job's own steady epoch before the restart.
 #include "accuracy.h"
 
 #include <algorithm>
@@ -42,6 +43,26 @@ double p90_pct(const std::vector<std::pair<double, double>>& pa)
 		return 0;
 	std::sort(e.begin(), e.end());
 	return e[static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(e.size()))) - 1];
+}
+
+// The GPUs of a run (its epochs'), else the job's.
+int run_gpus(const JobProfile& p, int run)
+{
+	for (const EpochRecord& e : p.epochs)
+		if (e.run == run && e.gpus > 0)
+			return e.gpus;
+	return p.job.gpus;
+}
+
+// The job's measurements from its runs before `run` only (what was known when it restarted).
+std::vector<predict::PastJob> runs_before(const JobProfile& p, int run)
+{
+	JobProfile before = p;
+	before.epochs.clear();
+	for (const EpochRecord& e : p.epochs)
+		if (e.run < run)
+			before.epochs.push_back(e);
+	return predict::measurements(before).runs;
 }
 
 bool complete(const JobProfile& p)
@@ -140,7 +161,26 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json)
 				const predict::Estimate steady =
 				        predict::steady_epoch_time({run_epochs.begin() + 1, run_epochs.end()});
 				actual += run_epochs.front() - steady.value;
-				warm = model_h.warmups;
+				// The warm-up of same-model jobs as a fraction of their steady epoch, times this
+				// job's own steady epoch before the restart (at the restarted run's GPUs): the
+				// warm-up grows with the epoch, which the GPU count sets.
+				const int gpus = run_gpus(*j.profile, c.run);
+				double own = 0;
+				std::size_t own_n = 0;
+				for (const predict::PastJob& prev : runs_before(*j.profile, c.run)) {
+					const predict::Estimate st = predict::steady_epoch_time(prev.epoch_s);
+					if (!st.known())
+						continue;
+					own += st.value * catalog->speedup(j.model, std::max(1, prev.gpus), std::max(1, prev.nodes)) /
+					       catalog->speedup(j.model, std::max(1, gpus), std::max(1, prev.nodes));
+					++own_n;
+				}
+				if (own_n == 0 || model_h.warmups.empty())
+					continue;
+				for (const predict::Warmup& w : model_h.warmups)
+					if (w.steady_epoch_s > 0)
+						warm.push_back({own / static_cast<double>(own_n) * w.first_epoch_s / w.steady_epoch_s,
+						                own / static_cast<double>(own_n)});
 				if (warm.empty())
 					continue;
 			}
