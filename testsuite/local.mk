@@ -16,6 +16,13 @@ include testsuite/progress/local.mk
 # A real local Slurm cluster (skips where Slurm, munge or MariaDB are not installed, or not root).
 TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
 EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
+# A libslurm.so client (test-profiling.sh): the dlsched select plugin must load outside slurmctld.
+if HAVE_SLURM
+check_PROGRAMS += testsuite/cluster/load-job
+testsuite_cluster_load_job_SOURCES = testsuite/cluster/load-job.c
+testsuite_cluster_load_job_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+testsuite_cluster_load_job_LDADD = $(SLURM_LDFLAGS) -lslurm
+endif
 
 # dlsched-report against hand-computed figures from a fixed sacct output.
 TESTS += testsuite/report/test-report.sh

@@ -101,6 +101,13 @@ grep -q "model imagenet, user root" "$dir/job-a.txt" && ok "job a recorded as ro
 saves=$(grep -c "^  save" "$dir/job-a.txt")
 [ "$saves" -eq 5 ] && ok "job a: 5 checkpoint saves recorded (one per epoch)" || ko "job a: $saves checkpoint saves"
 
+# ---- a Slurm client linked with libslurm.so loads select/dlsched_cons_tres to read a job ----
+if [ -x "$build/testsuite/cluster/load-job" ]; then
+	out=$("$build/testsuite/cluster/load-job" "$a" 2>&1)
+	[ "$out" = "job $a uid 0" ] && ok "a libslurm.so client reads job $a (the select plugin loads outside slurmctld)" ||
+		ko "libslurm.so client: $out"
+fi
+
 # ---- refused records: no credential; a uid that does not own the job ----
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/x-munge' \
 	--data-binary '{"v":1,"cluster":"dlsched","job_id":'"$a"',"step":"batch","node":"n1","run":0,"records":[]}' "$ingest/v1/records")

@@ -16,6 +16,12 @@
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+/*
+ * Select plugins are also loaded by Slurm clients linked with libslurm.so
+ * (slurm_load_job() unpacks per-plugin job data), which exports Slurm's
+ * helpers only under their slurm_ names: map them, as Slurm's own plugins do.
+ */
+#include "src/common/slurm_xlator.h"
 
 #include "src/common/bitstring.h"
 #include "src/common/log.h"
@@ -27,6 +33,14 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "../../common/dlsched_slurm.h"
+
+/*
+ * libslurm.so has no node_record_count either: without a definition here this
+ * plugin could not be loaded by such a client, and libslurm fatal()s it. Inside
+ * slurmctld the daemon's own variable comes first in symbol lookup and this one
+ * is never used; in a client the placement code that reads it never runs.
+ */
+int node_record_count;
 
 const char plugin_name[] = "dlsched placement over consumable TRES (cons_tres)";
 const char plugin_type[] = "select/dlsched_cons_tres";
