@@ -42,6 +42,16 @@ wait_done() {  # wait_done SECONDS JOBID...: until none of them is in the queue
 	done
 	return 1
 }
+# Accounting lags slurmctld: a job gone from squeue may not have its final state in sacct yet.
+completed() {  # completed JOBID: its sacct state becomes COMPLETED within 10 s
+	local t=0
+	while [ $t -lt 20 ]; do
+		[ "$(sacct -n -X -P -o State -j "$1" | tail -n1)" = COMPLETED ] && return 0
+		sleep 0.5
+		t=$((t + 1))
+	done
+	return 1
+}
 start_of() { sacct -n -X -P -o Start -j "$1" | tail -n1; }
 node_of() { sacct -n -X -P -o NodeList -j "$1" | tail -n1; }
 
@@ -154,12 +164,12 @@ prio_after=$(squeue -h -j "$pj" -o %Q)
 scancel "$x1" "$x2" "$pj"
 grep -q "dlsched.conf:2: unknown key 'SchedIntervall'" "$log" && ok "bad dlsched.conf logged with file:line" || ko "bad key not logged"
 j=$(sbatch --parsable -o /dev/null --gres=gpu:1 --wrap 'true')
-wait_done 30 $j && [ "$(sacct -n -X -P -o State -j $j | tail -n1)" = COMPLETED ] && ok "jobs still run with a bad dlsched.conf" || ko "job $j did not complete under fallback"
+wait_done 30 $j && completed $j && ok "jobs still run with a bad dlsched.conf" || ko "job $j did not complete under fallback"
 { echo Policy=srtf; echo ModelProfiles=/nonexistent/profiles; } >"$dir/c/etc/dlsched.conf"
 scontrol reconfigure >/dev/null; sleep 3
 grep -q "/nonexistent/profiles" "$log" && ok "missing model profiles logged, naming the path" || ko "missing profiles not logged"
 j=$(sbatch --parsable -o /dev/null --gres=gpu:2 --comment "$(meta 60)" --wrap 'true')
-wait_done 30 $j && [ "$(sacct -n -X -P -o State -j $j | tail -n1)" = COMPLETED ] && ok "jobs still run without model profiles" || ko "job $j did not complete without model profiles"
+wait_done 30 $j && completed $j && ok "jobs still run without model profiles" || ko "job $j did not complete without model profiles"
 scontrol ping | grep -q UP && ok "slurmctld survived the bad configurations" || ko "slurmctld is down"
 
 # ---- slurmctld killed mid-replay: every job completes, none is lost ----
