@@ -29,7 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PROTOCOL "1"
+#include "progress_report.h"
+
+#define PROTOCOL DLS_PROGRESS_PROTOCOL
 #define EARLIEST_S 946684800.0	/* 2000-01-01 */
 #define AHEAD_S 86400.0
 #define MAX_EPOCH 1e7
@@ -148,26 +150,6 @@ static const char *_opt(int argc, char **argv, int *i, const char *name, int *er
 	return argv[++*i];
 }
 
-/* This task reports unless SLURM_PROCID or RANK says it is not rank 0. */
-static bool _rank0(void)
-{
-	static const char *const vars[] = { "SLURM_PROCID", "RANK" };
-
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
-		char *end = NULL;
-		long r;
-
-		if (!v || !*v)
-			continue;
-		errno = 0;
-		r = strtol(v, &end, 10);
-		if (!*end && !errno && r != 0)
-			return false;
-	}
-	return true;
-}
-
 static int _epoch(int argc, char **argv, double now, char *line, size_t len)
 {
 	double n, start = 0, end = now;
@@ -195,11 +177,7 @@ static int _epoch(int argc, char **argv, double now, char *line, size_t len)
 	}
 	if (has_start && start > end)
 		return _bad("epoch %s: --start %.6f is after --end %.6f", argv[2], start, end);
-	if (has_start)
-		snprintf(line, len, "{\"v\":1,\"event\":\"epoch\",\"epoch\":%.0f,\"start\":%.6f,\"end\":%.6f}\n", n,
-			 start, end);
-	else
-		snprintf(line, len, "{\"v\":1,\"event\":\"epoch\",\"epoch\":%.0f,\"end\":%.6f}\n", n, end);
+	dls_progress_epoch_line(line, len, n, has_start ? start : -1, end);
 	return 0;
 }
 
@@ -243,19 +221,16 @@ static int _checkpoint(int argc, char **argv, double now, char *line, size_t len
 		return _bad("checkpoint %s: --bytes B or --file PATH is missing", kind);
 	if (seconds < 0)
 		return _bad("checkpoint %s: --seconds S is missing", kind);
-	snprintf(line, len,
-		 "{\"v\":1,\"event\":\"checkpoint\",\"kind\":\"%s\",\"epoch\":%.15g,\"bytes\":%.0f,\"seconds\":%.6f,\"at\":%.6f}\n",
-		 kind, epoch, bytes, seconds, now);
+	dls_progress_checkpoint_line(line, len, kind, epoch, bytes, seconds, now);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	char line[512];
-	const char *proto, *path;
+	const char *path, *step = NULL;
 	double now = _now();
-	int rc, fd;
-	ssize_t n;
+	int rc;
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
@@ -276,33 +251,27 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 
-	proto = getenv("DLSCHED_PROTOCOL");
-	if (!proto || !*proto || !_rank0())
+	switch (dls_progress_where(&path)) {
+	case DLS_PROGRESS_OFF:
 		return 0;
-	if (strcmp(proto, PROTOCOL)) {
+	case DLS_PROGRESS_OTHER_VERSION:
 		fprintf(stderr, "dlsched-progress: DLSCHED_PROTOCOL=%s, this helper speaks version %s; nothing reported (use the dlsched-progress installed with this cluster's dlsched)\n",
-			proto, PROTOCOL);
+			getenv("DLSCHED_PROTOCOL"), PROTOCOL);
 		return 0;
-	}
-	path = getenv("DLSCHED_PROGRESS_FILE");
-	if (!path || !*path) {
+	case DLS_PROGRESS_NO_FILE:
 		fprintf(stderr, "dlsched-progress: DLSCHED_PROTOCOL is set but DLSCHED_PROGRESS_FILE is not; nothing reported\n");
 		return 1;
+	case DLS_PROGRESS_ON:
+		break;
 	}
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		fprintf(stderr, "dlsched-progress: cannot open %s: %s; nothing reported\n", path, strerror(errno));
-		return 1;
-	}
-	n = write(fd, line, strlen(line));
-	if (n != (ssize_t) strlen(line)) {
-		fprintf(stderr, "dlsched-progress: cannot write to %s: %s\n", path,
-			n < 0 ? strerror(errno) : "short write");
-		close(fd);
-		return 1;
-	}
-	if (close(fd) < 0) {
-		fprintf(stderr, "dlsched-progress: %s: %s\n", path, strerror(errno));
+	if (dls_progress_append(path, line, &step) < 0) {
+		if (!strcmp(step, "open"))
+			fprintf(stderr, "dlsched-progress: cannot open %s: %s; nothing reported\n", path, strerror(errno));
+		else if (!strcmp(step, "write"))
+			fprintf(stderr, "dlsched-progress: cannot write to %s: %s\n", path,
+				errno ? strerror(errno) : "short write");
+		else
+			fprintf(stderr, "dlsched-progress: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
 	return 0;

@@ -34,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "../progress/progress_report.h"
 #include "workload/workload.h"
 
 using namespace dlsched;
@@ -76,50 +77,48 @@ int count_devices(const char* list)
 	return n;
 }
 
-// Reports progress lines (doc/protocol.md section 1) when the job runs under dlsched and is rank 0.
+// Reports progress (doc/protocol.md section 1) through the same code as dlsched-progress.
 class Reporter {
 public:
 	Reporter()
 	{
-		const char* proto = std::getenv("DLSCHED_PROTOCOL");
-		const char* file = std::getenv("DLSCHED_PROGRESS_FILE");
-		const char* rank = std::getenv("SLURM_PROCID");
-		if (!rank)
-			rank = std::getenv("RANK");
-		if (proto && file && *file && (!rank || std::atoi(rank) == 0))
-			path_ = file;
+		const char* path = nullptr;
+		switch (dls_progress_where(&path)) {
+		case DLS_PROGRESS_ON:
+			path_ = path;
+			break;
+		case DLS_PROGRESS_OTHER_VERSION:
+			std::fprintf(stderr, "dlsched-emu-train: DLSCHED_PROTOCOL=%s, this job speaks version %s; nothing reported\n",
+			             std::getenv("DLSCHED_PROTOCOL"), DLS_PROGRESS_PROTOCOL);
+			break;
+		case DLS_PROGRESS_NO_FILE:
+			std::fprintf(stderr, "dlsched-emu-train: DLSCHED_PROTOCOL is set but DLSCHED_PROGRESS_FILE is not; "
+			                     "nothing reported\n");
+			break;
+		case DLS_PROGRESS_OFF:
+			break;
+		}
 	}
 	void epoch(int n, double start, double end) const
 	{
 		char line[256];
-		std::snprintf(line, sizeof line, "{\"v\":1,\"event\":\"epoch\",\"epoch\":%d,\"start\":%.6f,\"end\":%.6f}\n", n,
-		              start, end);
+		dls_progress_epoch_line(line, sizeof line, n, start, end);
 		write_line(line);
 	}
 	void checkpoint(const char* kind, double epoch, std::int64_t bytes, double seconds, double at) const
 	{
 		char line[256];
-		std::snprintf(line, sizeof line,
-		              "{\"v\":1,\"event\":\"checkpoint\",\"kind\":\"%s\",\"epoch\":%.6f,\"bytes\":%lld,"
-		              "\"seconds\":%.6f,\"at\":%.6f}\n",
-		              kind, epoch, static_cast<long long>(bytes), seconds, at);
+		dls_progress_checkpoint_line(line, sizeof line, kind, epoch, static_cast<double>(bytes), seconds, at);
 		write_line(line);
 	}
 
 private:
-	// One write(2) on an O_APPEND file: lines from concurrent writers never interleave.
 	void write_line(const char* line) const
 	{
-		if (path_.empty())
-			return;
-		const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			std::fprintf(stderr, "dlsched-emu-train: cannot report to %s: %s\n", path_.c_str(), std::strerror(errno));
-			return;
-		}
-		if (::write(fd, line, std::strlen(line)) < 0)
-			std::fprintf(stderr, "dlsched-emu-train: cannot report to %s: %s\n", path_.c_str(), std::strerror(errno));
-		::close(fd);
+		const char* step = "";
+		if (!path_.empty() && dls_progress_append(path_.c_str(), line, &step) < 0)
+			std::fprintf(stderr, "dlsched-emu-train: cannot report to %s (%s): %s\n", path_.c_str(), step,
+			             errno ? std::strerror(errno) : "short write");
 	}
 
 	std::string path_;
