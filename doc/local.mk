@@ -4,3 +4,5 @@ EXTRA_DIST += etc/dlsched.conf.example etc/slurm.conf.example etc/gres.conf.exam
 dist_man_MANS += doc/man/dlsched-ingestd.8
 # The training-job protocol: dlsched-progress(1) and dlsched-protocol(7).
 dist_man_MANS += doc/man/dlsched-progress.1 doc/man/dlsched-protocol.7
+# dlsched-train(1): installed with the learned policies (libtorch).
+dist_man_MANS += doc/man/dlsched-train.1

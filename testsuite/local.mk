@@ -16,6 +16,19 @@ include testsuite/progress/local.mk
 # A real local Slurm cluster (skips where Slurm, munge or MariaDB are not installed, or not root).
 TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
 EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
+# The learned policies in slurmctld (skips when sched/dlsched was built without libtorch).
+TESTS += testsuite/cluster/test-learned.sh
+EXTRA_DIST += testsuite/cluster/test-learned.sh
+# Model files for it (random or hand-set) and the order a model gives offline, through the C ABI.
+if HAVE_TORCH
+check_PROGRAMS += testsuite/cluster/make-model
+testsuite_cluster_make_model_SOURCES = testsuite/cluster/make-model.cpp
+testsuite_cluster_make_model_CPPFLAGS = $(AM_CPPFLAGS) $(TORCH_CPPFLAGS) -I$(top_srcdir)
+# libtorch's headers are not clean under our warning flags.
+testsuite_cluster_make_model_CXXFLAGS = $(AM_CXXFLAGS) -Wno-unused-parameter -Wno-sign-compare -Wno-shadow
+testsuite_cluster_make_model_LDADD = models/libdlsched_models.la common/libdlsched.la $(JANSSON_LIBS) \
+	$(SQLITE_LIBS) $(TORCH_LIBS)
+endif
 # A libslurm.so client (test-profiling.sh): the dlsched select plugin must load outside slurmctld.
 if HAVE_SLURM
 check_PROGRAMS += testsuite/cluster/load-job
@@ -27,3 +40,4 @@ endif
 # dlsched-report against hand-computed figures from a fixed sacct output.
 TESTS += testsuite/report/test-report.sh
 EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt testsuite/report/data/sacct-header.txt testsuite/report/data/bad.txt testsuite/report/data/reused.txt
+include testsuite/train/local.mk

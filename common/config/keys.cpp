@@ -29,11 +29,23 @@ const std::vector<ConfigKey>& config_keys()
 	         "seconds a job loses on every restart or resize (checkpoint + reload); 0 = free"},
 	        {"ModelProfiles", ConfigType::kString, "", 0, 0,
 	         "directory of per-model profiles (empty: the installed data directory)"},
+	        // ---- Profile DB and experience ----
+	        {"ProfileDB", ConfigType::kString, "", 0, 0,
+	         "the job-profile database (SQLite) dlsched-ingestd writes (empty: none)"},
+	        {"RecordExperience", ConfigType::kBool, "no", 0, 0,
+	         "sched/dlsched: append each cycle of a learned ordering (state, action, reward) to "
+	         "ProfileDB's experience table, for online fine-tuning"},
 	        // ---- Policy-specific keys (policy/*.cpp) ----
 	        {"BackfillMaxJobs", ConfigType::kInt, "1000", 1, 1000000,
 	         "slurm-backfill: pending jobs examined per cycle (as Slurm's bf_max_job_test)"},
 	        {"TiresiasQueueThresholds", ConfigType::kDoubleList, "3600,36000", 0, 1e12,
 	         "tiresias-las: attained-service thresholds between queues, GPU-seconds, increasing"},
+	        {"ModelFile", ConfigType::kString, "", 0, 0,
+	         "dl2, dual-agent: the trained model (empty: the shipped models/dl2.pt)"},
+	        {"ModelWindow", ConfigType::kInt, "512", 1, 65536,
+	         "dl2, dual-agent: most jobs the network ranks per cycle (the rest follow in arrival order)"},
+	        {"ModelFallback", ConfigType::kString, "tiresias-las", 0, 0,
+	         "dl2, dual-agent: ordering used when the model cannot be loaded (the reason is logged)"},
 	        {"TiresiasStarveFactor", ConfigType::kDouble, "2", 0, 1000,
 	         "tiresias-las: a job waiting longer than this x its executed time goes to the top queue "
 	         "(0 = never)"},

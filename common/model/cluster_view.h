@@ -11,9 +11,20 @@
 #include "model/job.h"
 #include "model/model_catalog.h"
 #include "model/node.h"
+#include "model/policy_step.h"
 #include "util/span.h"
 
 namespace dlsched {
+
+// One measured speed: how fast `model` ran on `node`, per GPU, relative to one reference GPU
+// (ModelCatalog::kReferenceGpuType). Hosts measure it (the simulator from its hidden per-node
+// speeds, Slurm from epoch times); speed-aware placements learn from it (gp-placement).
+struct SpeedObservation {
+	NodeIndex node = 0;
+	int model = -1;     // index into ModelCatalog; -1 when the model is unknown
+	double speed = 1.0;
+	Seconds at = 0;     // when it was measured
+};
 
 struct ClusterView {
 	Seconds now = 0;
@@ -22,6 +33,10 @@ struct ClusterView {
 	std::vector<const Job*> pending;    // by submit time, then id
 	std::vector<const Job*> running;    // by job id
 	const ModelCatalog* models = nullptr;  // never null when a host calls decide()
+	// Where learned policies report what they saw and chose (null: nobody records). Not owned.
+	DecisionRecorder* recorder = nullptr;
+	// Recent speed measurements, oldest first; the host bounds how many (a few hundred). Not owned.
+	Span<const SpeedObservation> observations;
 
 	int total_gpus() const;
 	int free_gpus() const;

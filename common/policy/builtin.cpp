@@ -21,7 +21,11 @@ SchedulerSpec spec(const char* ordering, const char* allocation)
 	return s;
 }
 
+PolicyExtension g_extension = nullptr;
+
 }  // namespace
+
+void set_policy_extension(PolicyExtension extension) { g_extension = extension; }
 
 void register_builtin_policies(PolicyRegistry& r)
 {
@@ -49,6 +53,8 @@ void register_builtin_policies(PolicyRegistry& r)
 
 	r.add_placement("pack", "fewest nodes, best fit", factory<Placement, PackPlacement>());
 	r.add_placement("spread", "most free nodes first, one GPU at a time", factory<Placement, SpreadPlacement>());
+	r.add_placement("gp-placement", "fastest predicted nodes: GPU type speed learned per node (Gaussian process)",
+	                factory<Placement, GpPlacement>());
 	r.add_admission("admit-all", "every job may be scheduled", factory<Admission, AdmitAll>());
 	r.add_preemption("none", "never preempt for a waiting job", factory<Preemption, NoPreemption>());
 	r.add_loaning("none", "never loan inference nodes", factory<Loaning, NoLoaning>());
@@ -64,6 +70,12 @@ void register_builtin_policies(PolicyRegistry& r)
 	r.add_preset("optimus", "Optimus greedy marginal gain on the speed model (EuroSys'18), elastic",
 	             spec("srtf", "optimus"));
 	r.add_preset("edf", "earliest deadline first", spec("edf", "rigid"));
+	SchedulerSpec srtf_gp = spec("srtf", "rigid");
+	srtf_gp.placement = "gp-placement";
+	r.add_preset("srtf-gp", "srtf with speed-aware gp-placement (heterogeneous clusters)", srtf_gp);
+
+	if (g_extension)
+		g_extension(r);
 }
 
 }  // namespace dlsched

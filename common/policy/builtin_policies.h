@@ -4,10 +4,12 @@
 #ifndef DLSCHED_POLICY_BUILTIN_POLICIES_H
 #define DLSCHED_POLICY_BUILTIN_POLICIES_H
 
+#include <mutex>
 #include <vector>
 
 #include "policy/admission.h"
 #include "policy/allocation.h"
+#include "policy/gp_speed_model.h"
 #include "policy/loaning.h"
 #include "policy/ordering.h"
 #include "policy/placement.h"
@@ -104,6 +106,54 @@ public:
 	const char* name() const override { return "spread"; }
 	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
 	           std::vector<NodeShare>& out) const override;
+};
+
+class GpPlacement : public Placement {  // placement_gp.cpp
+public:
+	explicit GpPlacement(const GpSpeedParams& params = GpSpeedParams()) : model_(params) {}
+	const char* name() const override { return "gp-placement"; }
+	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
+	           std::vector<NodeShare>& out) const override;
+
+private:
+	// What the speed model was fitted to: the nodes (their GPU types and partitions) and the
+	// observations. A cycle that brings no new observation reuses the fit.
+	struct FitKey {
+		const Node* nodes = nullptr;
+		std::size_t node_count = 0;
+		std::uint64_t node_hash = 0;
+		const ModelCatalog* models = nullptr;
+		const SpeedObservation* observations = nullptr;
+		std::size_t observation_count = 0;
+		SpeedObservation last;
+		bool operator==(const FitKey& o) const;
+	};
+	// The cycle the per-cycle state (releases_) is for.
+	struct CycleKey {
+		std::uint64_t cycle = 0;
+		Seconds now = 0;
+		const Node* nodes = nullptr;
+		std::size_t pending = 0, running = 0;
+		const SpeedObservation* observations = nullptr;
+		std::size_t observation_count = 0;
+		bool operator==(const CycleKey& o) const;
+	};
+	// The model fitted to `view`, and this cycle's releases_: brought up to date on the first
+	// place() call of a cycle. Call with mutex_ held.
+	GpSpeedModel& model_for(const ClusterView& view) const;
+	// Seconds from now until `node` has `gpus` GPUs free, `free_now` being free already, from when
+	// its running jobs end at their predicted speeds; infinite when they never add up.
+	double seconds_until_free(NodeIndex node, int gpus, int free_now) const;
+
+	// place() is const (one policy object serves every cycle); the fitted model is a cache. The
+	// mutex guards it should two threads of a host place at once.
+	mutable std::mutex mutex_;
+	mutable GpSpeedModel model_;
+	mutable bool fitted_ = false;
+	mutable FitKey fit_key_;
+	mutable CycleKey cycle_key_;
+	// Per node, this cycle: (seconds until a running job there ends, GPUs it frees), soonest first.
+	mutable std::vector<std::vector<std::pair<double, int>>> releases_;
 };
 
 // ---- The no-op kinds (trivial.cpp) ----

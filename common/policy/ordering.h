@@ -3,6 +3,7 @@
 #define DLSCHED_POLICY_ORDERING_H
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "model/cluster_view.h"
@@ -20,6 +21,10 @@ public:
 
 	// Sorts `jobs` most urgent first. Must be deterministic: ties broken by submit time, then job id.
 	virtual void order(const ClusterView& view, std::vector<const Job*>& jobs) const = 0;
+
+	// Something the host should log once about this policy (a learned policy that fell back to a
+	// heuristic says why); empty when there is nothing to say.
+	virtual std::string note() const { return {}; }
 };
 
 // Sorts jobs by a numeric key (lower first), computing each key once; ties by submit time, then id.

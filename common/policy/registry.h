@@ -77,9 +77,15 @@ private:
 	std::map<std::string, SchedulerSpec> presets_;
 };
 
-// Registers every policy built into libdlsched (policy/builtin.cpp). Later libraries (models/) add
-// theirs with their own register_*() function.
+// Registers every policy built into libdlsched (policy/builtin.cpp), then the extension's when one
+// is installed.
 void register_builtin_policies(PolicyRegistry& registry);
+
+// Libraries above libdlsched (models/, which links libtorch) install their registration function
+// here, explicitly, from the host's main() or init(); register_builtin_policies() then calls it
+// last. A plain function pointer: no static constructors, and libdlsched never links libtorch.
+using PolicyExtension = void (*)(PolicyRegistry&);
+void set_policy_extension(PolicyExtension extension);
 
 }  // namespace dlsched
 

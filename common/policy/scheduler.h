@@ -29,6 +29,8 @@ public:
 	const Ordering& ordering() const { return *ordering_; }
 	const Allocation& allocation() const { return *allocation_; }
 	const Placement& placement() const { return *placement_; }
+	// What the policies ask the host to log once (a learned policy's fallback, and why).
+	std::string notes() const { return ordering_->note(); }
 
 private:
 	Scheduler() = default;

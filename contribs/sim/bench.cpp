@@ -1,6 +1,7 @@
 #include "bench.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -25,7 +26,8 @@ double seconds_since(Clock::time_point t0)
 	return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// A 64x8 cluster with half its GPUs busy and `pending` Philly-sized jobs waiting: decide() latency.
+// A 64x8 cluster with half its GPUs busy, `pending` Philly-sized jobs waiting and a full history of
+// speed measurements (what the simulator's view carries, for speed-aware placements): decide() latency.
 std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& models, std::size_t pending, int rounds)
 {
 	std::vector<Node> nodes = parse_cluster_spec("64x8").value();
@@ -68,10 +70,19 @@ std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& 
 		j.time_limit = 2 * j.epochs_total * j.epoch_time_1gpu;
 		jobs.push_back(j);
 	}
+	std::vector<SpeedObservation> observations(SimOptions().observation_history);
+	for (std::size_t k = 0; k < observations.size(); ++k) {
+		SpeedObservation& o = observations[k];
+		o.node = static_cast<NodeIndex>(rng.below(nodes.size()));
+		o.model = static_cast<int>(rng.below(static_cast<std::uint64_t>(models.size())));
+		o.speed = std::exp(0.1 * rng.normal());
+		o.at = static_cast<double>(k);
+	}
 	ClusterView v;
 	v.now = static_cast<double>(pending) + 10;
 	v.nodes = Span<const Node>(nodes.data(), nodes.size());
 	v.models = &models;
+	v.observations = Span<const SpeedObservation>(observations.data(), observations.size());
 	for (const Job& j : jobs)
 		(j.running() ? v.running : v.pending).push_back(&j);
 	std::vector<double> ms;

@@ -11,18 +11,22 @@
 #include <sstream>
 
 #include "policy/free_map.h"
+#include "util/random.h"
 
 namespace dlsched::sim {
 
 namespace {
 
 constexpr double kEps = 1e-9;
+// Rng stream of the speed measurements' noise.
+constexpr std::uint64_t kMeasurementStream = 0x3ea5;
 
 struct SimJob {
 	double rate = 0;              // epochs per second while progressing
 	Seconds progress_from = 0;    // progress resumes here (after a restart's cost)
 	Seconds last_update = 0;
 	std::uint64_t version = 0;    // completion events of older versions are stale
+	bool measured = false;        // the current run has been measured once already
 	bool done = false;
 	bool dropped = false;
 };
@@ -48,7 +52,13 @@ class Engine {
 public:
 	Engine(const Workload& w, const ModelCatalog& models, std::vector<Node> nodes, const Scheduler& s,
 	       const SimOptions& o)
-	    : models_(models), nodes_(std::move(nodes)), scheduler_(s), opt_(o), jobs_(w.jobs), state_(w.jobs.size())
+	    : models_(models),
+	      nodes_(std::move(nodes)),
+	      scheduler_(s),
+	      opt_(o),
+	      jobs_(w.jobs),
+	      state_(w.jobs.size()),
+	      noise_rng_(o.seed, kMeasurementStream)
 	{
 		JobId max_id = 0;
 		for (const Job& j : jobs_)
@@ -80,6 +90,8 @@ private:
 	Status fail(const Action& a, const std::string& what) const;
 	Status check_placement(const Action& a, const Job& j) const;
 	void finish(std::size_t i);
+	double node_factor(NodeIndex n) const { return opt_.speed_factor.empty() ? 1.0 : opt_.speed_factor[n]; }
+	void measure(std::size_t i);
 
 	const ModelCatalog& models_;
 	std::vector<Node> nodes_;
@@ -100,6 +112,8 @@ private:
 	bool periodic_policy_ = false;
 	std::size_t dropped_ = 0;
 	std::vector<std::size_t> changed_;  // jobs whose allocation an action changed this cycle
+	std::vector<SpeedObservation> observations_;  // oldest first, at most opt_.observation_history
+	Rng noise_rng_;
 };
 
 Status Engine::check_runnable()
@@ -147,7 +161,9 @@ void Engine::advance(std::size_t i, Seconds t)
 }
 
 // Speed from the measured scaling curve at the GPUs and nodes the job holds, times the slowest of its
-// GPU types for this model; then the completion event.
+// nodes for this model (a synchronous data-parallel job runs at its slowest GPU): the node's GPU type
+// speed times its hidden factor, as ModelCatalog::placed_speedup when there is no fluctuation. Then
+// the completion event.
 void Engine::update_speed(std::size_t i)
 {
 	Job& j = jobs_[i];
@@ -157,13 +173,36 @@ void Engine::update_speed(std::size_t i)
 		s.rate = 0;
 		return;
 	}
-	std::vector<std::string> types;
+	double slowest = j.placement.empty() ? 1.0 : INFINITY;
 	for (const NodeShare& sh : j.placement)
-		types.push_back(nodes_[sh.node].gpu_type);
+		slowest = std::min(slowest, models_.gpu_speed(j.model, nodes_[sh.node].gpu_type) * node_factor(sh.node));
 	const int spanned = static_cast<int>(j.placement.size());
-	s.rate = models_.placed_speedup(j.model, j.gpus_allocated, spanned, types) / j.epoch_time_1gpu;
+	s.rate = models_.speedup(j.model, j.gpus_allocated, spanned) * slowest / j.epoch_time_1gpu;
 	const Seconds from = std::max(now_, s.progress_from);
 	completions_.push({from + j.epochs_left() / s.rate, i, s.version});
+}
+
+// What a collector on each of the job's nodes reports for its current run: the per-GPU speed of the
+// job's model there (type speed x hidden factor), with measurement noise. Nothing when the run has
+// not progressed yet (it has timed no epoch).
+void Engine::measure(std::size_t i)
+{
+	const Job& j = jobs_[i];
+	if (!j.running() || now_ <= std::max(j.start_time, state_[i].progress_from))
+		return;
+	for (const NodeShare& sh : j.placement) {
+		SpeedObservation o;
+		o.node = sh.node;
+		o.model = j.model;
+		o.speed = models_.gpu_speed(j.model, nodes_[sh.node].gpu_type) * node_factor(sh.node) *
+		          std::exp(opt_.measurement_noise * noise_rng_.normal());
+		o.at = now_;
+		observations_.push_back(o);
+	}
+	state_[i].measured = true;
+	if (observations_.size() > opt_.observation_history)
+		observations_.erase(observations_.begin(),
+		                    observations_.end() - static_cast<std::ptrdiff_t>(opt_.observation_history));
 }
 
 Status Engine::fail(const Action& a, const std::string& what) const
@@ -241,6 +280,7 @@ Status Engine::apply(const Action& a)
 		}
 		state_[i].last_update = now_;
 		state_[i].progress_from = now_;
+		state_[i].measured = false;
 		if (j.restarts > 0 && opt_.restart_cost > 0) {  // resuming from a checkpoint: reload
 			state_[i].progress_from = now_ + opt_.restart_cost;
 			lost_gpu_s_ += opt_.restart_cost * a.gpus;
@@ -257,6 +297,8 @@ Status Engine::apply(const Action& a)
 			hold();
 			return st;
 		}
+		measure(i);  // the run on the old placement ends
+		state_[i].measured = false;
 		j.gpus_allocated = a.gpus;
 		j.placement = a.placement;
 		j.start_time = now_;
@@ -272,6 +314,7 @@ Status Engine::apply(const Action& a)
 	case ActionKind::kRequeue: {
 		if (!j.running())
 			return fail(a, "the job is not running");
+		measure(i);
 		release();
 		j.last_stop_time = now_;
 		j.last_run_s = now_ - j.start_time;
@@ -298,13 +341,19 @@ Status Engine::apply(const Action& a)
 Status Engine::cycle()
 {
 	++cycle_;
-	for (std::size_t i : running_)
+	for (std::size_t i : running_) {
 		advance(i, now_);
+		const Job& j = jobs_[i];
+		if (!state_[i].measured && now_ >= std::max(j.start_time, state_[i].progress_from) + opt_.observe_after)
+			measure(i);
+	}
 	ClusterView view;
 	view.now = now_;
 	view.cycle = cycle_;
 	view.nodes = Span<const Node>(nodes_.data(), nodes_.size());
 	view.models = &models_;
+	view.observations = Span<const SpeedObservation>(observations_.data(), observations_.size());
+	view.recorder = opt_.recorder;
 	view.pending.reserve(pending_.size());
 	for (std::size_t i : pending_)
 		view.pending.push_back(&jobs_[i]);
@@ -343,6 +392,7 @@ void Engine::finish(std::size_t i)
 {
 	Job& j = jobs_[i];
 	advance(i, now_);
+	measure(i);
 	for (const NodeShare& s : j.placement)
 		nodes_[s.node].gpus_free += s.gpus;
 	j.epochs_done = j.epochs_total;
@@ -450,6 +500,9 @@ Result<SimResult> Engine::run()
 Result<SimResult> simulate(const Workload& workload, const ModelCatalog& models, std::vector<Node> nodes,
                            const Scheduler& scheduler, const SimOptions& options)
 {
+	if (!options.speed_factor.empty() && options.speed_factor.size() != nodes.size())
+		return invalid_argument("simulate: " + std::to_string(options.speed_factor.size()) + " speed factors for " +
+		                        std::to_string(nodes.size()) + " nodes");
 	Engine e(workload, models, std::move(nodes), scheduler, options);
 	return e.run();
 }

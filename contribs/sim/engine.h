@@ -17,6 +17,17 @@ struct SimOptions {
 	bool sched_on_events = true;  // cycles on arrivals and completions (SchedOnEvents)
 	Seconds restart_cost = 0;     // seconds without progress after every restart or resize
 	bool drop_unrunnable = false; // drop jobs no eligible nodes can ever hold (else an error)
+	// Each node's hidden speed factor (draw_speed_factors(); empty: every node runs at its GPU type's
+	// speed). Jobs run at it; policies never see it, only the engine's measurements of it.
+	std::vector<double> speed_factor;
+	// Speed measurements (ClusterView::observations): every run is measured on each of its nodes
+	// once it has progressed `observe_after` seconds, and when it ends (completion, requeue, resize),
+	// as an epoch-time collector would; each with multiplicative log-normal noise of this sd, seeded.
+	Seconds observe_after = 300;
+	double measurement_noise = 0.03;
+	std::size_t observation_history = 512;  // the most recent measurements the view carries
+	std::uint64_t seed = 1;                 // of the measurement noise (Seed=)
+	DecisionRecorder* recorder = nullptr;  // given to learned policies in every view (dlsched-train)
 	// Called about once a second of wall time with (simulated time, jobs done, jobs total).
 	std::function<void(Seconds, std::size_t, std::size_t)> progress;
 };

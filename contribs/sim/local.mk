@@ -18,3 +18,8 @@ bin_PROGRAMS += contribs/sim/dlsched-sim
 contribs_sim_dlsched_sim_SOURCES = contribs/sim/main.cpp
 contribs_sim_dlsched_sim_CPPFLAGS = $(AM_CPPFLAGS) -DPACKAGE_VERSION='"$(PACKAGE_VERSION)"'
 contribs_sim_dlsched_sim_LDADD = contribs/sim/libsim.la common/libdlsched.la $(JANSSON_LIBS) $(SQLITE_LIBS)
+if HAVE_TORCH
+# The learned policies (dl2, dual-agent) when libtorch is there.
+contribs_sim_dlsched_sim_CPPFLAGS += -DDLSCHED_WITH_MODELS -I$(top_srcdir)
+contribs_sim_dlsched_sim_LDADD += models/libdlsched_models.la $(TORCH_LIBS)
+endif

@@ -17,6 +17,9 @@
 #include "policy/scheduler.h"
 #include "util/csv.h"
 #include "workload/workload.h"
+#ifdef DLSCHED_WITH_MODELS
+#include "models/learned.h"
+#endif
 
 using namespace dlsched;
 using namespace dlsched::sim;
@@ -290,11 +293,15 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 	if (workload->skipped_lines)
 		std::fprintf(stderr, "dlsched-sim: skipped %zu malformed line(s) of %s\n", workload->skipped_lines,
 		             o.workload.c_str());
-	auto nodes = parse_cluster_spec(o.cluster, models.gpu_types());
-	if (!nodes.is_ok())
-		return fail(nodes.status());
+	auto cluster = parse_cluster(o.cluster, models.gpu_types());
+	if (!cluster.is_ok())
+		return fail(cluster.status());
+	const std::vector<Node>& nodes = cluster->nodes;
+	// The machines' hidden speeds (Fluctuation=): the same for every policy compared.
+	const std::vector<double> speed_factor =
+	        draw_speed_factors(cluster->fluctuation, static_cast<std::uint64_t>(base.get_int("Seed")));
 
-	const std::vector<double> bound = bound_runtimes(*workload, models, *nodes);
+	const std::vector<double> bound = bound_runtimes(*workload, models, nodes);
 	// Progress on stderr: on a terminal a line that rewrites itself (unless --quiet); otherwise, for a
 	// run longer than a few seconds, one line every 10 s (always with --progress).
 	const bool tty = isatty(STDERR_FILENO);
@@ -316,6 +323,8 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		so.sched_on_events = c.get_bool("SchedOnEvents");
 		so.restart_cost = c.get_double("RestartCost");
 		so.drop_unrunnable = o.drop_unrunnable;
+		so.speed_factor = speed_factor;
+		so.seed = static_cast<std::uint64_t>(c.get_int("Seed"));
 		const auto started = std::chrono::steady_clock::now();
 		auto last_line = started;
 		bool drew = false;
@@ -333,7 +342,7 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 					last_line = now;
 				}
 			};
-		auto r = simulate(*workload, models, *nodes, **sched, so);
+		auto r = simulate(*workload, models, nodes, **sched, so);
 		if (drew)
 			std::fprintf(stderr, "\r%*s\r", 70, "");
 		if (!r.is_ok())
@@ -370,6 +379,9 @@ int main(int argc, char** argv)
 		return fail(config.status());
 	// Seed= in a --config file seeds the workload builder too (--seed has set both already).
 	o.build.seed = static_cast<std::uint64_t>(config->get_int("Seed"));
+#ifdef DLSCHED_WITH_MODELS
+	dlsched::models::install();  // dl2, dual-agent
+#endif
 	PolicyRegistry registry;
 	register_builtin_policies(registry);
 	if (o.list_policies)

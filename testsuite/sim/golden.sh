@@ -83,6 +83,35 @@ run run --workload "$philly" --cluster 2x8 --policy optimus --elastic-fraction 0
 	[ "$(strip "$tmp/c.json")" != "$(strip "$tmp/d.json")" ] &&
 	ok "seed matters" || ko "seed matters"
 
+# 5b. Heterogeneous machines (contribs/sim/clusters/hetero-32x8.txt: V100, P100 and K80 nodes, each
+#     with a hidden speed factor, Fluctuation=0.1). The speed-aware gp-placement (srtf-gp) must beat
+#     the speed-blind pack of plain srtf on average JCT, both read from the JSON; the same seed gives
+#     the same JSON; the hidden factors change the outcome (the same file without Fluctuation= does
+#     not give the same JCT), and a bad Fluctuation is an error naming file:line.
+hetero="$top/contribs/sim/clusters/hetero-32x8.txt"
+window="$top/contribs/traces/philly/philly_2017-10-09_1000.csv"
+run compare --workload "$window" --max-jobs 300 --cluster "$hetero" --policies srtf,srtf-gp --json "$tmp/h1.json" &&
+	python3 -c 'import json, sys
+runs = {r["policy"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+blind, gp = runs["srtf"]["avg_jct_s"], runs["srtf-gp"]["avg_jct_s"]
+print(f"hetero-32x8, 300 jobs: avg JCT srtf {blind:.0f} s, srtf-gp {gp:.0f} s")
+sys.exit(0 if gp < blind else 1)' "$tmp/h1.json" &&
+	ok "gp-placement beats speed-blind placement on a heterogeneous cluster" ||
+	ko "gp-placement on a heterogeneous cluster: $(cat "$tmp/err")"
+run compare --workload "$window" --max-jobs 300 --cluster "$hetero" --policies srtf,srtf-gp --json "$tmp/h2.json" &&
+	[ "$(strip "$tmp/h1.json")" = "$(strip "$tmp/h2.json")" ] &&
+	ok "deterministic with hidden machine speeds" || ko "deterministic with hidden machine speeds"
+sed 's/Fluctuation=[0-9.]*//' "$hetero" >"$tmp/steady.txt"
+run run --workload "$window" --max-jobs 300 --cluster "$tmp/steady.txt" --policy srtf --json "$tmp/h3.json" &&
+	python3 -c 'import json, sys
+a, b = (json.load(open(f))["runs"][0]["avg_jct_s"] for f in sys.argv[1:3])
+sys.exit(0 if a != b else 1)' "$tmp/h1.json" "$tmp/h3.json" &&
+	ok "Fluctuation= changes machine speeds" || ko "Fluctuation= changes machine speeds"
+printf 'Nodes=1 Gpus=1 Fluctuation=-0.1\n' >"$tmp/badfluct.txt"
+run run --workload "$data/two-jobs.csv" --cluster "$tmp/badfluct.txt" --policy fifo
+[ $? -eq 1 ] && grep -q "badfluct.txt:1: Fluctuation '-0.1' is not a number in \[0, 2\]" "$tmp/err" &&
+	ok "bad Fluctuation names file:line" || ko "bad Fluctuation: $(cat "$tmp/err")"
+
 # 6. Bad input: exit 1 with the input named; bad usage: exit 2.
 "$sim" run --workload /nonexistent.csv --cluster 1x1 --policy fifo 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "/nonexistent.csv: cannot open workload file" "$tmp/err" &&
@@ -105,7 +134,9 @@ printf 'submit_s,gpus,model,epochs,epoch_s\n0,16,cifar10,1,10\n0,1,cifar10,1,10\
 # --print-config shows overrides with their origin; --list-policies lists every preset.
 "$sim" --print-config --set SchedInterval=30 | grep -q '^SchedInterval=30$' && ok "print-config" || ko "print-config"
 n=$("$sim" --list-policies | sed -n '/^presets/,/^ordering/p' | grep -c '^  ')
-[ "$n" -eq 7 ] && ok "list-policies" || ko "list-policies ($n presets)"
+want=8  # the builtin presets, plus dl2 and dual-agent when built with libtorch
+"$sim" --list-policies | grep -q '^  dual-agent ' && want=10
+[ "$n" -eq "$want" ] && ok "list-policies" || ko "list-policies ($n presets, want $want)"
 
 # Documentation keeps up with the key table: every key is in dlsched.conf(5) and in the example,
 # and the example parses.

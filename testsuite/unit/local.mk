@@ -5,6 +5,7 @@ UNIT_TEST_LIBS = common/libdlsched.la $(CHECK_LIBS)
 
 include testsuite/unit/model.mk
 include testsuite/unit/policy.mk
+include testsuite/unit/gp.mk
 include testsuite/unit/config.mk
 include testsuite/unit/workload.mk
 include testsuite/unit/capi.mk
@@ -12,3 +13,4 @@ include testsuite/unit/scheduler.mk
 include testsuite/unit/profiledb.mk
 include testsuite/unit/records.mk
 include testsuite/unit/predict.mk
+include testsuite/unit/models.mk

@@ -1,0 +1,203 @@
+#include "sacct.h"
+
+#include <algorithm>
+#include <ctime>
+#include <deque>
+#include <map>
+#include <sstream>
+
+#include "model/cluster_view.h"
+#include "models/features.h"
+#include "util/csv.h"
+
+namespace dlsched::train {
+
+namespace {
+
+std::vector<std::string> split_bar(const std::string& line)
+{
+	std::vector<std::string> out;
+	std::string cell;
+	std::stringstream ss(line);
+	while (std::getline(ss, cell, '|'))
+		out.push_back(cell);
+	if (!line.empty() && line.back() == '|')
+		out.emplace_back();
+	return out;
+}
+
+// "2026-11-23T15:04:05" -> seconds (UTC arithmetic: only differences matter); -1 for Unknown/None.
+double parse_time(const std::string& s)
+{
+	std::tm tm{};
+	if (s.size() < 19 || !strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm))
+		return -1;
+	return static_cast<double>(timegm(&tm));
+}
+
+// "billing=4,cpu=4,gres/gpu=2,mem=..." -> 2
+int gpus_of(const std::string& tres)
+{
+	const std::string key = "gres/gpu=";
+	const std::size_t p = tres.find(key);
+	if (p == std::string::npos)
+		return 0;
+	long long n = 0;
+	std::size_t e = tres.find(',', p);
+	const std::string v = tres.substr(p + key.size(), e == std::string::npos ? std::string::npos : e - p - key.size());
+	return parse_integer(v, n) && n > 0 && n < 1000000 ? static_cast<int>(n) : 0;
+}
+
+std::string word(const std::string& comment, const std::string& key)
+{
+	std::stringstream ss(comment);
+	std::string w;
+	while (ss >> w)
+		if (w.compare(0, key.size() + 1, key + "=") == 0)
+			return w.substr(key.size() + 1);
+	return {};
+}
+
+}  // namespace
+
+Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source, const ModelCatalog& models,
+                                             const std::vector<Node>& nodes, std::size_t window)
+{
+	std::string line;
+	std::size_t line_no = 0;
+	std::map<std::string, int> col;
+	std::deque<Job> jobs;
+	struct Times {
+		double start, end;
+	};
+	std::vector<Times> times;
+	double t0 = -1;
+	while (std::getline(in, line)) {
+		++line_no;
+		if (line.empty())
+			continue;
+		const std::vector<std::string> cells = split_bar(line);
+		if (col.empty()) {
+			for (std::size_t i = 0; i < cells.size(); ++i)
+				col[cells[i]] = static_cast<int>(i);
+			for (const char* need : {"JobID", "Submit", "Start", "End"})
+				if (!col.count(need))
+					return parse_error(source + ":1: no " + need + " column: run sacct -X -P -o "
+					                   "JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment");
+			continue;
+		}
+		auto cell = [&](const char* name) -> std::string {
+			auto it = col.find(name);
+			return it == col.end() || static_cast<std::size_t>(it->second) >= cells.size() ? std::string()
+			                                                                                : cells[it->second];
+		};
+		const std::string id = cell("JobID");
+		if (id.find('.') != std::string::npos)
+			continue;  // a step (sacct without -X)
+		const double submit = parse_time(cell("Submit")), start = parse_time(cell("Start")),
+		             end = parse_time(cell("End"));
+		if (submit < 0)
+			return parse_error(source + ":" + std::to_string(line_no) + ": Submit '" + cell("Submit") +
+			                   "' is not a time (YYYY-MM-DDTHH:MM:SS)");
+		int gpus = gpus_of(cell("AllocTRES"));
+		if (gpus == 0)
+			gpus = gpus_of(cell("ReqTRES"));
+		if (start < 0 || end < start || gpus == 0)
+			continue;
+		long long numeric = 0;
+		Job j;
+		j.id = parse_integer(id.substr(0, id.find_first_of("_+")), numeric) ? static_cast<JobId>(numeric)
+		                                                                      : static_cast<JobId>(jobs.size() + 1);
+		j.user = cell("User");
+		j.submit_time = submit;
+		j.gpus_requested = j.gpus_min = j.gpus_max = gpus;
+		const std::string comment = cell("Comment");
+		j.model = models.find(word(comment, "model"));
+		double v = 0;
+		j.epochs_total = parse_number(word(comment, "epochs"), v) && v > 0 ? v : 1;
+		if (parse_number(word(comment, "epoch_time_1gpu"), v) && v > 0)
+			j.epoch_time_1gpu = v;
+		else  // no profile: the run itself, as one epoch at its size (what backfill would know is the limit)
+			j.epoch_time_1gpu = (end - start) * gpus;
+		jobs.push_back(j);
+		times.push_back({start, end});
+		t0 = t0 < 0 ? submit : std::min(t0, submit);
+	}
+	if (col.empty())
+		return parse_error(source + ": empty: expected sacct -P output with a header line");
+	// Rounds: every distinct start time.
+	std::vector<double> starts;
+	for (const Times& t : times)
+		starts.push_back(t.start);
+	std::sort(starts.begin(), starts.end());
+	starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+	int total = 0;
+	for (const Node& n : nodes)
+		total += n.gpus_total;
+	std::vector<PolicyStep> out;
+	for (double t : starts) {
+		std::vector<Job> snapshot;
+		std::vector<bool> started_now;
+		int busy = 0;
+		for (std::size_t i = 0; i < jobs.size(); ++i) {
+			const Job& j = jobs[i];
+			if (j.submit_time > t || times[i].end <= t)
+				continue;
+			Job s = j;
+			s.submit_time -= t0;
+			if (times[i].start < t) {  // running before this moment
+				s.state = JobState::kRunning;
+				s.gpus_allocated = s.gpus_requested;
+				s.start_time = s.first_start_time = times[i].start - t0;
+				const double ran = t - times[i].start;
+				s.epochs_done = std::min(s.epochs_total, ran / std::max(1.0, s.epoch_time_1gpu / s.gpus_requested));
+				s.attained_gpu_s = ran * s.gpus_requested;
+				s.executed_s = ran;
+				busy += s.gpus_requested;
+			}
+			snapshot.push_back(s);
+			started_now.push_back(times[i].start == t);
+		}
+		ClusterView view;
+		view.now = t - t0;
+		view.nodes = Span<const Node>(nodes.data(), nodes.size());
+		view.models = &models;
+		std::vector<const Job*> cands;
+		for (const Job& s : snapshot) {
+			(s.running() ? view.running : view.pending).push_back(&s);
+			cands.push_back(&s);
+		}
+		std::sort(view.pending.begin(), view.pending.end(), [](const Job* a, const Job* b) {
+			return a->submit_time != b->submit_time ? a->submit_time < b->submit_time : a->id < b->id;
+		});
+		std::vector<const Job*> ordered = view.running;
+		ordered.insert(ordered.end(), view.pending.begin(), view.pending.end());
+		std::vector<const Job*> rest;
+		// All the cluster's GPUs are handed out: running jobs kept theirs (rows first), then the starts.
+		models::EncodedWindow w = models::encode_window(view, ordered, std::max(0, total), window, rest);
+		std::map<JobId, int> rank;  // running 0, started now 1, the others 2
+		for (std::size_t i = 0; i < snapshot.size(); ++i)
+			rank[snapshot[i].id] = snapshot[i].running() ? 0 : (started_now[i] ? 1 : 2);
+		PolicyStep s;
+		s.now = view.now;
+		s.schema = models::kFeatureSchema;
+		s.rows = static_cast<int>(w.rows());
+		s.features = models::kJobFeatures;
+		s.x = w.x;
+		s.context = w.context;
+		for (const Job* j : w.jobs)
+			s.ids.push_back(j->id);
+		s.need = w.need;
+		s.free_gpus = total;
+		for (int r = 0; r < s.rows; ++r)
+			s.order.push_back(r);
+		std::stable_sort(s.order.begin(), s.order.end(),
+		                 [&](int a, int b) { return rank[s.ids[static_cast<std::size_t>(a)]] < rank[s.ids[static_cast<std::size_t>(b)]]; });
+		s.in_system = static_cast<int>(snapshot.size());
+		if (s.rows > 0)
+			out.push_back(std::move(s));
+	}
+	return out;
+}
+
+}  // namespace dlsched::train

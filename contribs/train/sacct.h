@@ -1,0 +1,27 @@
+// A real cluster's history as supervised examples: the jobs sacct recorded (submit, start, end, GPUs,
+// and the model, epochs and epoch time dlsched-replay and spank/dlsched put in the job's comment),
+// turned into one decision round per moment jobs started - who was waiting and running, and whom the
+// scheduler started (DL2's warm-up from an existing scheduler's decisions, here the site's own).
+#ifndef DLSCHED_TRAIN_SACCT_H
+#define DLSCHED_TRAIN_SACCT_H
+
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "model/model_catalog.h"
+#include "model/node.h"
+#include "model/policy_step.h"
+#include "util/status.h"
+
+namespace dlsched::train {
+
+// Reads `sacct -X -P -o JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment` output (a header line
+// first; other columns are ignored, any order) and returns the decision rounds on `nodes`. Errors
+// name the source and line. Jobs that never started, or have no GPUs, are skipped.
+Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source, const ModelCatalog& models,
+                                             const std::vector<Node>& nodes, std::size_t window);
+
+}  // namespace dlsched::train
+
+#endif

@@ -1,0 +1,279 @@
+#include "train.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "decode.h"
+#include "policy_net.h"
+
+namespace dlsched::models {
+
+bool make_sample(PolicyStep step, std::size_t max_decisions, Sample& out)
+{
+	if (step.rows <= 0 || step.features != kJobFeatures || step.schema != kFeatureSchema ||
+	    step.x.size() != static_cast<std::size_t>(step.rows) * kJobFeatures ||
+	    step.context.size() != static_cast<std::size_t>(kContextFeatures) ||
+	    step.need.size() != static_cast<std::size_t>(step.rows) || step.order.size() != step.need.size())
+		return false;
+	DecodedRound d = decode_round(step.need, step.free_gpus, step.order, max_decisions);
+	if (d.chosen.empty())
+		return false;
+	out = Sample();
+	out.step = std::move(step);
+	out.chosen = std::move(d.chosen);
+	out.left = std::move(d.left);
+	return true;
+}
+
+struct Trainer::State {
+	std::shared_ptr<PolicyModel> model;
+	TrainOptions opt;
+	std::unique_ptr<torch::optim::Adam> adam;
+	std::mt19937_64 rng;
+};
+
+namespace {
+
+// A minibatch as padded tensors.
+struct Batch {
+	torch::Tensor x, ctx, rows, need, pos, left, chosen, stepmask, old_lp, adv, ret, weight;
+	std::int64_t decisions = 0;
+};
+
+Batch make_batch(const std::vector<Sample>& data, const std::vector<std::size_t>& idx)
+{
+	const auto b = static_cast<std::int64_t>(idx.size());
+	std::int64_t w = 1, k = 1;
+	for (std::size_t i : idx) {
+		w = std::max<std::int64_t>(w, data[i].step.rows);
+		k = std::max<std::int64_t>(k, static_cast<std::int64_t>(data[i].chosen.size()));
+	}
+	Batch t;
+	t.x = torch::zeros({b, w, kJobFeatures});
+	t.ctx = torch::zeros({b, kContextFeatures});
+	t.rows = torch::zeros({b, w});
+	t.need = torch::zeros({b, w});
+	t.pos = torch::full({b, w}, static_cast<float>(k + 1));
+	t.left = torch::full({b, k}, 1e9f);
+	t.chosen = torch::zeros({b, k}, torch::kLong);
+	t.stepmask = torch::zeros({b, k});
+	t.old_lp = torch::zeros({b, k});
+	t.adv = torch::zeros({b});
+	t.ret = torch::zeros({b});
+	t.weight = torch::ones({b});
+	auto x = t.x.accessor<float, 3>();
+	auto ctx = t.ctx.accessor<float, 2>();
+	auto rows = t.rows.accessor<float, 2>();
+	auto need = t.need.accessor<float, 2>();
+	auto pos = t.pos.accessor<float, 2>();
+	auto left = t.left.accessor<float, 2>();
+	auto chosen = t.chosen.accessor<std::int64_t, 2>();
+	auto sm = t.stepmask.accessor<float, 2>();
+	auto olp = t.old_lp.accessor<float, 2>();
+	for (std::int64_t bi = 0; bi < b; ++bi) {
+		const Sample& s = data[idx[static_cast<std::size_t>(bi)]];
+		for (int r = 0; r < s.step.rows; ++r) {
+			for (int f = 0; f < kJobFeatures; ++f)
+				x[bi][r][f] = s.step.x[static_cast<std::size_t>(r) * kJobFeatures + static_cast<std::size_t>(f)];
+			rows[bi][r] = 1;
+			need[bi][r] = static_cast<float>(s.step.need[static_cast<std::size_t>(r)]);
+		}
+		for (int c = 0; c < kContextFeatures; ++c)
+			ctx[bi][c] = s.step.context[static_cast<std::size_t>(c)];
+		for (std::size_t kk = 0; kk < s.chosen.size(); ++kk) {
+			const auto ki = static_cast<std::int64_t>(kk);
+			chosen[bi][ki] = s.chosen[kk];
+			left[bi][ki] = static_cast<float>(s.left[kk]);
+			pos[bi][s.chosen[kk]] = static_cast<float>(kk);
+			sm[bi][ki] = 1;
+			if (kk < s.old_lp.size())
+				olp[bi][ki] = s.old_lp[kk];
+		}
+		t.adv[bi] = s.advantage;
+		t.ret[bi] = s.ret;
+		t.weight[bi] = s.weight;
+		t.decisions += static_cast<std::int64_t>(s.chosen.size());
+	}
+	return t;
+}
+
+struct PickTerms {
+	torch::Tensor lp;       // [B, K] log-probability of each pick (0 where no pick)
+	torch::Tensor entropy;  // [B, K]
+	torch::Tensor top;      // [B, K] 1 where the pick is the policy's own argmax
+};
+
+PickTerms pick_terms(PolicyNetImpl& net, const Batch& t)
+{
+	auto scores = net.scores(t.x, t.ctx);  // [B, W]
+	const auto k = t.left.size(1);
+	auto steps = torch::arange(k, torch::kFloat32).view({1, k, 1});
+	auto valid = (t.need.unsqueeze(1) <= t.left.unsqueeze(2)) & (t.pos.unsqueeze(1) >= steps);
+	// Padded picks: every real row (keeps the softmax finite; their terms are masked out below).
+	auto real = t.rows.unsqueeze(1) > 0.5;
+	auto mask = real & (valid | (t.stepmask.unsqueeze(2) < 0.5));
+	auto logits = scores.unsqueeze(1).expand({scores.size(0), k, scores.size(1)});
+	auto masked = logits.masked_fill(~mask, -1e9);
+	auto logp = torch::log_softmax(masked, 2);
+	PickTerms p;
+	p.lp = logp.gather(2, t.chosen.unsqueeze(2)).squeeze(2) * t.stepmask;
+	auto pr = logp.exp();
+	p.entropy = -(pr * logp).masked_fill(~mask, 0.0).sum(2) * t.stepmask;
+	p.top = (masked.argmax(2) == t.chosen).to(torch::kFloat32) * t.stepmask;
+	return p;
+}
+
+std::vector<std::vector<std::size_t>> minibatches(std::size_t n, std::size_t size, std::mt19937_64& rng)
+{
+	std::vector<std::size_t> order(n);
+	std::iota(order.begin(), order.end(), 0);
+	std::shuffle(order.begin(), order.end(), rng);
+	std::vector<std::vector<std::size_t>> out;
+	for (std::size_t i = 0; i < n; i += size)
+		out.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(i),
+		                 order.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + size)));
+	return out;
+}
+
+torch::Tensor value_of(PolicyNetImpl& net, const Batch& t) { return net.value(t.x, t.rows, t.ctx); }
+
+}  // namespace
+
+Trainer::Trainer(std::shared_ptr<PolicyModel> model, TrainOptions options, std::uint64_t seed) : s_(new State)
+{
+	s_->model = std::move(model);
+	s_->opt = options;
+	s_->rng.seed(seed);
+	torch::manual_seed(seed);
+	s_->model->impl().net->train();
+	s_->adam.reset(new torch::optim::Adam(s_->model->impl().net->parameters(), torch::optim::AdamOptions(options.lr)));
+}
+
+Trainer::~Trainer()
+{
+	if (s_ && s_->model)
+		s_->model->impl().net->eval();
+}
+
+void Trainer::set_learning_rate(double lr)
+{
+	for (auto& g : s_->adam->param_groups())
+		static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
+}
+
+TrainStats Trainer::supervised_epoch(std::vector<Sample>& data, bool fit_value)
+{
+	TrainStats st;
+	auto& net = *s_->model->impl().net;
+	double top = 0;
+	for (const auto& mb : minibatches(data.size(), s_->opt.batch, s_->rng)) {
+		Batch t = make_batch(data, mb);
+		PickTerms p = pick_terms(net, t);
+		const double n = std::max<double>(1.0, static_cast<double>(t.decisions));
+		auto loss = -(p.lp * t.weight.unsqueeze(1)).sum() / n;
+		auto vloss = torch::zeros({});
+		if (fit_value)
+			vloss = torch::mse_loss(value_of(net, t), t.ret);
+		s_->adam->zero_grad();
+		(loss + s_->opt.value_coef * vloss).backward();
+		torch::nn::utils::clip_grad_norm_(net.parameters(), s_->opt.max_grad_norm);
+		s_->adam->step();
+		st.policy_loss += loss.item<double>() * n;
+		st.value_loss += vloss.item<double>() * static_cast<double>(mb.size());
+		// Agreement on the first pick of each round: how often the policy's argmax is the teacher's.
+		top += p.top.select(1, 0).sum().item<double>();
+		st.decisions += static_cast<std::size_t>(t.decisions);
+	}
+	if (st.decisions)
+		st.policy_loss /= static_cast<double>(st.decisions);
+	if (!data.empty()) {
+		st.value_loss /= static_cast<double>(data.size());
+		st.first_pick_agreement = top / static_cast<double>(data.size());
+	}
+	return st;
+}
+
+void Trainer::record_log_probs(std::vector<Sample>& data)
+{
+	torch::NoGradGuard ng;
+	auto& net = *s_->model->impl().net;
+	for (std::size_t i = 0; i < data.size(); i += s_->opt.batch) {
+		std::vector<std::size_t> idx;
+		for (std::size_t j = i; j < std::min(data.size(), i + s_->opt.batch); ++j)
+			idx.push_back(j);
+		Batch t = make_batch(data, idx);
+		auto lp = pick_terms(net, t).lp.contiguous();
+		auto a = lp.accessor<float, 2>();
+		for (std::size_t bi = 0; bi < idx.size(); ++bi) {
+			Sample& s = data[idx[bi]];
+			s.old_lp.assign(s.chosen.size(), 0.0f);
+			for (std::size_t k = 0; k < s.chosen.size(); ++k)
+				s.old_lp[k] = a[static_cast<std::int64_t>(bi)][static_cast<std::int64_t>(k)];
+		}
+	}
+}
+
+std::vector<float> Trainer::values(const std::vector<Sample>& data)
+{
+	torch::NoGradGuard ng;
+	auto& net = *s_->model->impl().net;
+	std::vector<float> out;
+	out.reserve(data.size());
+	for (std::size_t i = 0; i < data.size(); i += s_->opt.batch) {
+		std::vector<std::size_t> idx;
+		for (std::size_t j = i; j < std::min(data.size(), i + s_->opt.batch); ++j)
+			idx.push_back(j);
+		Batch t = make_batch(data, idx);
+		auto v = value_of(net, t).contiguous();
+		for (std::int64_t j = 0; j < v.size(0); ++j)
+			out.push_back(v[j].item<float>());
+	}
+	return out;
+}
+
+TrainStats Trainer::ppo_epoch(std::vector<Sample>& data)
+{
+	TrainStats st;
+	auto& net = *s_->model->impl().net;
+	const TrainOptions& o = s_->opt;
+	for (const auto& mb : minibatches(data.size(), o.batch, s_->rng)) {
+		Batch t = make_batch(data, mb);
+		PickTerms p = pick_terms(net, t);
+		const double n = std::max<double>(1.0, static_cast<double>(t.decisions));
+		auto ratio = torch::exp(p.lp - t.old_lp) * t.stepmask;
+		auto adv = t.adv.unsqueeze(1);
+		auto surr = torch::min(ratio * adv, torch::clamp(ratio, 1.0 - o.clip, 1.0 + o.clip) * adv) * t.stepmask;
+		auto ploss = -surr.sum() / n;
+		auto ent = p.entropy.sum() / n;
+		auto vloss = torch::mse_loss(value_of(net, t), t.ret);
+		auto loss = ploss - o.entropy * ent + o.value_coef * vloss;
+		s_->adam->zero_grad();
+		loss.backward();
+		torch::nn::utils::clip_grad_norm_(net.parameters(), o.max_grad_norm);
+		s_->adam->step();
+		st.policy_loss += ploss.item<double>() * n;
+		st.entropy += ent.item<double>() * n;
+		st.value_loss += vloss.item<double>() * static_cast<double>(mb.size());
+		st.decisions += static_cast<std::size_t>(t.decisions);
+	}
+	if (st.decisions) {
+		st.policy_loss /= static_cast<double>(st.decisions);
+		st.entropy /= static_cast<double>(st.decisions);
+	}
+	if (!data.empty())
+		st.value_loss /= static_cast<double>(data.size());
+	return st;
+}
+
+TrainStats Trainer::awr_epoch(std::vector<Sample>& data)
+{
+	for (Sample& s : data)
+		s.weight = static_cast<float>(std::min(20.0, std::exp(s.advantage / s_->opt.awr_beta)));
+	TrainStats st = supervised_epoch(data, true);
+	for (Sample& s : data)
+		s.weight = 1;
+	return st;
+}
+
+}  // namespace dlsched::models

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# dlsched-train end to end on a toy workload (seeded, about a minute on one core):
+#  - a supervised warm-up on srtf's decisions must beat the untrained (random) network's average JCT on
+#    a workload it did not train on, in dlsched-sim with the same dl2 policy;
+#  - rl writes its curve, checkpoints and resumes; sacct rounds from a hand-made history; bad inputs.
+set -uo pipefail
+top="${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}"
+build="${abs_top_builddir:-$top/_build}"
+train="$build/contribs/train/dlsched-train"
+sim="$build/contribs/sim/dlsched-sim"
+if [ ! -x "$train" ]; then
+	echo "SKIP: dlsched-train not built (configure found no libtorch)"
+	exit 77
+fi
+t="$(mktemp -d)"
+trap 'rm -rf "$t"' EXIT
+fails=0
+ok() { echo "ok - $1"; }
+bad() { echo "not ok - $1"; fails=$((fails + 1)); }
+pollux="$top/contribs/traces/pollux"
+export DLSCHED_DATADIR="$top/contribs"
+
+"$train" init --out "$t/rand.pt" --seed 3 >/dev/null || bad "init"
+"$train" sl --init "$t/rand.pt" --out "$t/sl.pt" --teacher srtf --workloads "$pollux/workload-1.csv,$pollux/workload-2.csv" \
+	--cluster 2x8 --jobs 160 --load-min 1.5 --load-max 2.5 --episodes 4 --epochs 4 --seed 1 --quiet >"$t/sl.out" 2>&1 \
+	&& ok "sl ran: $(tail -1 "$t/sl.out")" || { bad "sl"; cat "$t/sl.out"; }
+
+jct() {  # avg JCT of dl2 with model $1 on a workload it did not train on
+	"$sim" run --workload "$pollux/workload-7.csv" --cluster 2x8 --load 2 --policy dl2 --set "ModelFile=$1" \
+		--quiet --json "$t/run.json" >/dev/null 2>"$t/sim.err" || { cat "$t/sim.err"; echo 0; return; }
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["avg_jct_s"])' "$t/run.json"
+}
+before="$(jct "$t/rand.pt")"
+after="$(jct "$t/sl.pt")"
+if python3 -c 'import sys; b,a=map(float,sys.argv[1:]); sys.exit(0 if 0 < a < b*0.98 else 1)' "$before" "$after"; then
+	ok "trained model beats its untrained start on an unseen workload: avg JCT ${before}s -> ${after}s"
+else
+	bad "trained model did not improve: avg JCT ${before}s -> ${after}s"
+fi
+
+# rl: curve, checkpoints, resume.
+"$train" rl --init "$t/sl.pt" --out "$t/rl.pt" --workloads "$pollux/workload-1.csv" --validate "$pollux/workload-3.csv" \
+	--val-loads 2 --cluster 2x8 --jobs 160 --iterations 2 --episodes 1 --ppo-epochs 1 --seed 1 --quiet \
+	--curve "$t/curve.csv" --checkpoint-dir "$t/ck" >"$t/rl.out" 2>&1 || { bad "rl"; cat "$t/rl.out"; }
+[ "$(wc -l <"$t/curve.csv")" -eq 4 ] && ok "curve: header + start + 2 iterations" || bad "curve lines: $(wc -l <"$t/curve.csv")"
+[ -s "$t/ck/last.pt" ] && [ -s "$t/ck/best.pt" ] && [ "$(cat "$t/ck/state")" = 2 ] && ok "checkpoints" || bad "checkpoints"
+"$train" rl --init "$t/sl.pt" --out "$t/rl2.pt" --workloads "$pollux/workload-1.csv" --validate "$pollux/workload-3.csv" \
+	--val-loads 2 --cluster 2x8 --jobs 160 --iterations 1 --episodes 1 --ppo-epochs 1 --seed 1 --quiet \
+	--curve "$t/curve.csv" --checkpoint-dir "$t/ck" --resume >"$t/rl2.out" 2>&1 || { bad "rl --resume"; cat "$t/rl2.out"; }
+[ "$(tail -1 "$t/curve.csv" | cut -d, -f1)" = 3 ] && [ "$(cat "$t/ck/state")" = 3 ] && ok "resume continues at iteration 3" \
+	|| bad "resume: $(tail -1 "$t/curve.csv")"
+"$train" info "$t/rl2.pt" | grep -q '"stage":"ppo"' && ok "info shows the training stages" || bad "info"
+
+# sacct: one node of 8 GPUs; at 00:10 two jobs wait and the short one started first.
+cat >"$t/sacct.txt" <<'S'
+JobID|User|Submit|Start|End|AllocTRES|Comment
+1|alice|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:10:00|cpu=8,gres/gpu=8|model=cifar10 epochs=10 epoch_time_1gpu=480
+2|bob|2026-01-01T00:01:00|2026-01-01T00:20:00|2026-01-01T02:00:00|cpu=8,gres/gpu=8|model=bert epochs=10 epoch_time_1gpu=4800
+3|carol|2026-01-01T00:02:00|2026-01-01T00:10:00|2026-01-01T00:20:00|cpu=8,gres/gpu=8|model=cifar10 epochs=10 epoch_time_1gpu=480
+4|dave|2026-01-01T00:03:00|Unknown|Unknown|cpu=8,gres/gpu=8|
+S
+"$train" sacct --sacct "$t/sacct.txt" --cluster 1x8 --out "$t/sacct.pt" --epochs 2 >"$t/sacct.out" 2>&1 \
+	&& grep -q "3 start times, 1 with a choice" "$t/sacct.out" && ok "sacct: $(cat "$t/sacct.out")" \
+	|| { bad "sacct"; cat "$t/sacct.out"; }
+printf 'JobID|Submit|Start|End\n1|yesterday|x|y\n' >"$t/bad.txt"
+"$train" sacct --sacct "$t/bad.txt" --cluster 1x8 --out "$t/x.pt" 2>"$t/err" && bad "bad sacct accepted" \
+	|| { grep -q "bad.txt:2: Submit 'yesterday'" "$t/err" && ok "bad sacct line named" || { bad "bad sacct message"; cat "$t/err"; }; }
+
+# Bad inputs: a corrupt model, an unknown option, online without experience.
+echo garbage >"$t/corrupt.pt"
+"$train" sl --init "$t/corrupt.pt" --out "$t/y.pt" 2>"$t/err" && bad "corrupt model accepted" \
+	|| { grep -q "corrupt.pt: cannot read the model" "$t/err" && ok "corrupt model named" || { bad "corrupt message"; cat "$t/err"; }; }
+"$train" rl --bogus 2>"$t/err"; [ $? -eq 2 ] && grep -q "unknown option '--bogus'" "$t/err" && ok "unknown option" || bad "unknown option"
+"$sim" run --workload "$pollux/workload-7.csv" --cluster 2x8 --policy dl2 --set "ModelFile=$t/corrupt.pt" --quiet >/dev/null 2>"$t/err" \
+	&& ok "dl2 with a corrupt model still runs (falls back)" || { bad "dl2 fallback in the simulator"; cat "$t/err"; }
+
+echo "test-train: $fails failure(s)"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,7 @@
+# gp-placement and its Gaussian-process speed model on hand-computed cases
+check_PROGRAMS += testsuite/unit/test_gp_placement
+TESTS += testsuite/unit/test_gp_placement
+testsuite_unit_test_gp_placement_SOURCES = testsuite/unit/test_gp_placement.cpp testsuite/unit/view_builder.h \
+	testsuite/unit/check_main.h
+testsuite_unit_test_gp_placement_CPPFLAGS = $(UNIT_CPPFLAGS)
+testsuite_unit_test_gp_placement_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)
