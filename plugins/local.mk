@@ -65,11 +65,21 @@ plugins_common_libdlsched_ctld_la_SOURCES = plugins/common/dlsched_snapshot.c \
 plugins_common_libdlsched_ctld_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_common_libdlsched_ctld_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 
-plugins_sched_dlsched_sched_dlsched_la_SOURCES = plugins/sched/dlsched/sched_dlsched.c
+plugins_sched_dlsched_sched_dlsched_la_SOURCES = plugins/sched/dlsched/sched_dlsched.c \
+	plugins/sched/dlsched/dlsched_models.h
 plugins_sched_dlsched_sched_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_sched_dlsched_sched_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 plugins_sched_dlsched_sched_dlsched_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
+if HAVE_TORCH
+# The learned policies (dl2, dual-agent): sched/dlsched is the only plugin that links libtorch
+# (slurmctld only; never unloaded on reconfigure). The models library already contains
+# libdlsched's objects (a convenience library built on it), so libdlsched is not linked again.
+plugins_sched_dlsched_sched_dlsched_la_CPPFLAGS += -DDLSCHED_WITH_MODELS
+plugins_sched_dlsched_sched_dlsched_la_LIBADD = plugins/common/libdlsched_ctld.la \
+	plugins/common/libdlsched_slurm.la models/libdlsched_models.la $(JANSSON_LIBS) $(SQLITE_LIBS) $(TORCH_LIBS)
+else
 plugins_sched_dlsched_sched_dlsched_la_LIBADD = $(DLS_PLUGIN_LIBADD)
+endif
 # The core is C++: link with the C++ driver (libstdc++).
 nodist_EXTRA_plugins_sched_dlsched_sched_dlsched_la_SOURCES = force-cxx-link.cpp
 

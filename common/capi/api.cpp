@@ -11,16 +11,43 @@
 #include <vector>
 
 #include "config/config.h"
-#include "policy/free_map.h"
+#include "model/policy_step.h"
 #include "policy/free_map.h"
 #include "policy/scheduler.h"
+#include "profiledb/profile_db.h"
 #include "workload/workload.h"
+
+namespace {
+
+// The learned ordering's steps of one decide() call.
+class StepCollector : public dlsched::DecisionRecorder {
+public:
+	void record(dlsched::PolicyStep step) override { steps.push_back(std::move(step)); }
+	std::vector<dlsched::PolicyStep> steps;
+};
+
+// RecordExperience=yes: where the steps go, and how that went.
+struct ExperienceLog {
+	bool enabled = false;
+	std::string path;     // ProfileDB=
+	std::string cluster;
+	std::unique_ptr<dlsched::db::ProfileDb> db;  // opened at the first step to write
+	std::uint64_t rows = 0, errors = 0, dropped = 0;
+	std::string last_error;
+};
+
+// A write that waits longer than this for another writer (dlsched-ingestd) gives up: the cycle
+// goes on without its experience rows.
+constexpr int kExperienceBusyMs = 50;
+
+}  // namespace
 
 struct dlsched_scheduler {
 	dlsched::Config config;
 	dlsched::ModelCatalog models;
 	dlsched::PolicyRegistry registry;
 	std::unique_ptr<dlsched::Scheduler> scheduler;
+	ExperienceLog experience;
 };
 
 struct dlsched_decisions {
@@ -206,6 +233,59 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 	return DLSCHED_OK;
 }
 
+// A policy name the registry does not know, in a library without the learned policies: say
+// where they are (only sched/dlsched and dlsched-sim link the models library, with libtorch).
+dlsched::Status with_learned_hint(const dlsched::PolicyRegistry& registry, const dlsched::Status& st)
+{
+	if (st.code() != dlsched::StatusCode::kNotFound)
+		return st;
+	const std::string& m = st.message();
+	if (m.find("'dl2'") == std::string::npos && m.find("'dual-agent'") == std::string::npos)
+		return st;
+	for (const dlsched::PolicyRegistry::Entry& e : registry.list("ordering"))
+		if (e.name == "dl2")
+			return st;
+	return dlsched::Status(st.code(), m + "; dl2 and dual-agent are learned policies, which only sched/dlsched and "
+	                                      "dlsched-sim built with libtorch load (this host has no models library)");
+}
+
+// Appends a cycle's steps to the experience table, in one short transaction. Never fails the
+// cycle: an error (the DB busy for more than kExperienceBusyMs, not writable, ...) drops the
+// steps and is counted. A DB that could not be opened is tried again at the next cycle.
+void record_experience(ExperienceLog& log, const std::vector<dlsched::PolicyStep>& steps) noexcept
+{
+	std::string why;
+	try {
+		if (!log.db) {
+			auto db = dlsched::db::ProfileDb::open_writer(log.path, kExperienceBusyMs);
+			if (!db.is_ok())
+				why = db.status().message();
+			else
+				log.db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+		}
+		if (log.db) {
+			dlsched::db::Transaction tx = log.db->transaction();
+			dlsched::Status st = tx.status();
+			for (std::size_t i = 0; st.is_ok() && i < steps.size(); ++i)
+				st = log.db->add_experience(log.cluster, steps[i]);
+			if (st.is_ok())
+				st = tx.commit();
+			if (st.is_ok()) {
+				log.rows += steps.size();
+				return;
+			}
+			why = st.message();
+		}
+	} catch (const std::exception& e) {
+		why = std::string("recording experience: ") + e.what();
+	} catch (...) {
+		why = "recording experience: unknown exception";
+	}
+	log.errors++;
+	log.dropped += steps.size();
+	log.last_error = why;
+}
+
 }  // namespace
 
 extern "C" {
@@ -235,8 +315,10 @@ int dlsched_scheduler_create(const char* conf_path, dlsched_scheduler_t** out, d
 		dlsched::register_builtin_policies(s->registry);
 		auto sched = dlsched::Scheduler::create(s->config, s->registry);
 		if (!sched.is_ok())
-			return report(err, sched.status());
+			return report(err, with_learned_hint(s->registry, sched.status()));
 		s->scheduler = std::move(sched).value();
+		s->experience.path = s->config.get_string("ProfileDB");
+		s->experience.enabled = s->config.get_bool("RecordExperience") && !s->experience.path.empty();
 		*out = s.release();
 		return ok(err);
 	});
@@ -256,6 +338,53 @@ int dlsched_scheduler_describe(const dlsched_scheduler_t* sched, char* buf, size
 		std::snprintf(buf, len, "preset=%s ordering=%s allocation=%s placement=%s admission=%s preemption=%s loaning=%s",
 		              sched->scheduler->preset_name().c_str(), sp.ordering.c_str(), sp.allocation.c_str(),
 		              sp.placement.c_str(), sp.admission.c_str(), sp.preemption.c_str(), sp.loaning.c_str());
+		return DLSCHED_OK;
+	});
+}
+
+int dlsched_scheduler_notes(const dlsched_scheduler_t* sched, char* buf, size_t len)
+{
+	return guarded(nullptr, "dlsched_scheduler_notes", [&]() -> int {
+		if (!sched || !buf || len == 0)
+			return DLSCHED_EINVAL;
+		std::string notes = sched->scheduler->notes();
+		auto line = [&notes](const std::string& l) {
+			if (!notes.empty())
+				notes += '\n';
+			notes += l;
+		};
+		const ExperienceLog& x = sched->experience;
+		if (x.enabled)
+			line("experience: every cycle a learned ordering decides is appended to " + x.path +
+			     (x.cluster.empty() ? std::string() : " (cluster " + x.cluster + ")"));
+		else if (sched->config.get_bool("RecordExperience"))
+			line("experience: RecordExperience=yes but ProfileDB= is empty: nothing is recorded");
+		std::snprintf(buf, len, "%s", notes.c_str());
+		return notes.size() < len ? DLSCHED_OK : DLSCHED_EINVAL;
+	});
+}
+
+int dlsched_scheduler_set_cluster(dlsched_scheduler_t* sched, const char* cluster)
+{
+	return guarded(nullptr, "dlsched_scheduler_set_cluster", [&]() -> int {
+		if (!sched)
+			return DLSCHED_EINVAL;
+		sched->experience.cluster = str(cluster);
+		return DLSCHED_OK;
+	});
+}
+
+int dlsched_scheduler_experience_stats(const dlsched_scheduler_t* sched, dlsched_experience_stats_t* out)
+{
+	return guarded(nullptr, "dlsched_scheduler_experience_stats", [&]() -> int {
+		if (!sched || !out || out->struct_size < sizeof(dlsched_experience_stats_t))
+			return DLSCHED_EINVAL;
+		const ExperienceLog& x = sched->experience;
+		out->enabled = x.enabled ? 1 : 0;
+		out->rows = x.rows;
+		out->errors = x.errors;
+		out->dropped = x.dropped;
+		std::snprintf(out->last_error, sizeof out->last_error, "%s", x.last_error.c_str());
 		return DLSCHED_OK;
 	});
 }
@@ -287,8 +416,14 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 			return rc;
 		const dlsched::ClusterView& view = c.view;
 
+		StepCollector steps;
+		if (sched->experience.enabled)
+			c.view.recorder = &steps;
 		auto d = std::make_unique<dlsched_decisions>();
 		d->decisions = sched->scheduler->decide(view);
+		c.view.recorder = nullptr;
+		if (!steps.steps.empty())
+			record_experience(sched->experience, steps.steps);
 		for (const dlsched::Action& a : d->decisions.actions) {
 			std::vector<dlsched_share_t> sh;
 			for (const dlsched::NodeShare& s : a.placement)

@@ -4,4 +4,6 @@ common_libdlsched_la_SOURCES += \
 	common/profiledb/profile_db.h \
 	common/profiledb/profile_db.cpp \
 	common/profiledb/records.h \
-	common/profiledb/records.cpp
+	common/profiledb/records.cpp \
+	common/profiledb/experience.h \
+	common/profiledb/experience.cpp

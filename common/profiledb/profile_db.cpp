@@ -1,5 +1,7 @@
 #include "profiledb/profile_db.h"
 
+#include "profiledb/experience.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -110,9 +112,9 @@ Result<Statement> prepare_for_job(Database& db, const std::string& sql, const st
 
 }  // namespace
 
-Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate)
+Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate, int busy_ms)
 {
-	auto db = Database::open(path, mode);
+	auto db = Database::open(path, mode, busy_ms);
 	if (!db.is_ok())
 		return db.status();
 	ProfileDb p;
@@ -181,9 +183,9 @@ Status ProfileDb::migrate_to(int version)
 	return st;
 }
 
-Result<ProfileDb> ProfileDb::open_writer(const std::string& path)
+Result<ProfileDb> ProfileDb::open_writer(const std::string& path, int busy_timeout_ms)
 {
-	return open_checked(path, Database::Mode::kCreate, true);
+	return open_checked(path, Database::Mode::kCreate, true, busy_timeout_ms);
 }
 
 Result<ProfileDb> ProfileDb::open_reader(const std::string& path)
@@ -191,7 +193,7 @@ Result<ProfileDb> ProfileDb::open_reader(const std::string& path)
 	struct stat sb;
 	if (stat(path.c_str(), &sb) != 0)
 		return not_found(path + ": no profile database there (ProfileDB=; dlsched-ingestd creates it)");
-	return open_checked(path, Database::Mode::kReadOnly, false);
+	return open_checked(path, Database::Mode::kReadOnly, false, Database::kBusyTimeoutMs);
 }
 
 Result<ProfileDb> ProfileDb::create_at_version(const std::string& path, int version)
@@ -277,6 +279,61 @@ Result<bool> ProfileDb::add_checkpoint(const CheckpointRecord& c)
 	if (!b.is_ok())
 		return b;
 	return db_.changes() > 0;
+}
+
+Status ProfileDb::add_experience(const std::string& cluster, const PolicyStep& step)
+{
+	auto st = Statement::prepare(db_,
+	                             "INSERT INTO experience (cluster, cycle, at_s, state, action, reward) "
+	                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+	if (!st.is_ok())
+		return st.status();
+	Statement& s = st.value();
+	Status b = s.bind(1, cluster);
+	if (b.is_ok()) b = s.bind(2, static_cast<std::int64_t>(step.cycle));
+	if (b.is_ok()) b = s.bind(3, step.now);
+	if (b.is_ok()) b = s.bind(4, experience_state(step).dump(0));
+	if (b.is_ok()) b = s.bind(5, experience_action(step).dump(0));
+	if (b.is_ok()) b = s.bind(6, experience_reward(step));
+	return b.is_ok() ? s.run() : b;
+}
+
+Result<std::vector<PolicyStep>> ProfileDb::experience(const std::string& cluster, double since_s, std::size_t limit)
+{
+	std::string sql =
+	        "SELECT rowid, cycle, at_s, state, action FROM experience WHERE cluster = ?1 AND at_s >= ?2 "
+	        "ORDER BY at_s, cycle, rowid";
+	if (limit)
+		sql += " LIMIT " + std::to_string(limit);  // a number formatted here, not caller text
+	auto st = Statement::prepare(db_, sql);
+	if (!st.is_ok())
+		return st.status();
+	Status b = st->bind(1, cluster);
+	if (b.is_ok())
+		b = st->bind(2, since_s);
+	if (!b.is_ok())
+		return b;
+	std::vector<PolicyStep> out;
+	Status bad_row;
+	Status done = each_row(st.value(), [&](const Statement& r) {
+		if (!bad_row.is_ok())
+			return;
+		PolicyStep step;
+		step.cycle = static_cast<std::uint64_t>(r.column_int(1));
+		step.now = r.column_double(2);
+		Status p = parse_experience(r.column_text(3), r.column_text(4), step);
+		if (!p.is_ok()) {
+			bad_row = Status(p.code(), path() + ": experience row " + std::to_string(r.column_int(0)) + ": " +
+			                                   p.message());
+			return;
+		}
+		out.push_back(std::move(step));
+	});
+	if (!done.is_ok())
+		return done;
+	if (!bad_row.is_ok())
+		return bad_row;
+	return out;
 }
 
 Result<std::vector<std::pair<std::string, int>>> ProfileDb::models()

@@ -1,7 +1,9 @@
 // The job-profile database (SQLite, WAL): what the profiling plugins measured of each job - its
 // epochs (timing and storage-network traffic) and its checkpoints (size, save and load times) -
-// for the runtime and overhead predictors. One writer (dlsched-ingestd); readers (the controller
-// plugins, dlsched-db, the trainer) open it read-only.
+// for the runtime and overhead predictors. One writer of profiles (dlsched-ingestd); readers (the
+// controller plugins, dlsched-db, the trainer) open it read-only. sched/dlsched with
+// RecordExperience=yes also appends to the experience table (short transactions, 50 ms busy
+// timeout: under WAL the two writers take turns).
 //
 // The schema is versioned (PRAGMA user_version) and identified as dlsched's (PRAGMA
 // application_id). Opening a database of an older version upgrades it in one transaction
@@ -16,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/policy_step.h"
 #include "profiledb/sqlite.h"
 
 namespace dlsched::db {
@@ -68,8 +71,10 @@ public:
 	static constexpr int kSchemaVersion = 3;
 	static constexpr std::int32_t kApplicationId = 0x646c7363;  // "dlsc"
 
-	// The single writer: creates the file if missing, upgrades an older schema, WAL mode.
-	static Result<ProfileDb> open_writer(const std::string& path);
+	// The single writer of profiles (dlsched-ingestd): creates the file if missing, upgrades an older
+	// schema, WAL mode. `busy_timeout_ms`: how long a statement waits for another writer's lock
+	// before it fails (sched/dlsched appends experience rows with 50 ms: it never waits longer).
+	static Result<ProfileDb> open_writer(const std::string& path, int busy_timeout_ms = Database::kBusyTimeoutMs);
 	// A reader: the file must exist and be a dlsched profile DB this version can read.
 	static Result<ProfileDb> open_reader(const std::string& path);
 	// Tests and migrations: a new database created at an older schema version.
@@ -89,6 +94,9 @@ public:
 	Result<bool> add_epoch(const EpochRecord& e);
 	// Inserts a checkpoint; false when it is already recorded (same job, run, kind and time).
 	Result<bool> add_checkpoint(const CheckpointRecord& c);
+	// Appends one step of a learned ordering to the experience table (profiledb/experience.h has
+	// the row's format). Several steps: inside one transaction().
+	Status add_experience(const std::string& cluster, const PolicyStep& step);
 
 	// Models with their number of jobs that have at least one recorded epoch, by name.
 	Result<std::vector<std::pair<std::string, int>>> models();
@@ -97,13 +105,18 @@ public:
 	Result<JobRecord> job_record(const std::string& cluster, std::int64_t job_id);
 	// Jobs of `model` with recorded epochs, most recent first, at most `limit` (0: all).
 	Result<std::vector<JobProfile>> model_history(const std::string& model, std::size_t limit = 0);
+	// The cluster's experience rows recorded at or after `since_s` (the step's `now`), oldest first
+	// (by time, then cycle, then insertion), at most `limit` (0: all). A malformed row is an error
+	// that names its rowid and the field at fault (nothing is skipped silently: read on from after
+	// that row with a later `since_s`, or delete it).
+	Result<std::vector<PolicyStep>> experience(const std::string& cluster, double since_s, std::size_t limit = 0);
 
 	Status vacuum();
 	// One table ("jobs", "epochs", "checkpoints") as CSV with a header line.
 	Status export_csv(const std::string& table, std::ostream& out);
 
 private:
-	static Result<ProfileDb> open_checked(const std::string& path, Database::Mode mode, bool migrate);
+	static Result<ProfileDb> open_checked(const std::string& path, Database::Mode mode, bool migrate, int busy_ms);
 	Status migrate_to(int version);
 	Result<std::vector<EpochRecord>> epochs_of(const std::string& cluster, std::int64_t job_id);
 	Result<std::vector<CheckpointRecord>> checkpoints_of(const std::string& cluster, std::int64_t job_id);

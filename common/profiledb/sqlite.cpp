@@ -29,7 +29,7 @@ Database& Database::operator=(Database&& o) noexcept
 	return *this;
 }
 
-Result<Database> Database::open(const std::string& path, Mode mode)
+Result<Database> Database::open(const std::string& path, Mode mode, int busy_timeout_ms)
 {
 	int flags = SQLITE_OPEN_NOMUTEX;
 	switch (mode) {
@@ -53,7 +53,7 @@ Result<Database> Database::open(const std::string& path, Mode mode)
 		return io_error(path + ": " + why);
 	}
 	// A reader and the single writer (dlsched-ingestd) meet on a busy database: wait, do not fail.
-	sqlite3_busy_timeout(d.db_, 5000);
+	sqlite3_busy_timeout(d.db_, busy_timeout_ms);
 	return d;
 }
 

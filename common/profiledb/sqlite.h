@@ -17,6 +17,8 @@ namespace dlsched::db {
 class Database {
 public:
 	enum class Mode { kReadOnly, kReadWrite, kCreate };
+	// How long a statement waits on another connection's lock before SQLITE_BUSY, by default.
+	static constexpr int kBusyTimeoutMs = 5000;
 
 	Database() = default;
 	~Database();
@@ -26,7 +28,7 @@ public:
 	Database& operator=(const Database&) = delete;
 
 	// Opens `path`. kReadOnly and kReadWrite need an existing file; errors name the path.
-	static Result<Database> open(const std::string& path, Mode mode);
+	static Result<Database> open(const std::string& path, Mode mode, int busy_timeout_ms = kBusyTimeoutMs);
 
 	// Runs fixed SQL (schema, pragmas): never text that carries user data.
 	Status exec(const std::string& sql);

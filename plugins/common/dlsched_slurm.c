@@ -145,8 +145,11 @@ extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, char **conf_p
 		error("%s: %s: %s; until it is fixed (scontrol reconfigure) Slurm decides alone", plugin, path,
 		      err.message);
 		sched = NULL;
-	} else if (dlsched_scheduler_describe(sched, desc, sizeof(desc)) == DLSCHED_OK) {
-		info("%s: loaded %s: %s", plugin, path, desc);
+	} else {
+		if (dlsched_scheduler_describe(sched, desc, sizeof(desc)) == DLSCHED_OK)
+			info("%s: loaded %s: %s", plugin, path, desc);
+		/* Experience rows carry the cluster's name. */
+		(void) dlsched_scheduler_set_cluster(sched, slurm_conf.cluster_name);
 	}
 	if (conf_path_out)
 		*conf_path_out = path;

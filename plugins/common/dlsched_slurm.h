@@ -79,7 +79,8 @@ extern bool dls_record_deadline(job_record_t *job_ptr);
 /* ---- any daemon (dlsched_slurm.c) ---- */
 
 /*
- * Create the dlsched scheduler from dlsched.conf next to slurm.conf.
+ * Create the dlsched scheduler from dlsched.conf next to slurm.conf, set
+ * its cluster name (ClusterName) and log its description.
  * On failure logs why (naming the file) and returns NULL: the caller then
  * leaves the decision to Slurm.
  */

@@ -171,6 +171,51 @@ START_TEST(bad_configuration_is_an_error_naming_the_file)
 }
 END_TEST
 
+/* Notes: nothing to say for a heuristic; a word when experience cannot be recorded. A learned
+ * policy in a library without the models (this test links libdlsched only) is an unknown name that
+ * says where learned policies live. */
+START_TEST(notes_and_learned_policies_without_models)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	dlsched_experience_stats_t x;
+	char notes[256];
+
+	write_conf("Policy=srtf");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_notes(s, notes, sizeof(notes)), DLSCHED_OK);
+	ck_assert_str_eq(notes, "");
+	memset(&x, 0, sizeof(x));
+	x.struct_size = sizeof(x);
+	ck_assert_int_eq(dlsched_scheduler_experience_stats(s, &x), DLSCHED_OK);
+	ck_assert_int_eq(x.enabled, 0);
+	x.struct_size = sizeof(x) - 1;
+	ck_assert_int_eq(dlsched_scheduler_experience_stats(s, &x), DLSCHED_EINVAL);
+	ck_assert_int_eq(dlsched_scheduler_notes(NULL, notes, sizeof(notes)), DLSCHED_EINVAL);
+	dlsched_scheduler_destroy(s);
+
+	write_conf("Policy=srtf\nRecordExperience=yes");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_notes(s, notes, sizeof(notes)), DLSCHED_OK);
+	ck_assert_str_eq(notes, "experience: RecordExperience=yes but ProfileDB= is empty: nothing is recorded");
+	dlsched_scheduler_destroy(s);
+
+	write_conf("Policy=dl2");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err.message, "unknown scheduling policy 'dl2'"));
+	ck_assert_ptr_nonnull(strstr(err.message, "dl2 and dual-agent are learned policies, which only sched/dlsched"));
+	write_conf("Policy=srtf\nOrderingPolicy=dl2");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err.message, "unknown ordering policy 'dl2'"));
+	ck_assert_ptr_nonnull(strstr(err.message, "learned policies"));
+	/* Other unknown names get no such hint. */
+	write_conf("Policy=nope");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_ENOTFOUND);
+	ck_assert_ptr_null(strstr(err.message, "learned"));
+	unlink(conf_path);
+}
+END_TEST
+
 START_TEST(place_prefers_the_policys_nodes)
 {
 	dlsched_scheduler_t *s = NULL;
@@ -285,6 +330,7 @@ int main(void)
 	tcase_add_test(tc, fifo_starts_in_order_with_head_of_line_blocking);
 	tcase_add_test(tc, bad_views_are_errors);
 	tcase_add_test(tc, bad_configuration_is_an_error_naming_the_file);
+	tcase_add_test(tc, notes_and_learned_policies_without_models);
 	tcase_add_test(tc, place_prefers_the_policys_nodes);
 	tcase_add_test(tc, unknown_progress_is_estimated_from_run_time);
 	suite_add_tcase(s, tc);

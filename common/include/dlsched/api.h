@@ -131,6 +131,30 @@ void dlsched_scheduler_destroy(dlsched_scheduler_t *sched);
 /* One line for logs: "preset=tiresias-las ordering=tiresias-las allocation=rigid placement=pack ..." */
 int dlsched_scheduler_describe(const dlsched_scheduler_t *sched, char *buf, size_t len);
 
+/* What the scheduler asks the host to log after every (re)load, one note per line ('\n' between
+ * lines; "" when there is nothing to say): which model a learned ordering loaded ("dl2: model
+ * /path/dl2.pt (...)"), or why it fell back to ModelFallback= ("dl2: /path: model file not found;
+ * ...; ordering by tiresias-las instead"), and where experience is recorded. DLSCHED_EINVAL when
+ * the notes do not fit in `len` (they are cut short, still NUL-terminated). */
+int dlsched_scheduler_notes(const dlsched_scheduler_t *sched, char *buf, size_t len);
+
+/* The Slurm cluster name experience rows are recorded under (ClusterName; default ""). */
+int dlsched_scheduler_set_cluster(dlsched_scheduler_t *sched, const char *cluster);
+
+/* Experience recording (RecordExperience=yes, ProfileDB=): after each decide() the learned
+ * ordering's step is appended to the profile DB's experience table. A write that fails (DB busy
+ * for more than 50 ms, not writable, ...) never fails the cycle: the step is dropped and counted. */
+typedef struct dlsched_experience_stats {
+	size_t struct_size;
+	int enabled;            /* RecordExperience=yes and ProfileDB= set */
+	uint64_t rows;          /* rows written since the scheduler was created */
+	uint64_t errors;        /* cycles whose rows could not be written */
+	uint64_t dropped;       /* rows lost to those errors */
+	char last_error[512];   /* "" when none yet */
+} dlsched_experience_stats_t;
+/* Fills *out (set out->struct_size first). */
+int dlsched_scheduler_experience_stats(const dlsched_scheduler_t *sched, dlsched_experience_stats_t *out);
+
 /* The effective value of dlsched.conf key `key` (defaults included) as text, e.g. "60" for
  * SchedInterval. DLSCHED_ENOTFOUND for an unknown key, DLSCHED_EINVAL when it does not fit. */
 int dlsched_scheduler_config(const dlsched_scheduler_t *sched, const char *key, char *buf, size_t len);

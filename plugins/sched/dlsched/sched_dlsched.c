@@ -9,6 +9,11 @@
  *  order set here (PriorityType=priority/basic keeps them). If dlsched cannot
  *  decide (no or bad dlsched.conf, an error in the core) nothing is changed
  *  for that cycle, the reason is logged, and Slurm's ordering stands.
+ *
+ *  Built with libtorch, it also runs the learned policies (Policy=dl2,
+ *  dual-agent; dlsched_models.h); their model is loaded at every (re)load of
+ *  dlsched.conf, and with RecordExperience=yes each cycle's step is appended
+ *  to the profile DB (inside dlsched_scheduler_decide, no lock held).
 \*****************************************************************************/
 
 #include <errno.h>
@@ -37,6 +42,7 @@
 #include "src/slurmctld/srun_comm.h"
 
 #include "../../common/dlsched_slurm.h"
+#include "dlsched_models.h"
 
 const char plugin_name[] = "dlsched: learned DL scheduling for GPU clusters";
 const char plugin_type[] = "sched/dlsched";
@@ -78,6 +84,12 @@ typedef struct {
 	uint64_t priorities;
 	char last_error[600];
 	char describe[512];
+	char notes[1024];		/* the scheduler's notes, on one line */
+	/* Experience rows (RecordExperience=yes), over every scheduler since init(). */
+	uint64_t exp_rows;
+	uint64_t exp_errors;
+	uint64_t exp_dropped;
+	char exp_error[512];
 } dls_stats_t;
 static dls_stats_t stats;
 static char *stats_path = NULL;
@@ -107,11 +119,14 @@ static void _write_stats(void)
 		"plugin=sched/dlsched\npid=%d\nscheduler=%s\ncycles=%" PRIu64 "\nfallback_cycles=%" PRIu64
 		"\nlast_cycle_ms=%.3f\nmean_cycle_ms=%.3f\nmax_cycle_ms=%.3f\nlast_decide_ms=%.3f\n"
 		"last_jobs_considered=%d\nlast_jobs_running=%d\nstarts=%" PRIu64 "\nstart_failures=%" PRIu64
-		"\nrequeues=%" PRIu64 "\ngpu_updates=%" PRIu64 "\npriorities_set=%" PRIu64 "\nlast_error=%s\n",
+		"\nrequeues=%" PRIu64 "\ngpu_updates=%" PRIu64 "\npriorities_set=%" PRIu64 "\nlast_error=%s\n"
+		"notes=%s\nexperience_rows=%" PRIu64 "\nexperience_errors=%" PRIu64 "\nexperience_dropped=%" PRIu64
+		"\nlast_experience_error=%s\n",
 		(int) getpid(), stats.describe, stats.cycles, stats.fallbacks, stats.last_ms,
 		stats.cycles ? stats.sum_ms / stats.cycles : 0.0, stats.max_ms, stats.last_decide_ms,
 		stats.last_considered, stats.last_running, stats.starts, stats.start_failures, stats.requeues,
-		stats.gpu_updates, stats.priorities, stats.last_error);
+		stats.gpu_updates, stats.priorities, stats.last_error, stats.notes, stats.exp_rows, stats.exp_errors,
+		stats.exp_dropped, stats.exp_error);
 	fclose(f);
 	if (rename(tmp, stats_path) != 0)
 		unlink(tmp);
@@ -363,6 +378,59 @@ static int _restore_slurm_priorities(void)
 	return n;
 }
 
+/* The current scheduler's experience counters when last looked at (they start at 0 with it). */
+static dlsched_experience_stats_t exp_seen;
+
+/*
+ * After a cycle: add what the scheduler wrote to (or failed to write to) the experience table to
+ * the stats. A failed write never failed the cycle; it is logged as an error when it first happens
+ * and when its reason changes, else at debug, so that a busy or unwritable DB does not flood the log.
+ */
+static void _experience_after_cycle(dlsched_scheduler_t *sched, uint64_t cycle)
+{
+	dlsched_experience_stats_t x;
+
+	memset(&x, 0, sizeof(x));
+	x.struct_size = sizeof(x);
+	if (dlsched_scheduler_experience_stats(sched, &x) != DLSCHED_OK || !x.enabled)
+		return;
+	stats.exp_rows += x.rows - exp_seen.rows;
+	stats.exp_dropped += x.dropped - exp_seen.dropped;
+	if (x.errors > exp_seen.errors) {
+		stats.exp_errors += x.errors - exp_seen.errors;
+		if (xstrcmp(x.last_error, stats.exp_error))
+			error("sched/dlsched: cycle %" PRIu64 ": experience not recorded (%s); the cycle goes on",
+			      cycle, x.last_error);
+		else
+			debug("sched/dlsched: cycle %" PRIu64 ": experience not recorded (%s)", cycle, x.last_error);
+		strlcpy(stats.exp_error, x.last_error, sizeof(stats.exp_error));
+	}
+	exp_seen = x;
+}
+
+/*
+ * After every (re)load: log the scheduler's notes with info(), one line each ("sched/dlsched: note:
+ * dl2: model PATH (...)", or why the learned ordering fell back to ModelFallback=, and where
+ * experience is recorded), and keep them on one line for the stats file.
+ */
+static void _log_notes(dlsched_scheduler_t *sched)
+{
+	char notes[sizeof(stats.notes)] = "";
+	char *line, *save = NULL;
+
+	stats.notes[0] = '\0';
+	if (!sched)
+		return;
+	/* DLSCHED_EINVAL: cut short; what fits is still worth logging. */
+	(void) dlsched_scheduler_notes(sched, notes, sizeof(notes));
+	strlcpy(stats.notes, notes, sizeof(stats.notes));
+	for (char *p = stats.notes; *p; p++)
+		if (*p == '\n')
+			*p = '|';
+	for (line = strtok_r(notes, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		info("sched/dlsched: note: %s", line);
+}
+
 static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 {
 	/* The lock sets are Slurm's own: read everything for the snapshot; what job updates take
@@ -383,6 +451,7 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	t1 = _now_ms();
 	rc = dlsched_scheduler_decide(sched, &snap->view, &d, &err);
 	t2 = _now_ms();
+	_experience_after_cycle(sched, cycle);
 	stats.last_considered = snap->pending;
 	stats.last_running = snap->running;
 	stats.last_decide_ms = t2 - t1;
@@ -433,8 +502,12 @@ static void *_sched_agent(void *arg)
 
 			if (sched)
 				dlsched_scheduler_destroy(sched);
+			/* Every (re)load builds the policies afresh: a learned ordering loads its
+			 * ModelFile= again. libtorch itself stays loaded with this plugin. */
 			sched = dls_scheduler_load(plugin_type, NULL);
 			interval = dls_config_double(sched, "SchedInterval", 60);
+			memset(&exp_seen, 0, sizeof(exp_seen));
+			_log_notes(sched);
 			stats.describe[0] = '\0';
 			if (sched)
 				(void) dlsched_scheduler_describe(sched, stats.describe, sizeof(stats.describe));
@@ -480,6 +553,11 @@ static void *_sched_agent(void *arg)
 extern int init(void)
 {
 	verbose("sched/dlsched: init (dlsched %s)", dlsched_version());
+	/* Before the scheduler thread creates the first scheduler. */
+	if (dls_models_install())
+		verbose("sched/dlsched: learned policies (dl2, dual-agent) available");
+	else
+		verbose("sched/dlsched: built without libtorch: no learned policies (Policy=dl2 is unknown)");
 	memset(&stats, 0, sizeof(stats));
 	xfree(stats_path);
 	stats_path = xstrdup_printf("%s/dlsched-sched.stats", slurm_conf.state_save_location);

@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# The learned ordering (Policy=dl2) inside a real slurmctld (dlsched-cluster, dlsched mode):
+#  - sched/dlsched loads the model named by ModelFile= and logs which (a "note:" line);
+#  - the queue order Slurm shows (squeue %Q) is the order the same model gives offline through the
+#    same C ABI (make-model --order), for two hand-set models with opposite preferences;
+#  - RecordExperience=yes fills the profile DB's experience table, and the recorded action is the
+#    order Slurm shows;
+#  - scontrol reconfigure with another ModelFile= swaps the model in the running slurmctld (same
+#    pid): the log names the new model and the order flips; an unwritable ProfileDB= is logged and
+#    costs the cycle nothing;
+#  - a missing or corrupt model file falls back to ModelFallback= with the reason logged, and jobs
+#    still run;
+#  - advisor mode (site_factor/dlsched, no libtorch) refuses Policy=dl2 with a clear logged error,
+#    and Slurm schedules alone.
+# Skips (77) without root, Slurm/munge/MariaDB, the plugins, or a sched/dlsched built with libtorch.
+set -u
+top="${srcdir:-.}"
+top="$(cd "$top" && pwd)"
+build="$(pwd)"
+tool="$top/contribs/cluster/dlsched-cluster"
+mm="$build/testsuite/cluster/make-model"
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to start a local cluster"; exit 77; }
+command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v mariadbd >/dev/null ||
+	{ echo "SKIP: Slurm, munge or MariaDB missing (scripts/install-deps --slurm)"; exit 77; }
+[ -f "$build/plugins/lib/sched_dlsched.so" ] ||
+	{ echo "SKIP: plugins not built (configure --with-slurm-source; scripts/run-tests does it)"; exit 77; }
+ldd "$build/plugins/lib/sched_dlsched.so" 2>/dev/null | grep -q libtorch && [ -x "$mm" ] ||
+	{ echo "SKIP: sched/dlsched built without libtorch (configure found none): no learned policies to test"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 command is missing (apt-get install sqlite3)"; exit 77; }
+
+dir=$(mktemp -d /tmp/dlsched-learned-test.XXXXXX)
+chmod 755 "$dir"
+port=$((20000 + RANDOM % 20000))
+fails=0
+t0=$(date +%s)
+ok() { echo "ok - $*"; }
+ko() { echo "not ok - $*"; fails=$((fails + 1)); }
+cleanup() { "$tool" down --dir "$dir/c" >/dev/null 2>&1; "$tool" down --dir "$dir/a" >/dev/null 2>&1; }
+trap cleanup EXIT
+profiles="$top/contribs/profiles"
+exp="$dir/experience.db"
+write_conf() {  # write_conf FILE KEY=VALUE...
+	local f="$1"
+	shift
+	{ echo "Policy=dl2"; echo "SchedInterval=1"; echo "ModelProfiles=$profiles"; printf '%s\n' "$@"; } >"$f"
+}
+wait_done() {  # wait_done SECONDS JOBID...: until none of them is in the queue
+	local t=0 j left
+	while [ $t -lt $(($1 * 2)) ]; do
+		left=0
+		for j in "${@:2}"; do squeue -h -j "$j" 2>/dev/null | grep -q . && left=1; done
+		[ $left -eq 0 ] && return 0
+		sleep 0.5
+		t=$((t + 1))
+	done
+	return 1
+}
+completed() {  # completed JOBID: its sacct state becomes COMPLETED within 10 s
+	local t=0
+	while [ $t -lt 20 ]; do
+		[ "$(sacct -n -X -P -o State -j "$1" | tail -n1)" = COMPLETED ] && return 0
+		sleep 0.5
+		t=$((t + 1))
+	done
+	return 1
+}
+wait_log() {  # wait_log SECONDS PATTERN: until the slurmctld log has a line matching (grep -E)
+	local t=0
+	while [ $t -lt $(($1 * 2)) ]; do
+		grep -qE "$2" "$log" && return 0
+		sleep 0.5
+		t=$((t + 1))
+	done
+	return 1
+}
+
+# Two hand-set models with opposite preferences (fewest GPUs first, most GPUs first): their scores
+# depend on the GPU count only, so the offline order is exact whatever the clock.
+"$mm" --out "$dir/small.pt" --prefer small && "$mm" --out "$dir/large.pt" --prefer large ||
+	{ echo "Bail out! make-model could not write the test models"; exit 1; }
+gpus=(2 8 1 4)
+offline() { "$mm" --order "$1" --gpus "$(IFS=,; echo "${gpus[*]}")" --profiles "$profiles" 2>/dev/null; }
+want_small=$(offline "$dir/small.pt") want_large=$(offline "$dir/large.pt") want_fallback=$(offline "$dir/missing.pt")
+[ "$want_small" = "3 1 4 2" ] && [ "$want_large" = "2 4 1 3" ] && [ -n "$want_fallback" ] &&
+	ok "offline orders: small-first $want_small, large-first $want_large, fallback $want_fallback" ||
+	ko "offline orders: small-first '$want_small', large-first '$want_large', fallback '$want_fallback'"
+
+write_conf "$dir/dlsched.conf" "ModelFile=$dir/small.pt" "ProfileDB=$exp" "RecordExperience=yes"
+if ! "$tool" up --nodes 2 --gpus 8 --dir "$dir/c" --port-base $port --mode dlsched --no-profiling \
+	--plugin-dir "$build/plugins/lib" --dlsched-conf "$dir/dlsched.conf" >"$dir/up.log" 2>&1; then
+	cat "$dir/up.log"
+	echo "Bail out! cluster did not come up"
+	exit 1
+fi
+export SLURM_CONF="$dir/c/etc/slurm.conf"
+log="$dir/c/log/slurmctld.log"
+st="$dir/c/state/dlsched-sched.stats"
+ctld_pid=$(cat "$dir/c/pids/slurmctld.pid")
+wait_log 10 "sched/dlsched: note: dl2: model $dir/small.pt \(" &&
+	ok "sched/dlsched loaded the model ($(grep -o "note: dl2: model $dir/small.pt ([^)]*)" "$log" | head -n1))" ||
+	ko "no note naming $dir/small.pt in the slurmctld log: $(grep 'sched/dlsched' "$log" | tail -n3)"
+grep -q "sched/dlsched: note: experience: every cycle a learned ordering decides is appended to $exp (cluster dlsched)" "$log" &&
+	ok "experience recording announced" || ko "no experience note in the log"
+
+# ---- the queue order follows the model: drained nodes, so that every job stays pending ----
+scontrol update NodeName=n[1-2] State=DRAIN Reason=test-learned
+ids=()
+for g in "${gpus[@]}"; do
+	ids+=("$(sbatch --parsable -o /dev/null --gres=gpu:$g --comment "model=imagenet epochs=2 epoch_time_1gpu=60" --wrap 'sleep 1')")
+done
+joblist=$(IFS=,; echo "${ids[*]}")
+# The jobs' positions (1 = first submitted) by Slurm priority, highest first; "" until dlsched has
+# set every one (above priority/basic's range, 0xffff0000).
+slurm_order() {
+	local out
+	out=$(squeue -h -t PD -j "$joblist" -o '%Q %i' 2>/dev/null | sort -k1,1nr -k2,2n)
+	[ "$(echo "$out" | awk '$1 > 4294901760' | wc -l)" -eq ${#ids[@]} ] || return 0
+	echo "$out" | while read -r _ id; do
+		for k in "${!ids[@]}"; do [ "${ids[$k]}" = "$id" ] && echo "$((k + 1))"; done
+	done | paste -sd' '
+}
+wait_order() {  # wait_order SECONDS WANT: until Slurm's order is WANT; prints the last one seen
+	local t=0 got=""
+	while [ $t -lt $(($1 * 2)) ]; do
+		got=$(slurm_order)
+		[ "$got" = "$2" ] && break
+		sleep 0.5
+		t=$((t + 1))
+	done
+	echo "$got"
+}
+got=$(wait_order 15 "$want_small")
+[ "$got" = "$want_small" ] && ok "Slurm's queue order is the small-first model's offline order ($got)" ||
+	ko "Slurm's order '$got', the model's offline order '$want_small' ($(squeue -h -j "$joblist" -o '%i %Q %r' | tr '\n' ';'))"
+
+# ---- experience: rows in the profile DB, the recorded action is the order Slurm shows ----
+sleep 1.5
+n_rows=$(sqlite3 "$exp" "SELECT count(*) FROM experience WHERE cluster = 'dlsched'" 2>&1)
+[ "${n_rows:-0}" -gt 0 ] 2>/dev/null && ok "RecordExperience=yes: $n_rows experience rows in $exp" ||
+	ko "experience rows: '$n_rows'"
+last4="SELECT state, action, reward FROM experience WHERE json_extract(state, '\$.rows') = 4 ORDER BY rowid DESC LIMIT 1"
+rec=$(sqlite3 "$exp" "SELECT group_concat(id, ' ') FROM (SELECT json_extract(s.state, '\$.ids[' || o.value || ']') AS id
+	FROM ($last4) s, json_each(s.action, '\$.order') o ORDER BY o.key)" 2>&1)
+reward=$(sqlite3 "$exp" "SELECT reward FROM ($last4)" 2>&1)
+want_ids=$(for k in $want_small; do echo "${ids[$((k - 1))]}"; done | paste -sd' ')
+[ "$rec" = "$want_ids" ] && [ "$reward" = "-4.0" ] &&
+	ok "the recorded action is Slurm's order ($rec), reward -in_system ($reward)" ||
+	ko "recorded order '$rec' (want '$want_ids'), reward '$reward' (want -4.0)"
+grep -q "^experience_rows=[1-9]" "$st" && grep -q "^experience_errors=0$" "$st" && grep -q "^notes=dl2: model $dir/small.pt" "$st" &&
+	ok "stats file: experience rows, no errors, the notes" || ko "stats: $(grep -E '^(notes|experience)' "$st" | tr '\n' ' ')"
+
+# ---- scontrol reconfigure swaps the model; an unwritable ProfileDB costs the cycle nothing ----
+write_conf "$dir/c/etc/dlsched.conf" "ModelFile=$dir/large.pt" "ProfileDB=$dir/nodir/x.db" "RecordExperience=yes"
+scontrol reconfigure
+wait_log 10 "sched/dlsched: note: dl2: model $dir/large.pt \(" && ok "reconfigure: the log names the new model" ||
+	ko "no note naming $dir/large.pt after reconfigure"
+got=$(wait_order 15 "$want_large")
+[ "$got" = "$want_large" ] && ok "the order flipped with the large-first model ($got)" ||
+	ko "order after the swap '$got', want '$want_large'"
+[ "$(cat "$dir/c/pids/slurmctld.pid" 2>/dev/null)" = "$ctld_pid" ] && kill -0 "$ctld_pid" 2>/dev/null &&
+	ok "same slurmctld (pid $ctld_pid): the model was swapped without a restart" || ko "slurmctld pid changed or it died"
+wait_log 10 "sched/dlsched: cycle [0-9]+: experience not recorded \($dir/nodir/x.db" &&
+	ok "an unwritable ProfileDB= is logged, and the cycles go on" || ko "no error logged for $dir/nodir/x.db"
+grep -q "^experience_errors=[1-9]" "$st" && ok "stats file counts experience errors" ||
+	ko "stats: $(grep -E '^(experience|last_exp)' "$st" | tr '\n' ' ')"
+
+# ---- a missing, then a corrupt model: ModelFallback with the reason logged; jobs still run ----
+rows_before=$(sqlite3 "$exp" "SELECT count(*) FROM experience")
+write_conf "$dir/c/etc/dlsched.conf" "ModelFile=$dir/missing.pt" "ProfileDB=$exp" "RecordExperience=yes"
+scontrol reconfigure
+wait_log 10 "sched/dlsched: note: dl2: $dir/missing.pt: model file not found.*; ordering by tiresias-las instead" &&
+	ok "missing model: the fallback and its reason are logged" ||
+	ko "no fallback note for $dir/missing.pt: $(grep 'note:' "$log" | tail -n2)"
+got=$(wait_order 15 "$want_fallback")
+[ "$got" = "$want_fallback" ] && ok "under the fallback the order is tiresias-las's ($got)" ||
+	ko "order under the fallback '$got', want '$want_fallback'"
+echo "not a model" >"$dir/corrupt.pt"
+write_conf "$dir/c/etc/dlsched.conf" "ModelFile=$dir/corrupt.pt" "ModelFallback=srtf"
+scontrol reconfigure
+wait_log 10 "sched/dlsched: note: dl2: $dir/corrupt.pt: cannot read the model.*; ordering by srtf instead" &&
+	ok "corrupt model: falls back to ModelFallback=srtf, reason logged" ||
+	ko "no fallback note for $dir/corrupt.pt: $(grep 'note:' "$log" | tail -n2)"
+scontrol update NodeName=n[1-2] State=RESUME
+if wait_done 60 "${ids[@]}"; then
+	n_ok=0
+	for j in "${ids[@]}"; do completed "$j" && n_ok=$((n_ok + 1)); done
+	[ $n_ok -eq ${#ids[@]} ] && ok "jobs still run under the fallback ($n_ok completed)" || ko "$n_ok of ${#ids[@]} jobs completed"
+else
+	ko "jobs did not finish within 60 s under the fallback: $(squeue -h -o '%i %T %r' | tr '\n' ';')"
+fi
+rows_after=$(sqlite3 "$exp" "SELECT count(*) FROM experience")
+[ "$rows_after" = "$rows_before" ] && ok "a fallback ordering records no experience" ||
+	ko "experience rows grew under the fallback: $rows_before -> $rows_after"
+grep -q "^fallback_cycles=0$" "$st" && ok "no cycle fell back to Slurm's order" || ko "stats: $(grep fallback "$st")"
+[ "$(cat "$dir/c/pids/slurmctld.pid" 2>/dev/null)" = "$ctld_pid" ] && scontrol ping | grep -q UP &&
+	ok "slurmctld ran through every reconfigure (pid $ctld_pid)" || ko "slurmctld restarted or is down"
+# A documented limitation: the select plugin (no libtorch) cannot build Policy=dl2, says why, and
+# leaves node choice to cons_tres (sched/dlsched's own starts still go to the planned nodes).
+grep -q "select/dlsched_cons_tres: .*unknown scheduling policy 'dl2'.*learned policies" "$log" &&
+	ok "select/dlsched_cons_tres says why it cannot build Policy=dl2" || ko "no clear select-plugin message for Policy=dl2"
+"$tool" down --dir "$dir/c" >/dev/null
+
+# ---- advisor mode: site_factor/dlsched has no learned policies: a clear error, Slurm decides ----
+write_conf "$dir/advisor.conf" "ModelFile=$dir/small.pt"
+if "$tool" up --nodes 1 --gpus 8 --dir "$dir/a" --port-base $((port + 100)) --mode advisor --no-profiling \
+	--plugin-dir "$build/plugins/lib" --dlsched-conf "$dir/advisor.conf" >"$dir/upa.log" 2>&1; then
+	export SLURM_CONF="$dir/a/etc/slurm.conf"
+	log="$dir/a/log/slurmctld.log"
+	wait_log 10 "site_factor/dlsched: .*unknown scheduling policy 'dl2'.*learned policies, which only sched/dlsched" &&
+		ok "advisor mode: Policy=dl2 is a clear logged error ($(grep -o "site_factor/dlsched: .*Policy: unknown scheduling policy 'dl2'" "$log" | head -n1 | cut -c1-60)...)" ||
+		ko "advisor mode: no clear error for Policy=dl2: $(grep dlsched "$log" | tail -n3)"
+	j=$(sbatch --parsable -o /dev/null --gres=gpu:2 --wrap 'true')
+	wait_done 30 "$j" && completed "$j" && scontrol ping | grep -q UP &&
+		ok "advisor mode: jobs still run, slurmctld up" || ko "advisor mode: job $j did not complete"
+else
+	ko "advisor cluster did not come up: $(tail -3 "$dir/upa.log")"
+fi
+
+echo "test-learned: $(($(date +%s) - t0)) s"
+[ $fails -eq 0 ] && echo "all learned-policy checks passed" || echo "$fails learned-policy check(s) failed"
+[ $fails -eq 0 ] && { trap - EXIT; cleanup; rm -rf "$dir"; }
+exit $((fails > 0))
