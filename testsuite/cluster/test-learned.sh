@@ -8,8 +8,8 @@
 #  - scontrol reconfigure with another ModelFile= swaps the model in the running slurmctld (same
 #    pid): the log names the new model and the order flips; an unwritable ProfileDB= is logged and
 #    costs the cycle nothing;
-#  - a missing or corrupt model file falls back to ModelFallback= with the reason logged, and jobs
-#    still run;
+#  - an empty ModelFile= loads the shipped model; a missing or corrupt model file falls back to
+#    ModelFallback= with the reason logged, and jobs still run;
 #  - advisor mode (site_factor/dlsched, no libtorch) refuses Policy=dl2 with a clear logged error,
 #    and Slurm schedules alone.
 # Skips (77) without root, Slurm/munge/MariaDB, the plugins, or a sched/dlsched built with libtorch.
@@ -164,6 +164,15 @@ wait_log 10 "sched/dlsched: cycle [0-9]+: experience not recorded \($dir/nodir/x
 grep -q "^experience_errors=[1-9]" "$st" && ok "stats file counts experience errors" ||
 	ko "stats: $(grep -E '^(experience|last_exp)' "$st" | tr '\n' ' ')"
 
+# ---- no ModelFile=: the shipped model (installed, else the source tree's models/dl2.pt) ----
+if [ -f "$top/models/dl2.pt" ]; then
+	write_conf "$dir/c/etc/dlsched.conf"
+	scontrol reconfigure
+	wait_log 10 "sched/dlsched: note: dl2: model [^ ]*/dl2\.pt \(" &&
+		ok "empty ModelFile=: the shipped model ($(grep -o 'note: dl2: model [^ ]*/dl2\.pt' "$log" | tail -n1 | cut -d' ' -f4))" ||
+		ko "empty ModelFile= did not load the shipped model: $(grep 'note: dl2' "$log" | tail -n1)"
+fi
+
 # ---- a missing, then a corrupt model: ModelFallback with the reason logged; jobs still run ----
 rows_before=$(sqlite3 "$exp" "SELECT count(*) FROM experience")
 write_conf "$dir/c/etc/dlsched.conf" "ModelFile=$dir/missing.pt" "ProfileDB=$exp" "RecordExperience=yes"
@@ -207,7 +216,7 @@ if "$tool" up --nodes 1 --gpus 8 --dir "$dir/a" --port-base $((port + 100)) --mo
 	export SLURM_CONF="$dir/a/etc/slurm.conf"
 	log="$dir/a/log/slurmctld.log"
 	wait_log 10 "site_factor/dlsched: .*unknown scheduling policy 'dl2'.*learned policies, which only sched/dlsched" &&
-		ok "advisor mode: Policy=dl2 is a clear logged error ($(grep -o "site_factor/dlsched: .*Policy: unknown scheduling policy 'dl2'" "$log" | head -n1 | cut -c1-60)...)" ||
+		ok "advisor mode: Policy=dl2 is a clear logged error (...$(grep -o "unknown scheduling policy 'dl2'.*" "$log" | head -n1 | grep -o '; dl2 and dual-agent [^;]*'))" ||
 		ko "advisor mode: no clear error for Policy=dl2: $(grep dlsched "$log" | tail -n3)"
 	j=$(sbatch --parsable -o /dev/null --gres=gpu:2 --wrap 'true')
 	wait_done 30 "$j" && completed "$j" && scontrol ping | grep -q UP &&
