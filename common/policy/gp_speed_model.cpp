@@ -38,11 +38,11 @@ bool cholesky(std::vector<double>& a, std::size_t n)
 		const double s = row_j[j] - dot(row_j, row_j, j);
 		if (!(s > 0))
 			return false;
-		const double d = std::sqrt(s);
+		const double d = std::sqrt(s), inv_d = 1.0 / d;
 		row_j[j] = d;
 		for (std::size_t i = j + 1; i < n; ++i) {
 			double* row_i = &a[i * n];
-			row_i[j] = (row_i[j] - dot(row_i, row_j, j)) / d;
+			row_i[j] = (row_i[j] - dot(row_i, row_j, j)) * inv_d;
 		}
 	}
 	return true;
@@ -227,12 +227,15 @@ bool GpSpeedModel::factorise()
 			return false;
 		// X = L^-1 column by column: L x = e_j gives x_j = 1 / L_jj and, below it,
 		// x_i = -(sum over j <= r < i of L_ir x_r) / L_ii (zero above j).
+		std::vector<double> inv_diag(m);
+		for (std::size_t i = 0; i < m; ++i)
+			inv_diag[i] = 1.0 / k[i * m + i];
 		b.inv_lt.assign(m * m, 0.0);
 		for (std::size_t j = 0; j < m; ++j) {
 			double* x = &b.inv_lt[j * m];
-			x[j] = 1.0 / k[j * m + j];
+			x[j] = inv_diag[j];
 			for (std::size_t i = j + 1; i < m; ++i)
-				x[i] = -dot(&k[i * m + j], x + j, i - j) / k[i * m + i];
+				x[i] = -dot(&k[i * m + j], x + j, i - j) * inv_diag[i];
 		}
 		// alpha = L^-T L^-1 y.
 		std::vector<double> y(m);

@@ -18,14 +18,15 @@
 // the V100s are busy for another hour runs for ten weeks. So a one-node job also waits when a
 // faster node that is busy now would, by when its running jobs end (their remaining time at their
 // predicted speeds), still finish it sooner than the best node free now would (by kWaitGain: the
-// estimate is optimistic, other jobs may take that node first). Short jobs never wait for long; a
-// job of unknown length (no epoch time) never waits.
+// estimate is optimistic, other jobs may take that node first). A job never waits longer than it
+// would run on the node free now; a job of unknown length (no epoch time) never waits.
 //
 // Deterministic (ties by node index; the fit depends only on the view) and cheap: the model is
-// fitted once per cycle, on the first place() call, and each (node, model) prediction is computed
-// once per cycle.
+// fitted on the first place() call of a cycle that brings new measurements (other cycles reuse it),
+// and each (node, model) prediction is computed once per fit.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "policy/builtin_policies.h"
 #include "policy/estimates.h"
@@ -51,7 +52,8 @@ bool GpPlacement::FitKey::operator==(const FitKey& o) const
 {
 	return nodes == o.nodes && node_count == o.node_count && node_hash == o.node_hash && models == o.models &&
 	       observations == o.observations && observation_count == o.observation_count && last.node == o.last.node &&
-	       last.model == o.last.model && last.speed == o.last.speed && last.at == o.last.at;
+	       last.model == o.last.model && std::memcmp(&last.speed, &o.last.speed, sizeof last.speed) == 0 &&
+	       last.at == o.last.at;  // the speed bitwise: a NaN measurement still matches itself
 }
 
 bool GpPlacement::CycleKey::operator==(const CycleKey& o) const
@@ -105,7 +107,7 @@ GpSpeedModel& GpPlacement::model_for(const ClusterView& view) const
 		for (const NodeShare& sh : r->placement)
 			if (sh.node < view.nodes.size())
 				slowest = std::min(slowest, model_.predicted_speed(sh.node, r->model));
-		const double left = remaining_time(view, *r, r->gpus_allocated) / slowest;
+		const double left = view.models ? remaining_time(view, *r, r->gpus_allocated) / slowest : 0.0;
 		for (const NodeShare& sh : r->placement)
 			if (sh.node < view.nodes.size())
 				releases_[sh.node].push_back({left, sh.gpus});

@@ -77,6 +77,13 @@ std::vector<double> dense_solve(std::vector<double> a, std::vector<double> b)
 	return x;
 }
 
+// Compares a rendering with what is wanted (the rendering kept alive for the message).
+void expect(const Decisions& d, const char* want)
+{
+	const std::string got = render(d);
+	ck_assert_msg(got == want, "got \"%s\", want \"%s\"", got.c_str(), want);
+}
+
 }  // namespace
 
 START_TEST(random_walk_kernel_on_a_clique)
@@ -243,11 +250,11 @@ START_TEST(places_away_from_a_node_measured_slow)
 	std::vector<SpeedObservation> none;
 	std::vector<SpeedObservation> slow = {{0, w.linear, 0.8, 0}, {0, w.linear, 0.8, 1}};
 	auto s = make("srtf-gp");
-	ck_assert_str_eq(render(s->decide(with_observations(w, none, 1))).c_str(), "start 1 [0:1]");
-	ck_assert_str_eq(render(s->decide(with_observations(w, slow, 2))).c_str(), "start 1 [1:1]");
+	expect(s->decide(with_observations(w, none, 1)), "start 1 [0:1]");
+	expect(s->decide(with_observations(w, slow, 2)), "start 1 [1:1]");
 	// ... and the other way round when n0 was measured fast.
 	std::vector<SpeedObservation> fast = {{1, w.linear, 0.8, 0}, {0, w.linear, 1.2, 1}};
-	ck_assert_str_eq(render(s->decide(with_observations(w, fast, 3))).c_str(), "start 1 [0:1]");
+	expect(s->decide(with_observations(w, fast, 3)), "start 1 [0:1]");
 }
 END_TEST
 
@@ -275,14 +282,14 @@ START_TEST(waits_for_a_faster_node_when_that_finishes_sooner)
 	register_builtin_policies(r);
 	auto s = Scheduler::create(c, r);
 	ck_assert(s.is_ok());
-	ck_assert_str_eq(render((*s)->decide(w.view())).c_str(), "prio 1=1");
+	expect((*s)->decide(w.view()), "prio 1=1");
 	// A 1-epoch job (15 s at reference speed): 55.7 s on the K80 now beats 55.6 + 13.9 s later.
 	job.epochs_total = 1;
-	ck_assert_str_eq(render((*s)->decide(w.view())).c_str(), "start 1 [1:4]");
+	expect((*s)->decide(w.view()), "start 1 [1:4]");
 	// A job of unknown length (no epoch time) never waits.
 	job.epochs_total = 100;
 	job.epoch_time_1gpu = 0;
-	ck_assert_str_eq(render((*s)->decide(w.view())).c_str(), "start 1 [1:4]");
+	expect((*s)->decide(w.view()), "start 1 [1:4]");
 }
 END_TEST
 
