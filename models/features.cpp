@@ -107,4 +107,24 @@ EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job
 	return w;
 }
 
+PolicyStep make_step(const ClusterView& view, EncodedWindow w, std::vector<int> order)
+{
+	PolicyStep s;
+	s.cycle = view.cycle;
+	s.now = view.now;
+	s.schema = kFeatureSchema;
+	s.rows = static_cast<int>(w.rows());
+	s.features = kJobFeatures;
+	s.x = std::move(w.x);
+	s.context = std::move(w.context);
+	s.ids.reserve(w.jobs.size());
+	for (const Job* j : w.jobs)
+		s.ids.push_back(j->id);
+	s.need = std::move(w.need);
+	s.free_gpus = w.free_gpus;
+	s.order = std::move(order);
+	s.in_system = static_cast<int>(view.pending.size() + view.running.size());
+	return s;
+}
+
 }  // namespace dlsched::models

@@ -40,6 +40,12 @@ struct EncodedWindow {
 EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job*>& candidates, int free_gpus,
                             std::size_t max_rows, std::vector<const Job*>& rest);
 
+// The PolicyStep of a round over window `w` decided in `order` (rows, first chosen first): the
+// encoded window, the view's time and cycle, and the jobs in the system. The caller adds what only
+// it knows (sampled, log_prob, value). One definition for the learned policy, the teacher recorder
+// and the sacct reader.
+PolicyStep make_step(const ClusterView& view, EncodedWindow w, std::vector<int> order);
+
 // One job's row (exposed for tests). `user_gpus`: GPUs the job's user holds now; `total_gpus`: the
 // view's total_gpus().
 void encode_job(const ClusterView& view, const Job& job, int user_gpus, int free_gpus, int total_gpus, float* out);

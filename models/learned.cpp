@@ -104,23 +104,12 @@ void LearnedOrdering::order(const ClusterView& view, std::vector<const Job*>& jo
 		jobs.push_back(j);
 
 	if (view.recorder) {
-		PolicyStep s;
-		s.cycle = view.cycle;
-		s.now = view.now;
-		s.schema = kFeatureSchema;
-		s.rows = static_cast<int>(w.rows());
-		s.features = kJobFeatures;
-		s.x = w.x;
-		s.context = w.context;
-		for (const Job* j : w.jobs)
-			s.ids.push_back(j->id);
-		s.need = w.need;
-		s.free_gpus = w.free_gpus;
-		s.order = order;
+		const double value = model_->value(w);
+		const double lp = round_log_prob(scores, w.need, decode_round(w.need, w.free_gpus, order, options_.max_decisions));
+		PolicyStep s = make_step(view, std::move(w), std::move(order));
 		s.sampled = options_.sample;
-		s.log_prob = round_log_prob(scores, w.need, decode_round(w.need, w.free_gpus, order, options_.max_decisions));
-		s.value = model_->value(w);
-		s.in_system = static_cast<int>(view.pending.size() + view.running.size());
+		s.log_prob = lp;
+		s.value = value;
 		view.recorder->record(std::move(s));
 	}
 }

@@ -1,6 +1,7 @@
 #include "policy_model.h"
 
 #include <cstdio>
+#include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -189,16 +190,15 @@ double PolicyModel::value(const EncodedWindow& w) const
 
 void use_one_thread()
 {
-	static bool done = false;
-	if (done)
-		return;
-	done = true;
-	torch::set_num_threads(1);
-	try {
-		torch::set_num_interop_threads(1);
-	} catch (const std::exception&) {
-		// Only settable before the first inter-op use; the intra-op setting is the one that matters.
-	}
+	static std::once_flag once;  // schedulers may be built from more than one thread (reconfigure)
+	std::call_once(once, [] {
+		torch::set_num_threads(1);
+		try {
+			torch::set_num_interop_threads(1);
+		} catch (const std::exception&) {
+			// Only settable before the first inter-op use; the intra-op setting is the one that matters.
+		}
+	});
 }
 
 }  // namespace dlsched::models

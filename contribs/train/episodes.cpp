@@ -153,21 +153,7 @@ public:
 			return it == rank.end() ? 0 : it->second;  // kept running jobs (non-preemptive) first
 		};
 		std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
-		PolicyStep s;
-		s.cycle = view.cycle;
-		s.now = view.now;
-		s.schema = models::kFeatureSchema;
-		s.rows = static_cast<int>(w.rows());
-		s.features = models::kJobFeatures;
-		s.x = std::move(w.x);
-		s.context = std::move(w.context);
-		for (const Job* j : w.jobs)
-			s.ids.push_back(j->id);
-		s.need = std::move(w.need);
-		s.free_gpus = w.free_gpus;
-		s.order = std::move(order);
-		s.in_system = static_cast<int>(view.pending.size() + view.running.size());
-		view.recorder->record(std::move(s));
+		view.recorder->record(models::make_step(view, std::move(w), std::move(order)));
 	}
 
 private:

@@ -178,24 +178,14 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 		std::map<JobId, int> rank;  // running 0, started now 1, the others 2
 		for (std::size_t i = 0; i < snapshot.size(); ++i)
 			rank[snapshot[i].id] = snapshot[i].running() ? 0 : (started_now[i] ? 1 : 2);
-		PolicyStep s;
-		s.now = view.now;
-		s.schema = models::kFeatureSchema;
-		s.rows = static_cast<int>(w.rows());
-		s.features = models::kJobFeatures;
-		s.x = w.x;
-		s.context = w.context;
-		for (const Job* j : w.jobs)
-			s.ids.push_back(j->id);
-		s.need = w.need;
-		s.free_gpus = total;
-		for (int r = 0; r < s.rows; ++r)
-			s.order.push_back(r);
-		std::stable_sort(s.order.begin(), s.order.end(),
-		                 [&](int a, int b) { return rank[s.ids[static_cast<std::size_t>(a)]] < rank[s.ids[static_cast<std::size_t>(b)]]; });
-		s.in_system = static_cast<int>(snapshot.size());
-		if (s.rows > 0)
-			out.push_back(std::move(s));
+		std::vector<int> order(w.rows());
+		for (std::size_t r = 0; r < order.size(); ++r)
+			order[r] = static_cast<int>(r);
+		std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+			return rank[w.jobs[static_cast<std::size_t>(a)]->id] < rank[w.jobs[static_cast<std::size_t>(b)]->id];
+		});
+		if (!order.empty())
+			out.push_back(models::make_step(view, std::move(w), std::move(order)));
 	}
 	return out;
 }
