@@ -10,7 +10,7 @@ for c in slurmctld slurmd slurmdbd munged mariadbd sbatch sacct; do
 	command -v "$c" >/dev/null || { echo "SKIP: $c not installed (scripts/install-deps --slurm)"; exit 77; }
 done
 dir=$(mktemp -d /tmp/dlsched-cluster-test.XXXXXX)
-port=$((20000 + RANDOM % 20000))
+port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
 fails=0
 ok() { echo "PASS: $*"; }
 ko() { echo "FAIL: $*"; fails=$((fails + 1)); }

@@ -30,7 +30,7 @@ command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 command is missing (a
 
 dir=$(mktemp -d /tmp/dlsched-learned-test.XXXXXX)
 chmod 755 "$dir"
-port=$((20000 + RANDOM % 20000))
+port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
 fails=0
 t0=$(date +%s)
 ok() { echo "ok - $*"; }

@@ -19,7 +19,7 @@ command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v ma
 	{ echo "SKIP: plugins not built (configure --with-slurm-source; scripts/run-tests does it)"; exit 77; }
 
 dir=$(mktemp -d /tmp/dlsched-plugins-test.XXXXXX)
-port=$((20000 + RANDOM % 20000))
+port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
 fails=0
 ok() { echo "ok - $*"; }
 ko() { echo "not ok - $*"; fails=$((fails + 1)); }

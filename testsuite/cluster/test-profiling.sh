@@ -25,7 +25,7 @@ command -v curl >/dev/null || { echo "SKIP: curl missing (scripts/install-deps -
 
 dir=$(mktemp -d /tmp/dlsched-profiling-test.XXXXXX)
 chmod 755 "$dir"
-port=$((20000 + RANDOM % 20000))
+port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
 fails=0
 ok() { echo "ok - $*"; }
 ko() { echo "not ok - $*"; fails=$((fails + 1)); }
