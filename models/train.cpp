@@ -256,6 +256,18 @@ TrainStats Trainer::ppo_epoch(std::vector<Sample>& data)
 		st.entropy += ent.item<double>() * n;
 		st.value_loss += vloss.item<double>() * static_cast<double>(mb.size());
 		st.decisions += static_cast<std::size_t>(t.decisions);
+		// Approximate KL(old || new) per pick, (r - 1) - log r (Schulman's unbiased estimator): once
+		// the policy moved past the target, the rest of this iteration's data is stale.
+		{
+			torch::NoGradGuard ng;
+			auto log_r = (p.lp - t.old_lp) * t.stepmask;
+			auto kl = ((log_r.exp() - 1.0) - log_r) * t.stepmask;
+			st.kl = kl.sum().item<double>() / n;
+		}
+		if (o.target_kl > 0 && st.kl > 1.5 * o.target_kl) {
+			st.stopped = true;
+			break;
+		}
 	}
 	if (st.decisions) {
 		st.policy_loss /= static_cast<double>(st.decisions);

@@ -38,12 +38,15 @@ struct TrainOptions {
 	double value_coef = 0.5;
 	double awr_beta = 1.0;       // advantage-weighted regression temperature
 	double max_grad_norm = 1.0;
+	double target_kl = 0.01;     // PPO: stop the update once the policy moved this far (approx. KL per pick)
 };
 
 struct TrainStats {
 	double policy_loss = 0;
 	double value_loss = 0;
 	double entropy = 0;
+	double kl = 0;                    // PPO: approximate KL from the sampling policy, per pick
+	bool stopped = false;             // PPO: the epoch stopped early at target_kl
 	double first_pick_agreement = 0;  // supervised: how often the model's top pick is the teacher's
 	std::size_t decisions = 0;
 };

@@ -37,10 +37,11 @@ Result<Workloads> Workloads::load(const std::vector<std::string>& specs, const M
 	Workloads w;
 	w.models_ = &models;
 	w.options_ = options;
-	auto nodes = sim::parse_cluster_spec(options.cluster, models.gpu_types());
-	if (!nodes.is_ok())
-		return nodes.status();
-	w.nodes_ = nodes.value();
+	auto cluster = sim::parse_cluster(options.cluster, models.gpu_types());
+	if (!cluster.is_ok())
+		return cluster.status();
+	w.nodes_ = cluster->nodes;
+	w.fluctuation_ = cluster->fluctuation;
 	for (const std::string& text : specs) {
 		auto spec = parse_trace_spec(text);
 		if (!spec.is_ok())
@@ -89,6 +90,7 @@ Result<Episode> Workloads::make(const TraceSpec& spec, std::size_t start, std::s
 	std::snprintf(name, sizeof name, "@%zu:%zu x%.2f", start, end - start, load);
 	e.name = spec.path.substr(spec.path.rfind('/') + 1) + name;
 	e.bound = sim::bound_runtimes(e.workload, *models_, e.nodes);
+	e.speed_factor = sim::draw_speed_factors(fluctuation_, seed);
 	return e;
 }
 
@@ -179,6 +181,7 @@ Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& 
 	so.sched_interval = options.sched_interval;
 	so.restart_cost = options.restart_cost;
 	so.drop_unrunnable = true;
+	so.speed_factor = episode.speed_factor;
 	if (record)
 		so.recorder = &recorder;
 	auto r = sim::simulate(episode.workload, models, episode.nodes, **sched, so);
@@ -214,6 +217,77 @@ Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& tea
 		                      return std::unique_ptr<Ordering>(new TeacherOrdering(std::move(o).value(), window));
 	                      });
 	return simulate_with(episode, models, options, registry, teacher, "dlsched-train-teacher", teacher, true);
+}
+
+namespace {
+
+// DAgger (Ross et al., AISTATS 2011): the learned policy acts, the teacher labels the state it
+// reached. The teacher orders a copy of the jobs (TeacherOrdering records that order over the
+// learned policy's window); the learned ordering decides, unrecorded.
+class DaggerOrdering : public Ordering {
+public:
+	DaggerOrdering(std::unique_ptr<Ordering> teacher, std::unique_ptr<Ordering> learner)
+	    : teacher_(std::move(teacher)), learner_(std::move(learner))
+	{
+	}
+	const char* name() const override { return learner_->name(); }
+	bool preemptive() const override { return learner_->preemptive(); }
+	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override
+	{
+		std::vector<const Job*> labelled = jobs;
+		teacher_->order(view, labelled);
+		ClusterView quiet = view;
+		quiet.recorder = nullptr;
+		learner_->order(quiet, jobs);
+	}
+
+private:
+	std::unique_ptr<Ordering> teacher_, learner_;
+};
+
+}  // namespace
+
+Result<EpisodeResult> run_dagger(const Episode& episode, std::shared_ptr<const models::PolicyModel> model,
+                                 const std::string& teacher, const std::string& preset, const ModelCatalog& models,
+                                 const EpisodeOptions& options, std::size_t window)
+{
+	PolicyRegistry registry;
+	register_builtin_policies(registry);
+	auto spec = registry.preset(teacher);
+	if (!spec.is_ok())
+		return spec.status();
+	const std::string inner = spec->ordering;
+	Config base;
+	auto probe = registry.make_ordering(inner, base);
+	if (!probe.is_ok())
+		return probe.status();
+	if (!(*probe)->preemptive())
+		return invalid_argument("dagger: teacher '" + teacher +
+		                        "' is not preemptive; its order of running jobs is not a label (use srtf or tiresias-las)");
+	models::LearnedOptions lo;
+	lo.window = window;
+	lo.path = "(in training)";
+	registry.add_ordering("dlsched-train-dagger", "the policy acts, the teacher labels",
+	                      [inner, window, model, lo, &registry](const Config& c) -> Result<std::unique_ptr<Ordering>> {
+		                      auto t = registry.make_ordering(inner, c);
+		                      if (!t.is_ok())
+			                      return t.status();
+		                      std::unique_ptr<Ordering> labels(new TeacherOrdering(std::move(t).value(), window));
+		                      std::unique_ptr<Ordering> acts(new models::LearnedOrdering("dl2", model, lo));
+		                      return std::unique_ptr<Ordering>(new DaggerOrdering(std::move(labels), std::move(acts)));
+	                      });
+	return simulate_with(episode, models, options, registry, preset, "dlsched-train-dagger", preset, true);
+}
+
+Result<EpisodeResult> run_preset(const Episode& episode, const std::string& preset, const ModelCatalog& models,
+                                 const EpisodeOptions& options)
+{
+	PolicyRegistry registry;
+	register_builtin_policies(registry);
+	auto spec = registry.preset(preset);
+	if (!spec.is_ok())
+		return spec.status();
+	return simulate_with(episode, models, options, registry, preset, spec->ordering, preset, false);
 }
 
 Result<EpisodeResult> run_policy(const Episode& episode, std::shared_ptr<const models::PolicyModel> model, bool sample,

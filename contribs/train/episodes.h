@@ -31,6 +31,7 @@ struct Episode {
 	Workload workload;
 	std::vector<Node> nodes;
 	std::vector<double> bound;
+	std::vector<double> speed_factor;  // each node's hidden speed (a cluster file's Fluctuation=); empty: none
 };
 
 struct EpisodeOptions {
@@ -59,6 +60,7 @@ private:
 	const ModelCatalog* models_ = nullptr;
 	EpisodeOptions options_;
 	std::vector<Node> nodes_;
+	std::vector<double> fluctuation_;  // per node; a new draw of hidden speeds for every episode
 };
 
 // Collects the PolicySteps of one run.
@@ -78,6 +80,16 @@ struct EpisodeResult {
 // PolicySteps over the same window a learned policy would see.
 Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& teacher, const ModelCatalog& models,
                                   const EpisodeOptions& options, std::size_t window);
+
+// Runs `episode` with the learned ordering of `model` (greedy) deciding, under `preset`, and the
+// preemptive `teacher`'s order of the same window recorded as each round's label (DAgger).
+Result<EpisodeResult> run_dagger(const Episode& episode, std::shared_ptr<const models::PolicyModel> model,
+                                 const std::string& teacher, const std::string& preset, const ModelCatalog& models,
+                                 const EpisodeOptions& options, std::size_t window);
+
+// Runs `episode` under a baseline preset, recording nothing (a reference figure).
+Result<EpisodeResult> run_preset(const Episode& episode, const std::string& preset, const ModelCatalog& models,
+                                 const EpisodeOptions& options);
 
 // Runs `episode` under the learned ordering with `model` (sampled orders when `sample`), with the
 // allocation and placement of `preset` (dl2 or dual-agent).

@@ -36,9 +36,10 @@ namespace {
 
 const char* const kUsage =
         "usage: dlsched-train init --out FILE [--hidden N] [--seed N]\n"
-        "       dlsched-train sl --out FILE [--teacher NAME[,NAME...]] [--init FILE] [--episodes N] [--epochs N] [options]\n"
+        "       dlsched-train sl --out FILE [--teacher NAME[,NAME...]] [--init FILE] [--episodes N] [--epochs N]\n"
+        "                        [--dagger R] [options]\n"
         "       dlsched-train sacct --out FILE --sacct FILE [--init FILE] [--epochs N] [--cluster SPEC]\n"
-        "       dlsched-train rl --init FILE --out FILE [--iterations N] [--episodes N] [--validate SPEC,...]\n"
+        "       dlsched-train rl --init FILE --out FILE [--iterations N] [--episodes N] [--rollouts K] [--validate SPEC,...]\n"
         "                        [--curve FILE.csv] [--png FILE.png] [--checkpoint-dir DIR] [--resume] [options]\n"
         "       dlsched-train online --init FILE --out FILE --db FILE [--cluster-name NAME] [--since S] [--epochs N]\n"
         "       dlsched-train info FILE\n"
@@ -59,6 +60,13 @@ const char* const kUsage =
         "  --window N             jobs the network ranks per cycle (default 512)\n"
         "  --lr X                 learning rate (default 3e-4; sl 1e-3)\n"
         "  --ppo-epochs N         PPO epochs per iteration (default 4)\n"
+        "  --dagger R             sl: R DAgger rounds after the warm-up (the model acts, the teacher labels;\n"
+        "                         --episodes/2 runs a round), keeping the best model by validation (default 0)\n"
+        "  --rollouts K           rl: sampled rollouts of each drawn workload; a step's baseline is the other\n"
+        "                         rollouts' return from the same time (default 4; 1: the value network)\n"
+        "  --entropy X            rl: entropy bonus (default 0.01)\n"
+        "  --target-kl X          rl: stop an iteration's update once the policy moved this far (default 0.01; 0: never)\n"
+        "  --reference NAME       rl: also validate this baseline preset, for scale (default srtf; '' for none)\n"
         "  --validate-every N     iterations between validations (default 1)\n"
         "  --seed N               seed of everything random (default 1)\n"
         "  --quiet                no progress lines\n";
@@ -72,7 +80,10 @@ struct Options {
 	std::string preset = "dl2";
 	std::size_t window = 512;
 	int hidden = 64;
-	int episodes = -1, epochs = -1, iterations = 20, ppo_epochs = 4, validate_every = 1;
+	int episodes = -1, epochs = -1, iterations = 20, ppo_epochs = 4, validate_every = 1, rollouts = 4;
+	double entropy = 0.01, target_kl = 0.01;
+	int dagger = 0;
+	std::string reference = "srtf";
 	double lr = -1, preemption_penalty = 120, horizon = 14400, since = 0;
 	std::uint64_t seed = 1;
 	bool resume = false, quiet = false;
@@ -169,6 +180,21 @@ int parse_args(int argc, char** argv, Options& o)
 		} else if (a == "--ppo-epochs") {
 			ok = whole(n, 1, 100);
 			o.ppo_epochs = static_cast<int>(n);
+		} else if (a == "--rollouts") {
+			ok = whole(n, 1, 64);
+			o.rollouts = static_cast<int>(n);
+		} else if (a == "--reference") {
+			const char* v = need();
+			ok = v != nullptr;
+			if (v)
+				o.reference = v;
+		} else if (a == "--dagger") {
+			ok = whole(n, 0, 1000);
+			o.dagger = static_cast<int>(n);
+		} else if (a == "--target-kl") {
+			ok = num(o.target_kl, 0, 10);
+		} else if (a == "--entropy") {
+			ok = num(o.entropy, 0, 1);
 		} else if (a == "--validate-every") {
 			ok = whole(n, 1, 100000);
 			o.validate_every = static_cast<int>(n);
@@ -294,17 +320,41 @@ std::vector<double> episode_returns(const std::vector<PolicyStep>& steps, Second
 	return ret;
 }
 
+// The discounted return from time `t` of an episode whose steps have the returns `ret` (from
+// episode_returns): the jobs in the system from t to the next step, then that step's return.
+double return_at(const std::vector<PolicyStep>& steps, const std::vector<double>& ret, Seconds end, Seconds t,
+                 double horizon_s)
+{
+	if (steps.empty())
+		return 0;
+	// The last step at or before t (the first one when t is earlier).
+	std::size_t lo = 0, hi = steps.size();
+	while (hi - lo > 1) {
+		const std::size_t mid = (lo + hi) / 2;
+		(steps[mid].now <= t ? lo : hi) = mid;
+	}
+	if (t < steps[lo].now)
+		return ret[lo];
+	const Seconds next = lo + 1 < steps.size() ? steps[lo + 1].now : std::max(end, t);
+	const double dt = std::max(0.0, next - t);
+	const double tail = lo + 1 < steps.size() ? ret[lo + 1] : 0.0;
+	return -steps[lo].in_system * dt / 3600.0 + std::exp(-dt / horizon_s) * tail;
+}
+
 constexpr std::size_t kMaxDecisions = 64;
 
-// Turns an episode's steps into samples with their returns (scaled by `scale`).
+// Turns an episode's steps into samples with their returns (scaled by `scale`) and, when given,
+// their advantages (scaled the same way).
 void add_samples(std::vector<PolicyStep>& steps, const std::vector<double>& ret, double scale,
-                 std::vector<models::Sample>& out)
+                 std::vector<models::Sample>& out, const std::vector<double>* adv = nullptr)
 {
 	for (std::size_t k = 0; k < steps.size(); ++k) {
 		models::Sample s;
 		if (!models::make_sample(std::move(steps[k]), kMaxDecisions, s))
 			continue;
 		s.ret = static_cast<float>(ret[k] / scale);
+		if (adv)
+			s.advantage = static_cast<float>((*adv)[k] / scale);
 		out.push_back(std::move(s));
 	}
 }
@@ -448,6 +498,54 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 			std::fprintf(stderr, "[sl] epoch %d/%d: loss %.4f, first pick agrees %.1f%%, value loss %.4f (%.0fs)\n", ep + 1,
 			             epochs, st.policy_loss, 100 * st.first_pick_agreement, st.value_loss, clock.seconds());
 	}
+	// DAgger rounds: the model acts, the first teacher labels the states the model reached, and the
+	// model trains on everything gathered so far. The best model by validation is kept.
+	double sl_val = NAN, best_val = NAN;
+	int best_round = 0;
+	std::size_t dagger_rounds = 0;
+	if (o.dagger > 0) {
+		auto val = validation_set(o, models, data);
+		if (!val.is_ok())
+			return fail(val.status());
+		auto v = validate(*model, *val, o, models);
+		if (!v.is_ok())
+			return fail(v.status());
+		sl_val = best_val = v->slowdown;
+		std::shared_ptr<models::PolicyModel> best_model = (*model)->clone();
+		if (!o.quiet)
+			std::fprintf(stderr, "[sl] validation %.4fx of the bound (%.0fs)\n", sl_val, clock.seconds());
+		const int per_round = std::max(1, episodes / 2);
+		for (int round = 1; round <= o.dagger; ++round) {
+			std::size_t before = samples.size();
+			for (int e = 0; e < per_round; ++e) {
+				auto ep = wl->draw(rng);
+				if (!ep.is_ok())
+					return fail(ep.status());
+				auto r = run_dagger(*ep, *model, o.teachers.front(), o.preset, models, o.ep, o.window);
+				if (!r.is_ok())
+					return fail(r.status());
+				std::vector<double> ret = episode_returns(r->steps, r->makespan, o.preemption_penalty, o.horizon);
+				add_samples(r->steps, ret, scale, samples);
+			}
+			dagger_rounds += samples.size() - before;
+			for (int ep = 0; ep < std::max(1, epochs / 3); ++ep)
+				st = trainer.supervised_epoch(samples, true);
+			v = validate(*model, *val, o, models);
+			if (!v.is_ok())
+				return fail(v.status());
+			if (v->slowdown < best_val) {
+				best_val = v->slowdown;
+				best_model = (*model)->clone();
+				best_round = round;
+			}
+			if (!o.quiet)
+				std::fprintf(stderr, "[sl] dagger round %d/%d: +%zu rounds, first pick agrees %.1f%%, validation %.4fx "
+				                     "(best %.4fx @%d), %.0fs\n",
+				             round, o.dagger, samples.size() - before, 100 * st.first_pick_agreement, v->slowdown,
+				             best_val, best_round, clock.seconds());
+		}
+		*model = best_model;
+	}
 	json::Value stage = json::Value::object();
 	stage.set("stage", json::Value::string("supervised"));
 	stage.set("teachers", string_array(o.teachers));
@@ -462,6 +560,13 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 	stage.set("rounds", json::Value::integer(static_cast<std::int64_t>(samples.size())));
 	stage.set("first_pick_agreement", json::Value::number(st.first_pick_agreement));
 	stage.set("return_scale", json::Value::number(scale));
+	if (o.dagger > 0) {
+		stage.set("dagger_rounds", json::Value::integer(o.dagger));
+		stage.set("dagger_decision_rounds", json::Value::integer(static_cast<std::int64_t>(dagger_rounds)));
+		stage.set("validation_after_sl", json::Value::number(sl_val));
+		stage.set("best_validation_slowdown", json::Value::number(best_val));
+		stage.set("best_dagger_round", json::Value::integer(best_round));
+	}
 	stage.set("seconds", json::Value::number(clock.seconds()));
 	add_stage(**model, stage);
 	Status s = (*model)->save(o.out);
@@ -526,9 +631,12 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 		return fail(val.status());
 	if (!o.checkpoint_dir.empty())
 		::mkdir(o.checkpoint_dir.c_str(), 0755);
-	const int episodes = o.episodes > 0 ? o.episodes : 4;
+	const int workloads = o.episodes > 0 ? o.episodes : (o.rollouts > 1 ? 2 : 4);
+	const int episodes = workloads * o.rollouts;
 	models::TrainOptions to;
 	to.lr = o.lr > 0 ? o.lr : 3e-4;
+	to.entropy = o.entropy;
+	to.target_kl = o.target_kl;
 	models::Trainer trainer(*model, to, o.seed + static_cast<std::uint64_t>(first_iter));
 	std::mt19937_64 rng(o.seed * 7919 + static_cast<std::uint64_t>(first_iter));
 	Clock clock;
@@ -545,6 +653,20 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 	auto v0 = validate(*model, *val, o, models);
 	if (!v0.is_ok())
 		return fail(v0.status());
+	// The same validation under a hand-written baseline, for scale (not a target the loss sees).
+	double reference = NAN;
+	if (!o.reference.empty()) {
+		reference = 0;
+		for (const Episode& e : *val) {
+			auto r = run_preset(e, o.reference, models, o.ep);
+			if (!r.is_ok())
+				return fail(r.status());
+			reference += r->metrics.avg_jct_s / std::max(1.0, r->metrics.bound_avg_jct_s);
+		}
+		reference /= static_cast<double>(std::max<std::size_t>(1, val->size()));
+		if (!o.quiet)
+			std::fprintf(stderr, "[rl] reference %s: validation %.4fx of the bound\n", o.reference.c_str(), reference);
+	}
 	double best = v0->slowdown;
 	std::shared_ptr<models::PolicyModel> best_model = (*model)->clone();
 	int best_iter = first_iter;
@@ -556,38 +678,67 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 	for (int it = first_iter + 1; it <= first_iter + o.iterations; ++it) {
 		std::vector<models::Sample> samples;
 		std::vector<std::vector<PolicyStep>> eps;
-		std::vector<std::vector<double>> rets;
+		std::vector<std::vector<double>> rets, advs;
 		std::vector<double> all_ret;
 		double train_slowdown = 0;
-		for (int e = 0; e < episodes; ++e) {
+		for (int w = 0; w < workloads; ++w) {
 			auto ep = wl->draw(rng);
 			if (!ep.is_ok())
 				return fail(ep.status());
-			auto r = run_policy(*ep, *model, true, rng(), o.preset, models, o.ep, o.window, true);
-			if (!r.is_ok())
-				return fail(r.status());
-			train_slowdown += r->metrics.avg_jct_s / std::max(1.0, r->metrics.bound_avg_jct_s);
-			rets.push_back(episode_returns(r->steps, r->makespan, o.preemption_penalty, o.horizon));
-			all_ret.insert(all_ret.end(), rets.back().begin(), rets.back().end());
-			eps.push_back(std::move(r->steps));
+			// K sampled rollouts of the same workload (the same arrivals, other draws of the policy).
+			std::vector<EpisodeResult> group;
+			for (int k = 0; k < o.rollouts; ++k) {
+				auto r = run_policy(*ep, *model, true, rng(), o.preset, models, o.ep, o.window, true);
+				if (!r.is_ok())
+					return fail(r.status());
+				train_slowdown += r->metrics.avg_jct_s / std::max(1.0, r->metrics.bound_avg_jct_s);
+				group.push_back(std::move(r.value()));
+			}
+			const std::size_t first = rets.size();
+			for (const EpisodeResult& r : group) {
+				rets.push_back(episode_returns(r.steps, r.makespan, o.preemption_penalty, o.horizon));
+				all_ret.insert(all_ret.end(), rets.back().begin(), rets.back().end());
+			}
+			// A step's advantage: its return minus the other rollouts' returns from the same time.
+			if (o.rollouts > 1) {
+				for (std::size_t i = 0; i < group.size(); ++i) {
+					std::vector<double> a(group[i].steps.size());
+					for (std::size_t k = 0; k < a.size(); ++k) {
+						double b = 0;
+						for (std::size_t j = 0; j < group.size(); ++j)
+							if (j != i)
+								b += return_at(group[j].steps, rets[first + j], group[j].makespan,
+								               group[i].steps[k].now, o.horizon);
+						a[k] = rets[first + i][k] - b / static_cast<double>(group.size() - 1);
+					}
+					advs.push_back(std::move(a));
+				}
+			}
+			for (EpisodeResult& r : group)
+				eps.push_back(std::move(r.steps));
 		}
-		train_slowdown /= episodes;
+		train_slowdown /= static_cast<double>(workloads * o.rollouts);
 		if (scale == 0)
 			scale = stddev(all_ret);
 		for (std::size_t i = 0; i < eps.size(); ++i)
-			add_samples(eps[i], rets[i], scale, samples);
+			add_samples(eps[i], rets[i], scale, samples, advs.empty() ? nullptr : &advs[i]);
 		models::TrainStats st;
 		if (!samples.empty()) {
-			std::vector<float> v = trainer.values(samples);
 			std::vector<double> adv(samples.size());
-			for (std::size_t i = 0; i < samples.size(); ++i)
-				adv[i] = samples[i].ret - v[i];
+			if (advs.empty()) {
+				std::vector<float> v = trainer.values(samples);
+				for (std::size_t i = 0; i < samples.size(); ++i)
+					adv[i] = samples[i].ret - v[i];
+			} else {
+				for (std::size_t i = 0; i < samples.size(); ++i)
+					adv[i] = samples[i].advantage;
+			}
 			const double m = std::accumulate(adv.begin(), adv.end(), 0.0) / static_cast<double>(adv.size());
 			const double sd = stddev(adv);
 			for (std::size_t i = 0; i < samples.size(); ++i)
 				samples[i].advantage = static_cast<float>((adv[i] - m) / sd);
 			trainer.record_log_probs(samples);
-			for (int pe = 0; pe < o.ppo_epochs; ++pe)
+			for (int pe = 0; pe < o.ppo_epochs && !st.stopped; ++pe)
 				st = trainer.ppo_epoch(samples);
 		}
 		double vs = NAN;
@@ -622,10 +773,11 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 		if (!o.quiet) {
 			const double per = clock.seconds() / (it - first_iter);
 			std::fprintf(stderr, "[rl] iteration %d/%d: %zu rounds, train %.3fx, validation %s (best %.4fx @%d), "
-			                     "entropy %.3f, %.0fs, ETA %.0fs\n",
+			                     "entropy %.3f, kl %.4f%s, %.0fs, ETA %.0fs\n",
 			             it, first_iter + o.iterations, samples.size(), train_slowdown,
 			             std::isnan(vs) ? "-" : (std::to_string(vs).substr(0, 6) + "x").c_str(), best, best_iter,
-			             st.entropy, clock.seconds(), per * (first_iter + o.iterations - it));
+			             st.entropy, st.kl, st.stopped ? " (stopped)" : "", clock.seconds(),
+			             per * (first_iter + o.iterations - it));
 		}
 	}
 	if (curve)
@@ -640,16 +792,23 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 	stage.set("cluster", json::Value::string(o.ep.cluster));
 	stage.set("iterations", json::Value::integer(first_iter + o.iterations));
 	stage.set("episodes_per_iteration", json::Value::integer(episodes));
+	stage.set("rollouts_per_workload", json::Value::integer(o.rollouts));
+	stage.set("baseline", json::Value::string(o.rollouts > 1 ? "sibling rollouts at the same time" : "value network"));
 	stage.set("jobs_per_episode", json::Value::integer(static_cast<std::int64_t>(o.ep.jobs)));
 	stage.set("ppo_epochs", json::Value::integer(o.ppo_epochs));
 	stage.set("lr", json::Value::number(to.lr));
 	stage.set("clip", json::Value::number(to.clip));
 	stage.set("entropy", json::Value::number(to.entropy));
+	stage.set("target_kl", json::Value::number(to.target_kl));
 	stage.set("horizon_s", json::Value::number(o.horizon));
 	stage.set("preemption_penalty_s", json::Value::number(o.preemption_penalty));
 	stage.set("restart_cost_s", json::Value::number(o.ep.restart_cost));
 	stage.set("seed", json::Value::integer(static_cast<std::int64_t>(o.seed)));
 	stage.set("start_validation_slowdown", json::Value::number(v0->slowdown));
+	if (!std::isnan(reference)) {
+		stage.set("reference", json::Value::string(o.reference));
+		stage.set("reference_validation_slowdown", json::Value::number(reference));
+	}
 	stage.set("best_validation_slowdown", json::Value::number(best));
 	stage.set("best_iteration", json::Value::integer(best_iter));
 	stage.set("seconds", json::Value::number(clock.seconds()));

@@ -40,16 +40,36 @@ fi
 
 # rl: curve, checkpoints, resume.
 "$train" rl --init "$t/sl.pt" --out "$t/rl.pt" --workloads "$pollux/workload-1.csv" --validate "$pollux/workload-3.csv" \
-	--val-loads 2 --cluster 2x8 --jobs 160 --iterations 2 --episodes 1 --ppo-epochs 1 --seed 1 --quiet \
+	--val-loads 2 --cluster 2x8 --jobs 160 --iterations 2 --episodes 1 --rollouts 2 --ppo-epochs 1 --seed 1 --quiet \
 	--curve "$t/curve.csv" --checkpoint-dir "$t/ck" >"$t/rl.out" 2>&1 || { bad "rl"; cat "$t/rl.out"; }
 [ "$(wc -l <"$t/curve.csv")" -eq 4 ] && ok "curve: header + start + 2 iterations" || bad "curve lines: $(wc -l <"$t/curve.csv")"
 [ -s "$t/ck/last.pt" ] && [ -s "$t/ck/best.pt" ] && [ "$(cat "$t/ck/state")" = 2 ] && ok "checkpoints" || bad "checkpoints"
 "$train" rl --init "$t/sl.pt" --out "$t/rl2.pt" --workloads "$pollux/workload-1.csv" --validate "$pollux/workload-3.csv" \
-	--val-loads 2 --cluster 2x8 --jobs 160 --iterations 1 --episodes 1 --ppo-epochs 1 --seed 1 --quiet \
+	--val-loads 2 --cluster 2x8 --jobs 160 --iterations 1 --episodes 1 --rollouts 2 --ppo-epochs 1 --seed 1 --quiet \
 	--curve "$t/curve.csv" --checkpoint-dir "$t/ck" --resume >"$t/rl2.out" 2>&1 || { bad "rl --resume"; cat "$t/rl2.out"; }
 [ "$(tail -1 "$t/curve.csv" | cut -d, -f1)" = 3 ] && [ "$(cat "$t/ck/state")" = 3 ] && ok "resume continues at iteration 3" \
 	|| bad "resume: $(tail -1 "$t/curve.csv")"
 "$train" info "$t/rl2.pt" | grep -q '"stage":"ppo"' && ok "info shows the training stages" || bad "info"
+"$train" info "$t/rl.pt" | grep -q '"baseline":"sibling rollouts at the same time".*"reference_validation_slowdown":[0-9]' \
+	&& ok "rl: sibling-rollout baseline and the srtf reference recorded" || bad "rl provenance: $("$train" info "$t/rl.pt" | tail -3)"
+
+# sl --dagger: the model acts, srtf labels; one round, validated, the better model kept.
+"$train" sl --init "$t/sl.pt" --out "$t/dagger.pt" --teacher srtf --workloads "$pollux/workload-1.csv" \
+	--validate "$pollux/workload-3.csv" --val-loads 2 --cluster 2x8 --jobs 160 --episodes 2 --epochs 1 --dagger 1 \
+	--seed 1 >"$t/dagger.out" 2>&1 || { bad "sl --dagger"; cat "$t/dagger.out"; }
+if grep -q "dagger round 1/1: +[1-9][0-9]* rounds" "$t/dagger.out" &&
+	"$train" info "$t/dagger.pt" | python3 -c '
+import json, sys
+line = [l for l in sys.stdin if l.strip().startswith("training: ")][0]
+st = json.loads(line.split("training: ", 1)[1])["stages"][-1]
+sys.exit(0 if st["dagger_rounds"] == 1 and st["best_validation_slowdown"] <= st["validation_after_sl"] else 1)'; then
+	ok "sl --dagger: $(grep "dagger round" "$t/dagger.out" | tr -d '\r')"
+else
+	bad "sl --dagger: $(tr '\r' '\n' <"$t/dagger.out" | tail -3)"
+fi
+"$train" sl --out "$t/z.pt" --teacher slurm-backfill --dagger 1 --workloads "$pollux/workload-1.csv" --cluster 2x8 \
+	--jobs 100 --episodes 1 --epochs 1 --quiet 2>"$t/err" && bad "dagger with a non-preemptive teacher accepted" \
+	|| { grep -q "not preemptive" "$t/err" && ok "dagger refuses a non-preemptive teacher" || { bad "dagger teacher message"; cat "$t/err"; }; }
 
 # sacct: one node of 8 GPUs; at 00:10 two jobs wait and the short one started first.
 cat >"$t/sacct.txt" <<'S'
