@@ -138,6 +138,21 @@ std::vector<std::vector<std::size_t>> minibatches(std::size_t n, std::size_t siz
 
 torch::Tensor value_of(PolicyNetImpl& net, const Batch& t) { return net.value(t.x, t.rows, t.ctx); }
 
+// Clips the score network's and the value network's gradients each to `max_norm`: with one joint
+// norm, a heavy episode's large value error would shrink the policy's step to nothing.
+void clip_gradients(PolicyNetImpl& net, double max_norm)
+{
+	std::vector<torch::Tensor> policy, value;
+	for (auto* l : {&net.s1, &net.s2, &net.s3})
+		for (auto& p : (*l)->parameters())
+			policy.push_back(p);
+	for (auto* l : {&net.v1, &net.v2, &net.v3})
+		for (auto& p : (*l)->parameters())
+			value.push_back(p);
+	torch::nn::utils::clip_grad_norm_(policy, max_norm);
+	torch::nn::utils::clip_grad_norm_(value, max_norm);
+}
+
 }  // namespace
 
 Trainer::Trainer(std::shared_ptr<PolicyModel> model, TrainOptions options, std::uint64_t seed) : s_(new State)
@@ -177,7 +192,7 @@ TrainStats Trainer::supervised_epoch(std::vector<Sample>& data, bool fit_value)
 			vloss = torch::mse_loss(value_of(net, t), t.ret);
 		s_->adam->zero_grad();
 		(loss + s_->opt.value_coef * vloss).backward();
-		torch::nn::utils::clip_grad_norm_(net.parameters(), s_->opt.max_grad_norm);
+		clip_gradients(net, s_->opt.max_grad_norm);
 		s_->adam->step();
 		st.policy_loss += loss.item<double>() * n;
 		st.value_loss += vloss.item<double>() * static_cast<double>(mb.size());
@@ -246,11 +261,11 @@ TrainStats Trainer::ppo_epoch(std::vector<Sample>& data)
 		auto surr = torch::min(ratio * adv, torch::clamp(ratio, 1.0 - o.clip, 1.0 + o.clip) * adv) * t.stepmask;
 		auto ploss = -surr.sum() / n;
 		auto ent = p.entropy.sum() / n;
-		auto vloss = torch::mse_loss(value_of(net, t), t.ret);
+		auto vloss = torch::smooth_l1_loss(value_of(net, t), t.ret);
 		auto loss = ploss - o.entropy * ent + o.value_coef * vloss;
 		s_->adam->zero_grad();
 		loss.backward();
-		torch::nn::utils::clip_grad_norm_(net.parameters(), o.max_grad_norm);
+		clip_gradients(net, o.max_grad_norm);
 		s_->adam->step();
 		st.policy_loss += ploss.item<double>() * n;
 		st.entropy += ent.item<double>() * n;

@@ -336,6 +336,20 @@ Result<std::vector<PolicyStep>> ProfileDb::experience(const std::string& cluster
 	return out;
 }
 
+Result<std::vector<std::pair<std::string, int>>> ProfileDb::experience_clusters()
+{
+	auto st = Statement::prepare(db_, "SELECT cluster, count(*) FROM experience GROUP BY cluster ORDER BY cluster");
+	if (!st.is_ok())
+		return st.status();
+	std::vector<std::pair<std::string, int>> out;
+	Status done = each_row(st.value(), [&](const Statement& r) {
+		out.emplace_back(r.column_text(0), static_cast<int>(r.column_int(1)));
+	});
+	if (!done.is_ok())
+		return done;
+	return out;
+}
+
 Result<std::vector<std::pair<std::string, int>>> ProfileDb::models()
 {
 	auto st = Statement::prepare(db_,

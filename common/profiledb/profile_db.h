@@ -110,6 +110,8 @@ public:
 	// that names its rowid and the field at fault (nothing is skipped silently: read on from after
 	// that row with a later `since_s`, or delete it).
 	Result<std::vector<PolicyStep>> experience(const std::string& cluster, double since_s, std::size_t limit = 0);
+	// The clusters with experience rows and their row counts, by name.
+	Result<std::vector<std::pair<std::string, int>>> experience_clusters();
 
 	Status vacuum();
 	// One table ("jobs", "epochs", "checkpoints") as CSV with a header line.

@@ -15,6 +15,7 @@
 #include "generator.h"
 #include "metrics.h"
 #include "policy/scheduler.h"
+#include "profiledb/profile_db.h"
 #include "util/csv.h"
 #include "workload/workload.h"
 #ifdef DLSCHED_WITH_MODELS
@@ -40,6 +41,8 @@ const char kUsage[] =
         "  --set Key=Value        override one dlsched.conf key (repeatable)\n"
         "  --seed N               seed of the workload builder and the policies (default 1)\n"
         "  --json FILE            write the metrics as JSON\n"
+        "  --record-experience DB append the learned rounds (dl2, dual-agent) to DB's experience table, as\n"
+        "                         RecordExperience=yes does in Slurm (cluster dlsched-sim; for dlsched-train online)\n"
         "  --profiles DIR         per-model profiles (default: the installed data)\n"
         "  --elastic-fraction F   mark this fraction of jobs elastic (default 0: rigid)\n"
         "  --elastic-max-factor X elastic jobs may use 1 to X times their requested GPUs (default 2)\n"
@@ -55,7 +58,7 @@ const char kUsage[] =
 
 struct Options {
 	std::string command;
-	std::string workload, format = "auto", cluster, policy, config, json, profiles;
+	std::string workload, format = "auto", cluster, policy, config, json, profiles, experience;
 	std::vector<std::string> policies;
 	std::vector<std::string> sets;
 	ReadOptions read;
@@ -74,6 +77,31 @@ std::string fmt_bound(double v)
 	char b[32];
 	std::snprintf(b, sizeof b, "%g", v);
 	return b;
+}
+
+// --record-experience: the rounds a learned ordering decided, as sched/dlsched records them
+// (RecordExperience=yes), for trying `dlsched-train online` without a cluster.
+constexpr char kExperienceCluster[] = "dlsched-sim";
+
+struct Steps : DecisionRecorder {
+	void record(PolicyStep step) override { steps.push_back(std::move(step)); }
+	std::vector<PolicyStep> steps;
+};
+
+Status write_experience(const std::string& path, const std::vector<PolicyStep>& steps)
+{
+	auto db = db::ProfileDb::open_writer(path);
+	if (!db.is_ok())
+		return db.status();
+	auto tx = db->transaction();
+	if (!tx.status().is_ok())
+		return tx.status();
+	for (const PolicyStep& s : steps) {
+		Status st = db->add_experience(kExperienceCluster, s);
+		if (!st.is_ok())
+			return st;
+	}
+	return tx.commit();
 }
 
 int usage_error(const std::string& msg)
@@ -165,6 +193,9 @@ int parse_args(int argc, char** argv, Options& o)
 		} else if (a == "--json") {
 			if (!value(o.json))
 				return usage_error("--json needs a file");
+		} else if (a == "--record-experience") {
+			if (!value(o.experience))
+				return usage_error("--record-experience needs a profile DB file");
 		} else if (a == "--profiles") {
 			if (!value(o.profiles))
 				return usage_error("--profiles needs a directory");
@@ -342,6 +373,9 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 					last_line = now;
 				}
 			};
+		Steps steps;
+		if (!o.experience.empty())
+			so.recorder = &steps;
 		auto r = simulate(*workload, models, nodes, **sched, so);
 		if (drew)
 			std::fprintf(stderr, "\r%*s\r", 70, "");
@@ -350,6 +384,13 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		if (r->dropped)
 			std::fprintf(stderr, "dlsched-sim: dropped %zu job(s) no eligible nodes can hold\n", r->dropped);
 		runs.push_back(compute_metrics(p, *r, *workload, bound));
+		if (!o.experience.empty()) {
+			Status st = write_experience(o.experience, steps.steps);
+			if (!st.is_ok())
+				return fail(st);
+			std::fprintf(stderr, "dlsched-sim: recorded %zu learned round(s) of %s in %s (cluster %s)\n",
+			             steps.steps.size(), p.c_str(), o.experience.c_str(), kExperienceCluster);
+		}
 	}
 	std::fputs(format_table(runs).c_str(), stdout);
 	if (!o.json.empty()) {

@@ -86,7 +86,7 @@ struct Options {
 	std::string reference = "srtf";
 	double lr = -1, preemption_penalty = 120, horizon = 14400, since = 0;
 	std::uint64_t seed = 1;
-	bool resume = false, quiet = false;
+	bool resume = false, quiet = false, cluster_name_given = false;
 };
 
 int usage_error(const std::string& m)
@@ -147,7 +147,7 @@ int parse_args(int argc, char** argv, Options& o)
 			else if (a == "--png") o.png = s;
 			else if (a == "--checkpoint-dir") o.checkpoint_dir = s;
 			else if (a == "--db") o.db = s;
-			else if (a == "--cluster-name") o.cluster_name = s;
+			else if (a == "--cluster-name") { o.cluster_name = s; o.cluster_name_given = true; }
 			else if (a == "--sacct") o.sacct_file = s;
 			else if (a == "--cluster") o.ep.cluster = s;
 			else if (a == "--preset") o.preset = s;
@@ -837,7 +837,29 @@ int cmd_online(const Options& o)
 	auto pdb = dlsched::db::ProfileDb::open_reader(o.db);
 	if (!pdb.is_ok())
 		return fail(pdb.status());
-	auto steps = pdb->experience(o.cluster_name, o.since);
+	// Without --cluster-name: the one cluster the table holds (Slurm's ClusterName, as sched/dlsched
+	// recorded it).
+	std::string cluster = o.cluster_name;
+	if (!o.cluster_name_given) {
+		auto clusters = pdb->experience_clusters();
+		if (!clusters.is_ok())
+			return fail(clusters.status());
+		if (clusters->empty())
+			return fail(Status(StatusCode::kInvalidArgument,
+			                   o.db + ": no experience rows: set RecordExperience=yes and ProfileDB= in dlsched.conf, "
+			                          "reconfigure, and let the cluster run"));
+		if (clusters->size() > 1) {
+			std::string names;
+			for (const auto& c : *clusters)
+				names += (names.empty() ? "" : ", ") + c.first + " (" + std::to_string(c.second) + " rows)";
+			return fail(Status(StatusCode::kInvalidArgument,
+			                   o.db + ": experience from several clusters (" + names + "): pass --cluster-name"));
+		}
+		cluster = clusters->front().first;
+		if (!o.quiet)
+			std::fprintf(stderr, "[online] cluster '%s' (%d rows)\n", cluster.c_str(), clusters->front().second);
+	}
+	auto steps = pdb->experience(cluster, o.since);
 	if (!steps.is_ok())
 		return fail(steps.status());
 	Clock clock;
@@ -850,7 +872,7 @@ int cmd_online(const Options& o)
 	if (samples.size() < 8)
 		return fail(Status(StatusCode::kInvalidArgument,
 		                   o.db + ": " + std::to_string(rows) + " experience rows with " + std::to_string(samples.size()) +
-		                           " decisions in them (cluster '" + o.cluster_name +
+		                           " decisions in them (cluster '" + cluster +
 		                           "'): too few to learn from; set RecordExperience=yes and ProfileDB= in dlsched.conf "
 		                           "and let the cluster run longer"));
 	models::TrainOptions to;
@@ -875,7 +897,7 @@ int cmd_online(const Options& o)
 	json::Value stage = json::Value::object();
 	stage.set("stage", json::Value::string("online-awr"));
 	stage.set("db", json::Value::string(o.db));
-	stage.set("cluster", json::Value::string(o.cluster_name));
+	stage.set("cluster", json::Value::string(cluster));
 	stage.set("since_s", json::Value::number(o.since));
 	stage.set("experience_rows", json::Value::integer(static_cast<std::int64_t>(rows)));
 	stage.set("decision_rounds", json::Value::integer(static_cast<std::int64_t>(samples.size())));

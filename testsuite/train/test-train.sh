@@ -86,6 +86,22 @@ printf 'JobID|Submit|Start|End\n1|yesterday|x|y\n' >"$t/bad.txt"
 "$train" sacct --sacct "$t/bad.txt" --cluster 1x8 --out "$t/x.pt" 2>"$t/err" && bad "bad sacct accepted" \
 	|| { grep -q "bad.txt:2: Submit 'yesterday'" "$t/err" && ok "bad sacct line named" || { bad "bad sacct message"; cat "$t/err"; }; }
 
+# online: experience as sched/dlsched records it (here from dlsched-sim --record-experience), then
+# advantage-weighted regression; the cluster is the table's only one unless named.
+"$sim" run --workload "$pollux/workload-7.csv" --cluster 2x8 --load 2 --max-jobs 60 --policy dl2 --set "ModelFile=$t/sl.pt" \
+	--quiet --record-experience "$t/exp.db" >/dev/null 2>"$t/rec.err" || { bad "sim --record-experience"; cat "$t/rec.err"; }
+"$train" online --init "$t/sl.pt" --db "$t/exp.db" --out "$t/online.pt" --epochs 1 >"$t/online.out" 2>&1 &&
+	grep -q "^\[online\] cluster 'dlsched-sim'" "$t/online.out" &&
+	"$train" info "$t/online.pt" | grep -q '"stage":"online-awr","db":"[^"]*","cluster":"dlsched-sim"' &&
+	ok "online fine-tuned from dlsched-sim's recorded experience:$(tail -1 "$t/online.out" | cut -d: -f3 | cut -d, -f1-2)" ||
+	{ bad "online from recorded experience"; cat "$t/rec.err" "$t/online.out"; }
+if command -v sqlite3 >/dev/null; then
+	sqlite3 "$t/exp.db" "UPDATE experience SET cluster = 'other' WHERE rowid % 2 = 0"
+	"$train" online --init "$t/sl.pt" --db "$t/exp.db" --out "$t/x.pt" 2>"$t/err" && bad "online guessed among two clusters" ||
+		{ grep -q "experience from several clusters (dlsched-sim ([0-9]* rows), other ([0-9]* rows)): pass --cluster-name" "$t/err" &&
+			ok "online names the clusters when there are several" || { bad "online clusters message"; cat "$t/err"; }; }
+fi
+
 # Bad inputs: a corrupt model, an unknown option, online without experience.
 echo garbage >"$t/corrupt.pt"
 "$train" sl --init "$t/corrupt.pt" --out "$t/y.pt" 2>"$t/err" && bad "corrupt model accepted" \
