@@ -164,5 +164,10 @@ fi
 grep -Eq "^ +load +1 +[3-9]" "$dir/job-c.txt" && ok "job c: its restart loaded the checkpoint (run 1)" ||
 	ko "job c checkpoints: $(grep -E 'save|load' "$dir/job-c.txt" | tr '\n' ';')"
 
-[ $fails -eq 0 ] || { echo "$fails check(s) failed; cluster logs in $dir/c/log"; trap - EXIT; cleanup; exit 1; }
+# Down before the directory goes: its pid files are how down finds the daemons.
+trap - EXIT
+cleanup
+left=$(pgrep -f "$dir/c" | wc -l)
+[ "$left" -eq 0 ] && ok "down left no process behind" || ko "$left processes left after down"
+[ $fails -eq 0 ] || { echo "$fails check(s) failed; cluster logs in $dir/c/log"; exit 1; }
 rm -rf "$dir"
