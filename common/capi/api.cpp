@@ -19,13 +19,6 @@
 
 namespace {
 
-// The learned ordering's steps of one decide() call.
-class StepCollector : public dlsched::DecisionRecorder {
-public:
-	void record(dlsched::PolicyStep step) override { steps.push_back(std::move(step)); }
-	std::vector<dlsched::PolicyStep> steps;
-};
-
 // RecordExperience=yes: where the steps go, and how that went.
 struct ExperienceLog {
 	bool enabled = false;
@@ -264,12 +257,7 @@ void record_experience(ExperienceLog& log, const std::vector<dlsched::PolicyStep
 				log.db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
 		}
 		if (log.db) {
-			dlsched::db::Transaction tx = log.db->transaction();
-			dlsched::Status st = tx.status();
-			for (std::size_t i = 0; st.is_ok() && i < steps.size(); ++i)
-				st = log.db->add_experience(log.cluster, steps[i]);
-			if (st.is_ok())
-				st = tx.commit();
+			const dlsched::Status st = log.db->add_experience(log.cluster, steps);
 			if (st.is_ok()) {
 				log.rows += steps.size();
 				return;
@@ -416,7 +404,7 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 			return rc;
 		const dlsched::ClusterView& view = c.view;
 
-		StepCollector steps;
+		dlsched::StepLog steps;  // the learned ordering's steps of this call
 		if (sched->experience.enabled)
 			c.view.recorder = &steps;
 		auto d = std::make_unique<dlsched_decisions>();

@@ -5,6 +5,7 @@
 #define DLSCHED_MODEL_POLICY_STEP_H
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "model/types.h"
@@ -33,6 +34,13 @@ class DecisionRecorder {
 public:
 	virtual ~DecisionRecorder() = default;
 	virtual void record(PolicyStep step) = 0;
+};
+
+// Keeps every step, in order (one decide() call, one simulated run).
+class StepLog : public DecisionRecorder {
+public:
+	void record(PolicyStep step) override { steps.push_back(std::move(step)); }
+	std::vector<PolicyStep> steps;
 };
 
 }  // namespace dlsched

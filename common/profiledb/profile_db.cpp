@@ -110,6 +110,21 @@ Result<Statement> prepare_for_job(Database& db, const std::string& sql, const st
 	return st;
 }
 
+// Runs `sql`, whose rows are (name, count), into pairs in row order.
+Result<std::vector<std::pair<std::string, int>>> name_counts(Database& db, const char* sql)
+{
+	auto st = Statement::prepare(db, sql);
+	if (!st.is_ok())
+		return st.status();
+	std::vector<std::pair<std::string, int>> out;
+	Status done = each_row(st.value(), [&](const Statement& r) {
+		out.emplace_back(r.column_text(0), static_cast<int>(r.column_int(1)));
+	});
+	if (!done.is_ok())
+		return done;
+	return out;
+}
+
 }  // namespace
 
 Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate, int busy_ms)
@@ -298,6 +313,15 @@ Status ProfileDb::add_experience(const std::string& cluster, const PolicyStep& s
 	return b.is_ok() ? s.run() : b;
 }
 
+Status ProfileDb::add_experience(const std::string& cluster, const std::vector<PolicyStep>& steps)
+{
+	Transaction tx = transaction();
+	Status st = tx.status();
+	for (std::size_t i = 0; st.is_ok() && i < steps.size(); ++i)
+		st = add_experience(cluster, steps[i]);
+	return st.is_ok() ? tx.commit() : st;
+}
+
 Result<std::vector<PolicyStep>> ProfileDb::experience(const std::string& cluster, double since_s, std::size_t limit)
 {
 	std::string sql =
@@ -338,32 +362,13 @@ Result<std::vector<PolicyStep>> ProfileDb::experience(const std::string& cluster
 
 Result<std::vector<std::pair<std::string, int>>> ProfileDb::experience_clusters()
 {
-	auto st = Statement::prepare(db_, "SELECT cluster, count(*) FROM experience GROUP BY cluster ORDER BY cluster");
-	if (!st.is_ok())
-		return st.status();
-	std::vector<std::pair<std::string, int>> out;
-	Status done = each_row(st.value(), [&](const Statement& r) {
-		out.emplace_back(r.column_text(0), static_cast<int>(r.column_int(1)));
-	});
-	if (!done.is_ok())
-		return done;
-	return out;
+	return name_counts(db_, "SELECT cluster, count(*) FROM experience GROUP BY cluster ORDER BY cluster");
 }
 
 Result<std::vector<std::pair<std::string, int>>> ProfileDb::models()
 {
-	auto st = Statement::prepare(db_,
-	                             "SELECT j.model, count(*) FROM jobs j WHERE EXISTS (SELECT 1 FROM epochs e WHERE "
-	                             "e.cluster = j.cluster AND e.job_id = j.job_id) GROUP BY j.model ORDER BY j.model");
-	if (!st.is_ok())
-		return st.status();
-	std::vector<std::pair<std::string, int>> out;
-	Status done = each_row(st.value(), [&](const Statement& r) {
-		out.emplace_back(r.column_text(0), static_cast<int>(r.column_int(1)));
-	});
-	if (!done.is_ok())
-		return done;
-	return out;
+	return name_counts(db_, "SELECT j.model, count(*) FROM jobs j WHERE EXISTS (SELECT 1 FROM epochs e WHERE "
+	                        "e.cluster = j.cluster AND e.job_id = j.job_id) GROUP BY j.model ORDER BY j.model");
 }
 
 Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster, std::int64_t job_id)

@@ -97,6 +97,8 @@ public:
 	// Appends one step of a learned ordering to the experience table (profiledb/experience.h has
 	// the row's format). Several steps: inside one transaction().
 	Status add_experience(const std::string& cluster, const PolicyStep& step);
+	// Appends several steps in one transaction: all of them or, on an error, none.
+	Status add_experience(const std::string& cluster, const std::vector<PolicyStep>& steps);
 
 	// Models with their number of jobs that have at least one recorded epoch, by name.
 	Result<std::vector<std::pair<std::string, int>>> models();

@@ -83,25 +83,12 @@ std::string fmt_bound(double v)
 // (RecordExperience=yes), for trying `dlsched-train online` without a cluster.
 constexpr char kExperienceCluster[] = "dlsched-sim";
 
-struct Steps : DecisionRecorder {
-	void record(PolicyStep step) override { steps.push_back(std::move(step)); }
-	std::vector<PolicyStep> steps;
-};
-
 Status write_experience(const std::string& path, const std::vector<PolicyStep>& steps)
 {
 	auto db = db::ProfileDb::open_writer(path);
 	if (!db.is_ok())
 		return db.status();
-	auto tx = db->transaction();
-	if (!tx.status().is_ok())
-		return tx.status();
-	for (const PolicyStep& s : steps) {
-		Status st = db->add_experience(kExperienceCluster, s);
-		if (!st.is_ok())
-			return st;
-	}
-	return tx.commit();
+	return db->add_experience(kExperienceCluster, steps);
 }
 
 int usage_error(const std::string& msg)
@@ -373,7 +360,7 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 					last_line = now;
 				}
 			};
-		Steps steps;
+		StepLog steps;
 		if (!o.experience.empty())
 			so.recorder = &steps;
 		auto r = simulate(*workload, models, nodes, **sched, so);

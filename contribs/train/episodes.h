@@ -63,13 +63,6 @@ private:
 	std::vector<double> fluctuation_;  // per node; a new draw of hidden speeds for every episode
 };
 
-// Collects the PolicySteps of one run.
-class StepRecorder : public DecisionRecorder {
-public:
-	void record(PolicyStep step) override { steps.push_back(std::move(step)); }
-	std::vector<PolicyStep> steps;
-};
-
 struct EpisodeResult {
 	sim::RunMetrics metrics;
 	std::vector<PolicyStep> steps;

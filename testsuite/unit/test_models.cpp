@@ -30,12 +30,6 @@ std::string tmp_path(const char* name)
 	return std::string("/tmp/dlsched-test-models-") + std::to_string(getpid()) + "-" + name;
 }
 
-class Collect : public DecisionRecorder {
-public:
-	void record(PolicyStep s) override { steps.push_back(std::move(s)); }
-	std::vector<PolicyStep> steps;
-};
-
 }  // namespace
 
 START_TEST(test_encode_job_by_hand)
@@ -243,7 +237,7 @@ START_TEST(test_log_prob_implementations_agree)
 	o.sample = true;
 	o.seed = 11;
 	LearnedOrdering ord("dl2", model, o);
-	Collect rec;
+	StepLog rec;
 	ClusterView v = w.view();
 	v.recorder = &rec;
 	int checked = 0;
