@@ -176,7 +176,7 @@ Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& 
 	auto sched = Scheduler::create(c, registry);
 	if (!sched.is_ok())
 		return sched.status();
-	StepRecorder recorder;
+	StepLog recorder;
 	sim::SimOptions so;
 	so.sched_interval = options.sched_interval;
 	so.restart_cost = options.restart_cost;
@@ -194,6 +194,42 @@ Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& 
 	return out;
 }
 
+// The ordering of the baseline preset `teacher`, after checking that it builds.
+struct Teacher {
+	std::string ordering;
+	bool preemptive = false;
+};
+Result<Teacher> find_teacher(const PolicyRegistry& registry, const std::string& teacher)
+{
+	auto spec = registry.preset(teacher);
+	if (!spec.is_ok())
+		return spec.status();
+	auto probe = registry.make_ordering(spec->ordering, Config());
+	if (!probe.is_ok())
+		return probe.status();
+	return Teacher{spec->ordering, (*probe)->preemptive()};
+}
+
+// The teacher's ordering, recording its order over the learned policy's window.
+Result<std::unique_ptr<Ordering>> make_teacher(const PolicyRegistry& registry, const std::string& ordering,
+                                               const Config& c, std::size_t window)
+{
+	auto o = registry.make_ordering(ordering, c);
+	if (!o.is_ok())
+		return o.status();
+	return std::unique_ptr<Ordering>(new TeacherOrdering(std::move(o).value(), window));
+}
+
+models::LearnedOptions training_options(std::size_t window, bool sample, std::uint64_t seed)
+{
+	models::LearnedOptions lo;
+	lo.window = window;
+	lo.sample = sample;
+	lo.seed = seed;
+	lo.path = "(in training)";
+	return lo;
+}
+
 }  // namespace
 
 Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& teacher, const ModelCatalog& models,
@@ -201,21 +237,12 @@ Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& tea
 {
 	PolicyRegistry registry;
 	register_builtin_policies(registry);
-	auto spec = registry.preset(teacher);
-	if (!spec.is_ok())
-		return spec.status();
-	const std::string inner = spec->ordering;
-	Config base;
-	auto probe = registry.make_ordering(inner, base);
-	if (!probe.is_ok())
-		return probe.status();
+	auto t = find_teacher(registry, teacher);
+	if (!t.is_ok())
+		return t.status();
+	const std::string inner = t->ordering;
 	registry.add_ordering("dlsched-train-teacher", "the teacher, recorded",
-	                      [inner, window, &registry](const Config& c) -> Result<std::unique_ptr<Ordering>> {
-		                      auto o = registry.make_ordering(inner, c);
-		                      if (!o.is_ok())
-			                      return o.status();
-		                      return std::unique_ptr<Ordering>(new TeacherOrdering(std::move(o).value(), window));
-	                      });
+	                      [inner, window, &registry](const Config& c) { return make_teacher(registry, inner, c, window); });
 	return simulate_with(episode, models, options, registry, teacher, "dlsched-train-teacher", teacher, true);
 }
 
@@ -253,28 +280,21 @@ Result<EpisodeResult> run_dagger(const Episode& episode, std::shared_ptr<const m
 {
 	PolicyRegistry registry;
 	register_builtin_policies(registry);
-	auto spec = registry.preset(teacher);
-	if (!spec.is_ok())
-		return spec.status();
-	const std::string inner = spec->ordering;
-	Config base;
-	auto probe = registry.make_ordering(inner, base);
-	if (!probe.is_ok())
-		return probe.status();
-	if (!(*probe)->preemptive())
+	auto t = find_teacher(registry, teacher);
+	if (!t.is_ok())
+		return t.status();
+	if (!t->preemptive)
 		return invalid_argument("dagger: teacher '" + teacher +
 		                        "' is not preemptive; its order of running jobs is not a label (use srtf or tiresias-las)");
-	models::LearnedOptions lo;
-	lo.window = window;
-	lo.path = "(in training)";
+	const std::string inner = t->ordering;
+	const models::LearnedOptions lo = training_options(window, false, 1);
 	registry.add_ordering("dlsched-train-dagger", "the policy acts, the teacher labels",
 	                      [inner, window, model, lo, &registry](const Config& c) -> Result<std::unique_ptr<Ordering>> {
-		                      auto t = registry.make_ordering(inner, c);
-		                      if (!t.is_ok())
-			                      return t.status();
-		                      std::unique_ptr<Ordering> labels(new TeacherOrdering(std::move(t).value(), window));
+		                      auto labels = make_teacher(registry, inner, c, window);
+		                      if (!labels.is_ok())
+			                      return labels.status();
 		                      std::unique_ptr<Ordering> acts(new models::LearnedOrdering("dl2", model, lo));
-		                      return std::unique_ptr<Ordering>(new DaggerOrdering(std::move(labels), std::move(acts)));
+		                      return std::unique_ptr<Ordering>(new DaggerOrdering(std::move(labels).value(), std::move(acts)));
 	                      });
 	return simulate_with(episode, models, options, registry, preset, "dlsched-train-dagger", preset, true);
 }
@@ -296,11 +316,7 @@ Result<EpisodeResult> run_policy(const Episode& episode, std::shared_ptr<const m
 {
 	PolicyRegistry registry;
 	register_builtin_policies(registry);
-	models::LearnedOptions lo;
-	lo.window = window;
-	lo.sample = sample;
-	lo.seed = seed;
-	lo.path = "(in training)";
+	const models::LearnedOptions lo = training_options(window, sample, seed);
 	registry.add_ordering("dlsched-train-policy", "the policy being trained",
 	                      [model, lo](const Config&) -> Result<std::unique_ptr<Ordering>> {
 		                      return std::unique_ptr<Ordering>(new models::LearnedOrdering("dl2", model, lo));
