@@ -18,7 +18,7 @@ TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.
 EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
 # The learned policies in slurmctld (skips when sched/dlsched was built without libtorch).
 TESTS += testsuite/cluster/test-learned.sh
-EXTRA_DIST += testsuite/cluster/test-learned.sh
+EXTRA_DIST += testsuite/cluster/test-learned.sh testsuite/cluster/lib.sh
 # Model files for it (random or hand-set) and the order a model gives offline, through the C ABI.
 if HAVE_TORCH
 check_PROGRAMS += testsuite/cluster/make-model

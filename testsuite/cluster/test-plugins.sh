@@ -31,27 +31,7 @@ conf() {  # conf KEY=VALUE...: rewrite dlsched.conf and reconfigure
 	sleep 3
 }
 meta() { echo "model=imagenet epochs=1 epoch_time_1gpu=$1 ${2:-}"; }
-wait_done() {  # wait_done SECONDS JOBID...: until none of them is in the queue
-	local t=0
-	while [ $t -lt $(($1 * 2)) ]; do
-		local left=0
-		for j in "${@:2}"; do squeue -h -j "$j" 2>/dev/null | grep -q . && left=1; done
-		[ $left -eq 0 ] && return 0
-		sleep 0.5
-		t=$((t + 1))
-	done
-	return 1
-}
-# Accounting lags slurmctld: a job gone from squeue may not have its final state in sacct yet.
-completed() {  # completed JOBID: its sacct state becomes COMPLETED within 10 s
-	local t=0
-	while [ $t -lt 20 ]; do
-		[ "$(sacct -n -X -P -o State -j "$1" | tail -n1)" = COMPLETED ] && return 0
-		sleep 0.5
-		t=$((t + 1))
-	done
-	return 1
-}
+. "$top/testsuite/cluster/lib.sh"  # wait_done, completed
 start_of() { sacct -n -X -P -o Start -j "$1" | tail -n1; }
 node_of() { sacct -n -X -P -o NodeList -j "$1" | tail -n1; }
 

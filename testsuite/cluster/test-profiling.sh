@@ -59,17 +59,7 @@ submit() {  # submit NAME EPOCH_S EPOCHS [sbatch options...]
 		--wrap "exec $emu --model imagenet --epochs $n --epoch-time-1gpu $(awk -v e="$es" 'BEGIN{print e*2}') --noise 0 \
 			--checkpoint-dir $dir/ck/$name --data $dir/data --profiles $top/contribs/profiles"
 }
-wait_done() {  # wait_done SECONDS JOBID...
-	local t=0 j left
-	while [ $t -lt $(($1 * 2)) ]; do
-		left=0
-		for j in "${@:2}"; do squeue -h -j "$j" 2>/dev/null | grep -q . && left=1; done
-		[ $left -eq 0 ] && return 0
-		sleep 0.5
-		t=$((t + 1))
-	done
-	return 1
-}
+. "$top/testsuite/cluster/lib.sh"  # wait_done, completed
 # The epochs of a job in the DB, one line each: epoch,run,bytes_read.
 epochs_of() { "$dbtool" --db "$db" export epochs 2>/dev/null | awk -F, -v j="$1" '$2 == j { print $4 "," $3 "," $8 }' | sort -t, -n -k1,1; }
 wait_epochs() {  # wait_epochs SECONDS JOBID N: until the DB has N epochs of the job

@@ -17,6 +17,7 @@
 #include "policy/registry.h"
 #include "profiledb/experience.h"
 #include "profiledb/profile_db.h"
+#include "temp_path.h"
 
 extern "C" {
 #include "check_main.h"
@@ -27,20 +28,7 @@ using namespace dlsched::db;
 
 namespace {
 
-std::string temp_path(const char* name)
-{
-	static std::string dir;
-	if (dir.empty()) {
-		char tmpl[] = "/tmp/dlsched-experience-test.XXXXXX";
-		ck_assert_ptr_nonnull(mkdtemp(tmpl));
-		dir = tmpl;
-	}
-	const std::string p = dir + "/" + name;
-	std::remove(p.c_str());
-	std::remove((p + "-wal").c_str());
-	std::remove((p + "-shm").c_str());
-	return p;
-}
+std::string temp_path(const char* name) { return test::temp_path("dlsched-experience-test", name); }
 
 PolicyStep step(std::uint64_t cycle, double now)
 {

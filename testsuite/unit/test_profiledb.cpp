@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "profiledb/profile_db.h"
+#include "temp_path.h"
 
 extern "C" {
 #include "check_main.h"
@@ -21,20 +22,7 @@ using namespace dlsched::db;
 
 namespace {
 
-std::string temp_path(const char* name)
-{
-	static std::string dir;
-	if (dir.empty()) {
-		char tmpl[] = "/tmp/dlsched-profiledb-test.XXXXXX";
-		ck_assert_ptr_nonnull(mkdtemp(tmpl));
-		dir = tmpl;
-	}
-	const std::string p = dir + "/" + name;
-	std::remove(p.c_str());
-	std::remove((p + "-wal").c_str());
-	std::remove((p + "-shm").c_str());
-	return p;
-}
+std::string temp_path(const char* name) { return test::temp_path("dlsched-profiledb-test", name); }
 
 JobRecord job(std::int64_t id, const std::string& model, double submit)
 {
