@@ -14,6 +14,7 @@
 #include "model/policy_step.h"
 #include "policy/free_map.h"
 #include "policy/scheduler.h"
+#include "predict/hints.h"
 #include "profiledb/profile_db.h"
 #include "workload/workload.h"
 
@@ -149,6 +150,12 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 		d.loaned = n.loaned != 0;
 		d.up = n.up != 0;
 	}
+	// Users' runtime claims count only within their time limits (predict/hints.h).
+	dlsched::predict::HintLimits limits;
+	limits.trust_factor = sched->config.get_double("HintTrustFactor");
+	limits.floor_no_limit_s = sched->config.get_double("HintFloorNoTimeLimit");
+	if (!nodes.empty() && nodes[0].gpus_total > 0)
+		limits.gpus_per_node = nodes[0].gpus_total;
 	out.jobs.resize(cv->job_count);
 	std::vector<dlsched::Job>& jobs = out.jobs;
 	for (size_t i = 0; i < cv->job_count; ++i) {
@@ -182,6 +189,12 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 		j.restarts = v.restarts;
 		j.last_stop_time = v.last_stop_time;
 		j.last_run_s = v.last_run_s;
+		j.requeueable = v.requeueable != 0;
+		j.nice = v.nice;
+		if (v.admin_priority > 0) {
+			j.admin_pin = v.admin_priority >= DLSCHED_PRIORITY_FLOOR ? 1 : -1;
+			j.admin_priority = v.admin_priority;
+		}
 		if (j.running()) {
 			if (v.share_count && !v.shares)
 				return report(err, DLSCHED_EINVAL, who + ": NULL shares with a non-zero count");
@@ -198,6 +211,7 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 			}
 			j.gpus_allocated = sum;
 		}
+		(void) dlsched::predict::bound_hints(j, sched->models, limits);
 		if (v.epochs_done < 0) {
 			// The host does not track progress: estimate it from the seconds run at the current
 			// allocation and the model's speed there (exact for jobs that never changed size).

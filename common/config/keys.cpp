@@ -35,6 +35,12 @@ const std::vector<ConfigKey>& config_keys()
 	        {"RecordExperience", ConfigType::kBool, "no", 0, 0,
 	         "sched/dlsched: append each cycle of a learned ordering (state, action, reward) to "
 	         "ProfileDB's experience table, for online fine-tuning"},
+	        // ---- Trust in what users say about their jobs (predict/hints.h) ----
+	        {"HintTrustFactor", ConfigType::kDouble, "10", 1, 1e6,
+	         "a job's claimed runtime (--dl-epochs, comment words) counts down to its time limit / "
+	         "this factor at the shortest, and never beyond its time limit"},
+	        {"HintFloorNoTimeLimit", ConfigType::kDouble, "3600", 0, 1e9,
+	         "seconds: a job without a time limit counts as at least this long, whatever it claims"},
 	        // ---- Policy-specific keys (policy/*.cpp) ----
 	        {"BackfillMaxJobs", ConfigType::kInt, "1000", 1, 1000000,
 	         "slurm-backfill: pending jobs examined per cycle (as Slurm's bf_max_job_test)"},

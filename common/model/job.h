@@ -32,6 +32,15 @@ struct Job {
 	double epochs_total = 1;
 	Seconds time_limit = kNoTimeLimit;  // requested wall-clock limit (backfill uses it)
 	Seconds deadline = kNoDeadline;     // absolute completion deadline
+	// Whether the host can checkpoint and requeue the job (Slurm: a batch job that allows requeue).
+	// A job that cannot be requeued is never preempted, resized or moved by any policy.
+	bool requeueable = true;
+	int nice = 0;  // positive: behind jobs of the same standing (Slurm's --nice); negative: ahead
+	// A place in the queue an administrator fixed (Slurm: scontrol update Priority=): +1 ahead of
+	// every job the policies order, -1 behind them, 0 none. Pinned jobs go by admin_priority, highest
+	// first; policies never reorder them.
+	int admin_pin = 0;
+	double admin_priority = 0;
 
 	// ---- What has been measured or estimated ----
 	// Seconds per epoch on one reference GPU (speed factor 1) for this job's model and batch size.

@@ -80,6 +80,26 @@ void order_resizes(const ClusterView& view, std::vector<Action>& actions, std::v
 	}
 }
 
+// What a policy's order cannot override: a place an administrator pinned (ahead of every ordered
+// job, or behind them, highest admin priority first) and the job's nice value (higher goes behind
+// jobs of the same standing). Stable: the policy's order stays among equals.
+void apply_admin_order(std::vector<const Job*>& jobs)
+{
+	const bool any = std::any_of(jobs.begin(), jobs.end(),
+	                             [](const Job* j) { return j->admin_pin != 0 || j->nice != 0; });
+	if (!any)
+		return;
+	auto group = [](const Job* j) { return j->admin_pin > 0 ? 0 : j->admin_pin < 0 ? 2 : 1; };
+	std::stable_sort(jobs.begin(), jobs.end(), [&](const Job* a, const Job* b) {
+		const int ga = group(a), gb = group(b);
+		if (ga != gb)
+			return ga < gb;
+		if (ga != 1)
+			return a->admin_priority > b->admin_priority;
+		return a->nice < b->nice;
+	});
+}
+
 bool same_placement(std::vector<NodeShare> a, std::vector<NodeShare> b)
 {
 	auto by_node = [](const NodeShare& x, const NodeShare& y) { return x.node < y.node; };
@@ -146,20 +166,29 @@ Decisions Scheduler::decide(const ClusterView& view) const
 	}
 
 	// Preemptive orderings and elastic allocations reconsider running jobs as candidates: their
-	// GPUs go back into the pool the plan is made from.
+	// GPUs go back into the pool the plan is made from. A job the host cannot requeue is never
+	// reconsidered: it keeps its GPUs and its place.
 	const bool reconsider = ordering_->preemptive() || allocation_->elastic();
 	FreeMap free(view);
+	std::vector<const Job*> pinned;
 	if (reconsider) {
 		for (const Job* r : view.running) {
+			if (!r->requeueable) {
+				pinned.push_back(r);
+				continue;
+			}
 			candidates.push_back(r);
 			free.release(r->placement);
 		}
 	}
 	ordering_->order(view, candidates);
+	apply_admin_order(candidates);
 
 	Plan plan;
 	AllocationInput in{view, candidates, *placement_, free, reconsider};
 	allocation_->allocate(in, plan);
+	for (const Job* r : pinned)
+		plan.push_back({r, r->gpus_allocated, r->placement});
 
 	std::unordered_map<JobId, const Assignment*> planned;
 	planned.reserve(plan.size());
@@ -209,7 +238,10 @@ Decisions Scheduler::decide(const ClusterView& view) const
 	// job left waiting, choosing among the running jobs that rank below it.
 	if (!reconsider && !waiting.empty() && !view.running.empty()) {
 		const Job* w = waiting.front();
-		std::vector<const Job*> ranked(view.running.begin(), view.running.end());
+		std::vector<const Job*> ranked;
+		for (const Job* r : view.running)
+			if (r->requeueable)
+				ranked.push_back(r);
 		ranked.push_back(w);
 		ordering_->order(view, ranked);
 		auto pos = std::find(ranked.begin(), ranked.end(), w);

@@ -4,3 +4,6 @@ common_libdlsched_la_SOURCES += \
 common_libdlsched_la_SOURCES += \
 	common/predict/history.h \
 	common/predict/history.cpp
+common_libdlsched_la_SOURCES += \
+	common/predict/hints.h \
+	common/predict/hints.cpp

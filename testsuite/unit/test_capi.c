@@ -46,7 +46,9 @@ static dlsched_job_view_t pending(uint32_t id, double submit, int gpus)
 	j.gpus_requested = gpus;
 	j.epochs_total = 10;
 	j.epoch_time_1gpu = 60;
+	j.time_limit = 1000; /* claims count down to 100 s (HintTrustFactor=10) */
 	j.last_stop_time = -1;
+	j.requeueable = 1;
 	return j;
 }
 

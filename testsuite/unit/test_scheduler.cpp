@@ -332,6 +332,57 @@ START_TEST(preemption_policy_sees_only_jobs_ranked_below_the_waiting_one)
 }
 END_TEST
 
+START_TEST(jobs_that_cannot_be_requeued_are_never_reconsidered_or_preempted)
+{
+	World w;
+	Job& fixed = w.running(1, 0, {{0, 4}});
+	fixed.requeueable = false;
+	w.running(2, 0, {{1, 4}});
+	w.pending(3, 1, 8);
+	// A preemptive ordering whose plan leaves both running jobs out: only job 2 may be requeued;
+	// job 1 stays where it is, in the plan, and is offered to no Preemption policy.
+	g_plan = {{3, {{1, 4}}}};
+	auto s = make_scheduler({{"OrderingPolicy", "reverse-id-preemptive"}});
+	expect_actions(s->decide(w.view()), "requeue 2; start 3 [1:4]");
+	// Non-preemptive ordering with a Preemption policy that takes all it is offered: job 1 is not
+	// offered (job 5 ranks above 3 under reverse-id and is not offered either).
+	World w2;
+	w2.running(1, 0, {{0, 4}}).requeueable = false;
+	w2.running(2, 0, {{1, 4}});
+	w2.pending(3, 1, 8);
+	g_plan = {};
+	g_offered.clear();
+	auto s2 = make_scheduler({{"PreemptionPolicy", "take-all"}});
+	expect_actions(s2->decide(w2.view()), "requeue 2; prio 3=1");
+	ck_assert_uint_eq(g_offered.size(), 1);
+	ck_assert_uint_eq(g_offered[0], 2);
+}
+END_TEST
+
+START_TEST(admin_pins_and_nice_override_the_policy_order)
+{
+	World w;
+	for (JobId id = 1; id <= 6; ++id)
+		w.pending(id, id, 1);
+	// reverse-id would give 6 5 4 3 2 1. Pinned ahead: 2 (priority 10) before 1 (priority 5);
+	// pinned behind: 6; nice 100 moves 5 behind the other unpinned jobs (4, 3).
+	w.jobs[1].admin_pin = 1;
+	w.jobs[1].admin_priority = 10;
+	w.jobs[0].admin_pin = 1;
+	w.jobs[0].admin_priority = 5;
+	w.jobs[5].admin_pin = -1;
+	w.jobs[5].admin_priority = 7;
+	w.jobs[4].nice = 100;
+	g_plan = {};
+	auto s = make_scheduler({});
+	Decisions d = s->decide(w.view());
+	expect_actions(d, "prio 2=6; prio 1=5; prio 4=4; prio 3=3; prio 5=2; prio 6=1");
+	// A job the plan starts leaves the order; the others keep their places.
+	g_plan = {{2, {{0, 1}}}};
+	expect_actions(s->decide(w.view()), "start 2 [0:1]; prio 1=5; prio 4=4; prio 3=3; prio 5=2; prio 6=1");
+}
+END_TEST
+
 START_TEST(unknown_policy_names_are_errors_listing_known_ones)
 {
 	Config c;
@@ -377,6 +428,8 @@ int main()
 	tcase_add_test(tc, resizes_in_a_cycle_requeue_one_job);
 	tcase_add_test(tc, held_jobs_go_last);
 	tcase_add_test(tc, preemption_policy_sees_only_jobs_ranked_below_the_waiting_one);
+	tcase_add_test(tc, jobs_that_cannot_be_requeued_are_never_reconsidered_or_preempted);
+	tcase_add_test(tc, admin_pins_and_nice_override_the_policy_order);
 	tcase_add_test(tc, unknown_policy_names_are_errors_listing_known_ones);
 	tcase_add_test(tc, decide_is_deterministic);
 	suite_add_tcase(s, tc);

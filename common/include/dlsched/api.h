@@ -23,7 +23,13 @@
 extern "C" {
 #endif
 
-#define DLSCHED_API_VERSION 1
+#define DLSCHED_API_VERSION 2
+
+/* The priorities a host gives the jobs it orders for dlsched (sched/dlsched: above priority/basic's
+ * range). An administrator's priority at or above DLSCHED_PRIORITY_FLOOR pins a job ahead of every
+ * job dlsched orders; a lower one pins it behind them (see dlsched_job_view_t.admin_priority). */
+#define DLSCHED_PRIORITY_TOP 0xfffffff0u
+#define DLSCHED_PRIORITY_FLOOR 0xffff0001u
 
 enum dlsched_status {
 	DLSCHED_OK = 0,
@@ -97,6 +103,13 @@ typedef struct dlsched_job_view {
 	int restarts;
 	double last_stop_time;  /* < 0: never stopped */
 	double last_run_s;
+	/* ---- API version 2 ---- */
+	int requeueable;        /* 1: the host can checkpoint and requeue the job (Slurm: a batch job
+				 * whose requeue is allowed); 0: it is never preempted or resized */
+	uint32_t admin_priority; /* a priority an administrator set (scontrol update Priority=), kept
+				 * as it is: >= DLSCHED_PRIORITY_FLOOR pins the job ahead of the jobs
+				 * dlsched orders, lower behind them; 0: none */
+	int nice;               /* Slurm's nice: positive goes behind jobs of the same standing */
 } dlsched_job_view_t;
 
 typedef struct dlsched_cluster_view {

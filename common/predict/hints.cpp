@@ -1,0 +1,70 @@
+#include "predict/hints.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dlsched::predict {
+
+namespace {
+
+// A claim is void once the job has run this much longer than it: a quarter more, plus a minute
+// (epoch times vary, and the first epoch is slower).
+constexpr double kOverrunFactor = 1.25;
+constexpr double kOverrunGraceS = 60;
+
+}  // namespace
+
+const char* hint_verdict_name(HintVerdict v)
+{
+	switch (v) {
+	case HintVerdict::kKept:
+		return "kept";
+	case HintVerdict::kCappedAtLimit:
+		return "capped at the time limit";
+	case HintVerdict::kRaisedToFloor:
+		return "raised to the trust floor";
+	case HintVerdict::kVoid:
+		return "void (ran longer than claimed)";
+	case HintVerdict::kUnknown:
+		return "no runtime claimed";
+	}
+	return "?";
+}
+
+double claimed_runtime(const Job& job, const ModelCatalog& models, int gpus_per_node)
+{
+	if (job.epoch_time_1gpu <= 0 || job.epochs_total <= 0)
+		return 0;
+	const int per_node = std::max(1, gpus_per_node);
+	const int gpus = std::max(1, job.gpus_requested);
+	const int nodes = (gpus + per_node - 1) / per_node;
+	return job.epochs_total * job.epoch_time_1gpu / models.speedup(job.model, gpus, nodes);
+}
+
+HintVerdict bound_hints(Job& job, const ModelCatalog& models, const HintLimits& limits)
+{
+	const double claimed = claimed_runtime(job, models, limits.gpus_per_node);
+	if (claimed <= 0)
+		return HintVerdict::kUnknown;
+	const bool limited = std::isfinite(job.time_limit) && job.time_limit > 0;
+	double target = claimed;
+	HintVerdict verdict = HintVerdict::kKept;
+	if (job.executed_s > kOverrunFactor * claimed + kOverrunGraceS) {
+		target = limited && job.time_limit > job.executed_s ? job.time_limit : 2 * job.executed_s;
+		verdict = HintVerdict::kVoid;
+	} else if (limited && claimed > job.time_limit) {
+		target = job.time_limit;
+		verdict = HintVerdict::kCappedAtLimit;
+	} else {
+		const double floor = limited ? job.time_limit / std::max(1.0, limits.trust_factor) : limits.floor_no_limit_s;
+		if (claimed < floor) {
+			target = floor;
+			verdict = HintVerdict::kRaisedToFloor;
+		}
+	}
+	if (verdict != HintVerdict::kKept)
+		job.epoch_time_1gpu *= target / claimed;
+	return verdict;
+}
+
+}  // namespace dlsched::predict
