@@ -83,11 +83,41 @@ std::string format_range(const ConfigKey& k)
 	return os.str();
 }
 
+// Whether `value` is one of `words` ("a|b|c"), case-insensitively.
+bool is_word(const char* words, std::string_view value)
+{
+	if (!words)
+		return false;
+	const std::string v = lower(value);
+	std::string_view w(words);
+	std::size_t start = 0;
+	while (start <= w.size()) {
+		std::size_t bar = w.find('|', start);
+		if (lower(w.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start)) == v)
+			return true;
+		if (bar == std::string_view::npos)
+			break;
+		start = bar + 1;
+	}
+	return false;
+}
+
+std::string words_list(const char* words)
+{
+	std::string s(words);
+	std::replace(s.begin(), s.end(), '|', ',');
+	return s;
+}
+
 // Checks one value against its key's type and range; returns the reason it is bad, or "".
 std::string validate(const ConfigKey& k, std::string_view value)
 {
+	if (k.words && is_word(k.words, value))
+		return "";
 	switch (k.type) {
 	case ConfigType::kString:
+		if (k.words)
+			return "'" + std::string(value) + "' is not one of " + words_list(k.words);
 		return "";
 	case ConfigType::kBool: {
 		bool b;
@@ -97,7 +127,8 @@ std::string validate(const ConfigKey& k, std::string_view value)
 	case ConfigType::kDouble: {
 		double d;
 		if (!parse_double(value, d))
-			return "'" + std::string(value) + "' is not a number";
+			return "'" + std::string(value) + "' is not a number" +
+			       (k.words ? std::string(" or one of ") + words_list(k.words) : std::string());
 		if (k.type == ConfigType::kInt && d != std::floor(d))
 			return "'" + std::string(value) + "' is not an integer";
 		if (d < k.min || d > k.max)
@@ -257,6 +288,14 @@ std::vector<double> Config::get_double_list(std::string_view key) const
 		start = comma + 1;
 	}
 	return out;
+}
+
+std::string Config::get_word(std::string_view key) const
+{
+	const ConfigKey* k = find_config_key(key);
+	assert(k && "config key not in the table (config/keys.cpp)");
+	const std::string& v = values_.at(k->name).value;
+	return is_word(k->words, v) ? lower(v) : std::string();
 }
 
 bool Config::is_set(std::string_view key) const

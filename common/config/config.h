@@ -24,6 +24,9 @@ struct ConfigKey {
 	double min;                 // numeric range (inclusive); ignored for strings and bools
 	double max;
 	const char* help;           // one line, shown by --print-config and in dlsched.conf(5)
+	// Words the value may be ('|' between them, case-insensitive): for a string, the only values
+	// allowed (null: any); for a number, allowed instead of a number ("RestartCost=model").
+	const char* words = nullptr;
 };
 
 // The one table of every key dlsched knows (config/keys.cpp).
@@ -49,6 +52,8 @@ public:
 	double get_double(std::string_view key) const;
 	bool get_bool(std::string_view key) const;
 	std::vector<double> get_double_list(std::string_view key) const;
+	// The value in lower case when it is one of the key's words, else "" (a number, or no words).
+	std::string get_word(std::string_view key) const;
 	// True when the key was set explicitly (file or set()), not left at its default.
 	bool is_set(std::string_view key) const;
 	// Where the key was set ("dlsched.conf:12", "--policy"); empty when it is at its default.

@@ -26,7 +26,9 @@ const std::vector<ConfigKey>& config_keys()
 	         "also run a cycle when a job arrives or ends"},
 	        {"Seed", ConfigType::kInt, "1", 0, 2147483647, "seed of every random choice a policy makes"},
 	        {"RestartCost", ConfigType::kDouble, "0", 0, 86400,
-	         "seconds a job loses on every restart or resize (checkpoint + reload); 0 = free"},
+	         "seconds a job loses on every restart or resize (checkpoint + reload); 0 = free; 'model': "
+	         "each job's own suspend and resume times from its model (dlsched-sim's physics)",
+	         "model"},
 	        {"ModelProfiles", ConfigType::kString, "", 0, 0,
 	         "directory of per-model profiles (empty: the installed data directory)"},
 	        // ---- Profile DB and experience ----
@@ -35,6 +37,27 @@ const std::vector<ConfigKey>& config_keys()
 	        {"RecordExperience", ConfigType::kBool, "no", 0, 0,
 	         "sched/dlsched: append each cycle of a learned ordering (state, action, reward) to "
 	         "ProfileDB's experience table, for online fine-tuning"},
+	        // ---- Priority classes and preemption (policy/preempt_*.cpp, predict/overhead.h) ----
+	        {"PriorityQos", ConfigType::kString, "high", 0, 0,
+	         "QoS names, highest class first (comma-separated), whose jobs go ahead of all other jobs "
+	         "and may preempt jobs of lower classes"},
+	        {"PreemptGrace", ConfigType::kDouble, "600", 0, 86400,
+	         "seconds a preempted job has to reach a safe point and write its checkpoint before it is "
+	         "requeued anyway (as Slurm's GraceTime)"},
+	        {"KillWait", ConfigType::kDouble, "30", 0, 65533,
+	         "preempt-qos: seconds Slurm gives a requeued job between SIGTERM and SIGKILL (slurm.conf "
+	         "KillWait), all its victims have to checkpoint"},
+	        {"CheckpointAt", ConfigType::kString, "epoch", 0, 0,
+	         "where a job can stop and checkpoint when asked: at the end of its epoch, or after any "
+	         "iteration (simulator physics; the overhead estimate when nothing is measured)",
+	         "epoch|iteration"},
+	        {"StorageWriteMBps", ConfigType::kDouble, "500", 0.001, 1e9,
+	         "MB/s a checkpoint is written at (simulator physics; estimate when nothing is measured)"},
+	        {"StorageReadMBps", ConfigType::kDouble, "500", 0.001, 1e9,
+	         "MB/s a checkpoint is read back at (simulator physics; estimate when nothing is measured)"},
+	        {"WarmupFraction", ConfigType::kDouble, "0.1", 0, 10,
+	         "the first epoch after a restart takes this fraction of an epoch longer: data not cached "
+	         "yet (simulator physics; estimate when nothing is measured)"},
 	        // ---- Trust in what users say about their jobs (predict/hints.h) ----
 	        {"HintTrustFactor", ConfigType::kDouble, "10", 1, 1e6,
 	         "a job's claimed runtime (--dl-epochs, comment words) counts down to its time limit / "

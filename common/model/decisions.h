@@ -27,6 +27,9 @@ struct Action {
 	int gpus = 0;                      // kStart / kResize
 	std::vector<NodeShare> placement;  // kStart / kResize
 	double priority = 0;               // kSetPriority
+	// kRequeue / kResize: seconds the job may take to checkpoint before it is requeued anyway
+	// (< 0: the host's PreemptGrace).
+	double grace = -1;
 	std::string reason;                // short, for logs ("preempted by 123", "backfill")
 };
 

@@ -18,6 +18,21 @@ struct NodeShare {
 
 enum class JobState : std::uint8_t { kPending, kRunning };
 
+// What stopping a running job now would cost (PickyMan: Chen et al., "PickyMan: A Preemptive
+// Scheduler for Deep Learning Jobs on GPU Clusters", IPCCC'22): suspending runs on to the next safe
+// point and writes a checkpoint; resuming reads it back and re-warms the data. Hosts fill it with the
+// same estimator (predict/overhead.h): dlsched-sim from the model profiles, Slurm from the profile DB.
+struct PreemptionCost {
+	Seconds to_safe_point = 0;     // training on until the job can checkpoint (its GPUs stay busy)
+	Seconds checkpoint_write = 0;  // writing the checkpoint: GPUs held, no progress
+	Seconds resume = 0;            // reading it back and the slower first epoch: no progress
+	Seconds since_checkpoint = 0;  // training since its latest checkpoint: lost if it is killed instead
+	double stddev = 0;             // uncertainty of suspend + resume
+	bool measured = false;         // from the job's or its model's measurements, not the profile
+
+	Seconds suspend() const { return to_safe_point + checkpoint_write; }
+};
+
 struct Job {
 	// ---- What the user asked for (fixed for the job's life) ----
 	JobId id = 0;
@@ -59,10 +74,15 @@ struct Job {
 	int restarts = 0;                  // preemptions and resizes so far
 	Seconds last_stop_time = -1;       // when it was last checkpointed and requeued; -1: never
 	Seconds last_run_s = 0;            // length of the run that ended then
+	// When the host asked the running job to checkpoint and stop (a preemption in progress: its
+	// GPUs are freeing, no policy reconsiders it); -1: not asked.
+	Seconds checkpoint_requested_at = -1;
+	PreemptionCost preempt_cost;       // running jobs: the cost of stopping it now
 
 	bool elastic() const { return gpus_min != gpus_max; }
 	bool has_deadline() const { return deadline != kNoDeadline; }
 	bool running() const { return state == JobState::kRunning; }
+	bool stopping() const { return running() && checkpoint_requested_at >= 0; }
 	double epochs_left() const { return epochs_total > epochs_done ? epochs_total - epochs_done : 0.0; }
 };
 

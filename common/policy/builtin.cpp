@@ -57,6 +57,15 @@ void register_builtin_policies(PolicyRegistry& r)
 	                factory<Placement, GpPlacement>());
 	r.add_admission("admit-all", "every job may be scheduled", factory<Admission, AdmitAll>());
 	r.add_preemption("none", "never preempt for a waiting job", factory<Preemption, NoPreemption>());
+	r.add_preemption("overhead",
+	                 "PickyMan: victims of lower QoS classes chosen by least predicted lost time (IPCCC'22)",
+	                 [](const Config& c) -> Result<std::unique_ptr<Preemption>> {
+		                 return std::unique_ptr<Preemption>(new OverheadPreemption(c.get_double("PreemptGrace")));
+	                 });
+	r.add_preemption("preempt-qos", "Slurm's preempt/qos with PreemptMode=REQUEUE: its victim order, KillWait to checkpoint",
+	                 [](const Config& c) -> Result<std::unique_ptr<Preemption>> {
+		                 return std::unique_ptr<Preemption>(new QosPreemption(c.get_double("KillWait"), 1));
+	                 });
 	r.add_loaning("none", "never loan inference nodes", factory<Loaning, NoLoaning>());
 
 	r.add_preset("fifo", "first come first served, head-of-line blocking (sched/builtin)",
@@ -70,6 +79,15 @@ void register_builtin_policies(PolicyRegistry& r)
 	r.add_preset("optimus", "Optimus greedy marginal gain on the speed model (EuroSys'18), elastic",
 	             spec("srtf", "optimus"));
 	r.add_preset("edf", "earliest deadline first", spec("edf", "rigid"));
+	// Preemption by priority class over the same non-preemptive base as Slurm's sched/backfill.
+	SchedulerSpec pickyman = spec("fifo", "easy-backfill");
+	pickyman.preemption = "overhead";
+	r.add_preset("pickyman", "PickyMan: FIFO with backfill; high-QoS jobs preempt by least predicted overhead",
+	             pickyman);
+	SchedulerSpec preempt_qos = spec("fifo", "easy-backfill");
+	preempt_qos.preemption = "preempt-qos";
+	r.add_preset("preempt-qos", "Slurm's preempt/qos (REQUEUE) over FIFO with backfill: the baseline for pickyman",
+	             preempt_qos);
 	SchedulerSpec srtf_gp = spec("srtf", "rigid");
 	srtf_gp.placement = "gp-placement";
 	r.add_preset("srtf-gp", "srtf with speed-aware gp-placement (heterogeneous clusters)", srtf_gp);

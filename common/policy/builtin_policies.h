@@ -166,11 +166,29 @@ public:
 class NoPreemption : public Preemption {
 public:
 	const char* name() const override { return "none"; }
-	std::vector<const Job*> select_victims(const ClusterView&, const Job&, const std::vector<const Job*>&,
-	                                       const FreeMap&) const override
-	{
-		return {};
-	}
+	VictimChoice select_victims(const PreemptionInput&) const override { return {}; }
+};
+
+// ---- Preemptions ----
+class OverheadPreemption : public Preemption {  // preempt_overhead.cpp
+public:
+	explicit OverheadPreemption(double grace) : grace_(grace) {}
+	const char* name() const override { return "overhead"; }
+	VictimChoice select_victims(const PreemptionInput& in) const override;
+
+private:
+	double grace_;  // PreemptGrace
+};
+
+class QosPreemption : public Preemption {  // preempt_qos.cpp
+public:
+	QosPreemption(double kill_wait, int reorder_count) : kill_wait_(kill_wait), reorder_count_(reorder_count) {}
+	const char* name() const override { return "preempt-qos"; }
+	VictimChoice select_victims(const PreemptionInput& in) const override;
+
+private:
+	double kill_wait_;   // KillWait: the victims' time to checkpoint
+	int reorder_count_;  // Slurm's preempt_reorder_count
 };
 
 class NoLoaning : public Loaning {

@@ -4,7 +4,8 @@
 // time enough GPUs will be free, computed from running jobs' expected ends (start + time limit). A
 // later job may start now if it fits and either ends (now + its time limit) before that "shadow" time
 // or uses only GPUs the reservation does not need ("extra" GPUs).
-// Approximations against Slurm: one reservation (EASY) where Slurm reserves for every job it
+// A running job being preempted (stopping) is expected to end once it has checkpointed (its
+// PreemptionCost), not at its time limit. Approximations against Slurm: one reservation (EASY) where Slurm reserves for every job it
 // examines; the reservation counts GPUs across the eligible nodes, not node by node; at most
 // BackfillMaxJobs pending jobs are examined per cycle (as bf_max_job_test). Traces carry no time
 // limits: the workload builder derives them (TimeLimitFactor x true runtime), see
@@ -44,7 +45,9 @@ void EasyBackfillAllocation::allocate(const AllocationInput& in, Plan& plan) con
 							g += s.gpus;
 					const Job& r = *a.job;
 					const Seconds start = r.running() ? r.start_time : now;
-					ends.push_back({std::max(now, start + r.time_limit), g});
+					// A job being preempted frees its GPUs once it has checkpointed.
+					const Seconds end = r.stopping() ? now + r.preempt_cost.suspend() : start + r.time_limit;
+					ends.push_back({std::max(now, end), g});
 				}
 				std::sort(ends.begin(), ends.end());
 				int avail = free.eligible_free(*j);

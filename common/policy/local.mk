@@ -18,6 +18,8 @@ common_libdlsched_la_SOURCES += \
 	common/policy/fifo.cpp \
 	common/policy/rigid.cpp \
 	common/policy/easy_backfill.cpp \
+	common/policy/preempt_overhead.cpp \
+	common/policy/preempt_qos.cpp \
 	common/policy/srtf.cpp \
 	common/policy/tiresias.cpp \
 	common/policy/drf.cpp \

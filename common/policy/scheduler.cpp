@@ -80,13 +80,16 @@ void order_resizes(const ClusterView& view, std::vector<Action>& actions, std::v
 	}
 }
 
-// What a policy's order cannot override: a place an administrator pinned (ahead of every ordered
-// job, or behind them, highest admin priority first) and the job's nice value (higher goes behind
-// jobs of the same standing). Stable: the policy's order stays among equals.
-void apply_admin_order(std::vector<const Job*>& jobs)
+// What a policy's order cannot override, in this order: a place an administrator pinned (ahead of
+// every ordered job, or behind them, highest admin priority first), the job's priority class (its
+// QoS, PriorityQos=), then its nice value (higher goes behind jobs of the same standing). Stable:
+// the policy's order stays among equals.
+template <class ClassOf>
+void apply_standing(std::vector<const Job*>& jobs, ClassOf class_of)
 {
-	const bool any = std::any_of(jobs.begin(), jobs.end(),
-	                             [](const Job* j) { return j->admin_pin != 0 || j->nice != 0; });
+	const bool any = std::any_of(jobs.begin(), jobs.end(), [&](const Job* j) {
+		return j->admin_pin != 0 || j->nice != 0 || class_of(*j) != 0;
+	});
 	if (!any)
 		return;
 	auto group = [](const Job* j) { return j->admin_pin > 0 ? 0 : j->admin_pin < 0 ? 2 : 1; };
@@ -96,8 +99,29 @@ void apply_admin_order(std::vector<const Job*>& jobs)
 			return ga < gb;
 		if (ga != 1)
 			return a->admin_priority > b->admin_priority;
+		const int ca = class_of(*a), cb = class_of(*b);
+		if (ca != cb)
+			return ca > cb;
 		return a->nice < b->nice;
 	});
+}
+
+std::vector<std::string> split_names(const std::string& s)
+{
+	std::vector<std::string> out;
+	std::size_t start = 0;
+	while (start <= s.size()) {
+		std::size_t comma = s.find(',', start);
+		std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+		item.erase(0, item.find_first_not_of(" \t"));
+		item.erase(item.find_last_not_of(" \t") + 1);
+		if (!item.empty())
+			out.push_back(item);
+		if (comma == std::string::npos)
+			break;
+		start = comma + 1;
+	}
+	return out;
 }
 
 bool same_placement(std::vector<NodeShare> a, std::vector<NodeShare> b)
@@ -147,7 +171,83 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 		st = located("LoaningPolicy", take(registry.make_loaning(sp.loaning, config), s->loaning_));
 	if (!st.is_ok())
 		return st;
+	s->priority_qos_ = split_names(config.get_string("PriorityQos"));
 	return s;
+}
+
+int Scheduler::priority_class(const Job& job) const
+{
+	if (job.qos.empty())
+		return 0;
+	for (std::size_t i = 0; i < priority_qos_.size(); ++i)
+		if (priority_qos_[i] == job.qos)
+			return static_cast<int>(priority_qos_.size() - i);
+	return 0;
+}
+
+void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job*>& waiting, FreeMap& after,
+                            std::vector<Action>& actions) const
+{
+	// The running jobs that may be stopped: the host can requeue them and they are not stopping.
+	std::vector<const Job*> pool;
+	for (const Job* r : view.running)
+		if (r->requeueable && !r->stopping())
+			pool.push_back(r);
+	std::vector<bool> taken(pool.size(), false);
+	for (const Job* w : waiting) {
+		const int cw = priority_class(*w);
+		if (cw == 0)
+			continue;
+		// On GPUs free or freeing (stopping jobs, earlier choices) it needs nobody else's: keep them.
+		std::vector<NodeShare> where;
+		if (placement_->place(view, *w, w->gpus_requested, after, where)) {
+			after.take(where);
+			continue;
+		}
+		std::vector<const Job*> candidates;
+		std::vector<int> classes;
+		for (std::size_t i = 0; i < pool.size(); ++i) {
+			const int c = priority_class(*pool[i]);
+			if (!taken[i] && c < cw) {
+				candidates.push_back(pool[i]);
+				classes.push_back(c);
+			}
+		}
+		// A waiting job that cannot be served blocks those behind it, as the allocation would
+		// (it holds the queue's head): preempting for them would free GPUs they cannot take.
+		if (candidates.empty())
+			break;
+		const VictimChoice c =
+		        preemption_->select_victims({view, *w, candidates, classes, after, *placement_});
+		if (c.empty())
+			break;
+		// A choice that does not make room is not acted on.
+		FreeMap trial = after;
+		for (const Victim& v : c.victims)
+			trial.release(v.job->placement);
+		for (const Job* a : c.awaited)
+			trial.release(a->placement);
+		if (!placement_->place(view, *w, w->gpus_requested, trial, where))
+			break;
+		trial.take(where);
+		after = trial;
+		auto mark = [&](const Job* j) {
+			for (std::size_t i = 0; i < pool.size(); ++i)
+				if (pool[i] == j)
+					taken[i] = true;
+		};
+		for (const Job* a : c.awaited)
+			mark(a);
+		for (const Victim& v : c.victims) {
+			mark(v.job);
+			Action a;
+			a.kind = ActionKind::kRequeue;
+			a.job = v.job->id;
+			a.grace = v.grace;
+			a.reason = "preempted for job " + std::to_string(w->id) + " (" + preemption_->name() + ")";
+			actions.push_back(std::move(a));
+		}
+	}
 }
 
 Decisions Scheduler::decide(const ClusterView& view) const
@@ -166,14 +266,14 @@ Decisions Scheduler::decide(const ClusterView& view) const
 	}
 
 	// Preemptive orderings and elastic allocations reconsider running jobs as candidates: their
-	// GPUs go back into the pool the plan is made from. A job the host cannot requeue is never
-	// reconsidered: it keeps its GPUs and its place.
+	// GPUs go back into the pool the plan is made from. A job the host cannot requeue, or one that
+	// is stopping already, is never reconsidered: it keeps its GPUs and its place.
 	const bool reconsider = ordering_->preemptive() || allocation_->elastic();
 	FreeMap free(view);
 	std::vector<const Job*> pinned;
 	if (reconsider) {
 		for (const Job* r : view.running) {
-			if (!r->requeueable) {
+			if (!r->requeueable || r->stopping()) {
 				pinned.push_back(r);
 				continue;
 			}
@@ -182,7 +282,7 @@ Decisions Scheduler::decide(const ClusterView& view) const
 		}
 	}
 	ordering_->order(view, candidates);
-	apply_admin_order(candidates);
+	apply_standing(candidates, [this](const Job& j) { return priority_class(j); });
 
 	Plan plan;
 	AllocationInput in{view, candidates, *placement_, free, reconsider};
@@ -234,31 +334,17 @@ Decisions Scheduler::decide(const ClusterView& view) const
 		starts.push_back(std::move(a));
 	}
 
-	// A non-preemptive ordering may still preempt through the Preemption policy, for the most urgent
-	// job left waiting, choosing among the running jobs that rank below it.
+	// A non-preemptive ordering may still preempt through the Preemption policy: waiting jobs of a
+	// higher priority class, most urgent first, each take what the policy frees for it (PickyMan's
+	// ordered division of the running jobs).
 	if (!reconsider && !waiting.empty() && !view.running.empty()) {
-		const Job* w = waiting.front();
-		std::vector<const Job*> ranked;
+		FreeMap after(view);
+		for (const Action& a : starts)
+			after.take(a.placement);
 		for (const Job* r : view.running)
-			if (r->requeueable)
-				ranked.push_back(r);
-		ranked.push_back(w);
-		ordering_->order(view, ranked);
-		auto pos = std::find(ranked.begin(), ranked.end(), w);
-		std::vector<const Job*> below(pos + 1, ranked.end());
-		if (!below.empty()) {
-			FreeMap after(view);
-			for (const Action& a : starts)
-				if (a.kind == ActionKind::kStart)
-					after.take(a.placement);
-			for (const Job* v : preemption_->select_victims(view, *w, below, after)) {
-				Action a;
-				a.kind = ActionKind::kRequeue;
-				a.job = v->id;
-				a.reason = "preempted for job " + std::to_string(w->id);
-				d.actions.push_back(std::move(a));
-			}
-		}
+			if (r->stopping())
+				after.release(r->placement);
+		preempt_for(view, waiting, after, d.actions);
 	}
 	order_resizes(view, d.actions, resizes);
 	for (Action& a : starts)

@@ -5,10 +5,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "model/cluster_view.h"
 #include "model/decisions.h"
+#include "policy/free_map.h"
 #include "policy/registry.h"
 #include "util/status.h"
 
@@ -31,6 +33,9 @@ public:
 	const Placement& placement() const { return *placement_; }
 	// What the policies ask the host to log once (a learned policy's fallback, and why).
 	std::string notes() const { return ordering_->note(); }
+	// The job's priority class from its QoS (PriorityQos=): 0 for every QoS not listed, then 1, 2,
+	// ... up to the first one listed. A higher class goes first and may preempt lower ones.
+	int priority_class(const Job& job) const;
 
 private:
 	Scheduler() = default;
@@ -43,6 +48,12 @@ private:
 	std::unique_ptr<Admission> admission_;
 	std::unique_ptr<Preemption> preemption_;
 	std::unique_ptr<Loaning> loaning_;
+	std::vector<std::string> priority_qos_;  // PriorityQos=, highest class first
+
+	// Waiting jobs of a higher class preempt running jobs of lower classes (the Preemption
+	// policy); appends the requeues and reserves the GPUs it frees in `after`.
+	void preempt_for(const ClusterView& view, const std::vector<const Job*>& waiting, FreeMap& after,
+	                 std::vector<Action>& actions) const;
 };
 
 }  // namespace dlsched

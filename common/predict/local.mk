@@ -7,3 +7,6 @@ common_libdlsched_la_SOURCES += \
 common_libdlsched_la_SOURCES += \
 	common/predict/hints.h \
 	common/predict/hints.cpp
+common_libdlsched_la_SOURCES += \
+	common/predict/overhead.h \
+	common/predict/overhead.cpp

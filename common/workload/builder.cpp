@@ -10,7 +10,7 @@ namespace dlsched {
 namespace {
 
 // Streams of the seed (util/random.h): independent, so that options do not disturb each other.
-enum Stream : std::uint64_t { kModelStream = 1, kElasticStream = 2, kDeadlineStream = 3 };
+enum Stream : std::uint64_t { kModelStream = 1, kElasticStream = 2, kDeadlineStream = 3, kPriorityStream = 4 };
 
 // Philly jobs have no model. As Pollux's trace builder does, we choose by GPU-time: short jobs get
 // small models, long jobs big ones, uniformly (seeded) within the bucket among the models the catalog
@@ -64,6 +64,7 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 	Rng model_rng(opt.seed, kModelStream);
 	Rng elastic_rng(opt.seed, kElasticStream);
 	Rng deadline_rng(opt.seed, kDeadlineStream);
+	Rng priority_rng(opt.seed, kPriorityStream);
 	const double t0 = rows.front()->submit_s;
 	const int per_node = std::max(1, opt.gpus_per_node);
 	out.jobs.reserve(rows.size());
@@ -117,6 +118,11 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 			j.gpus_max = std::min(ModelCatalog::kMaxGpus,
 			                      std::max(t.gpus, static_cast<int>(std::ceil(opt.elastic_max_factor * t.gpus))));
 		}
+
+		// Priority class: a seeded fraction of the jobs the trace gives no QoS get the QoS "high".
+		const bool make_high = priority_rng.uniform() < opt.priority_fraction;
+		if (make_high && j.qos.empty())
+			j.qos = "high";
 
 		const bool make_deadline = deadline_rng.uniform() < opt.deadline_fraction;
 		if (t.deadline_s > 0)

@@ -18,23 +18,32 @@ namespace dlsched::sim {
 namespace {
 
 constexpr double kEps = 1e-9;
-// Rng stream of the speed measurements' noise.
+// Rng streams of the speed measurements' noise and of the jobs' checkpoint and warm-up times.
 constexpr std::uint64_t kMeasurementStream = 0x3ea5;
+constexpr std::uint64_t kCostStream = 0xc057;
 
 struct SimJob {
 	double rate = 0;              // epochs per second while progressing
 	Seconds progress_from = 0;    // progress resumes here (after a restart's cost)
+	Seconds progress_until = INFINITY;  // and stops here (a stopping job's safe point, or its kill)
+	Seconds release_at = -1;      // a stopping job frees its GPUs then (>= 0: a release is due)
+	bool killed = false;          // stopping: killed at release_at, back to its last epoch boundary
 	Seconds last_update = 0;
 	std::uint64_t version = 0;    // completion events of older versions are stale
 	bool measured = false;        // the current run has been measured once already
 	bool done = false;
 	bool dropped = false;
+	// RestartCost=model: this job's checkpoint write, read and warm-up times relative to its
+	// model profile's (log-normal, mean 1).
+	double write_factor = 1, read_factor = 1, warmup_factor = 1;
 };
 
+// A job's next event: it completes, or, stopping, it frees its GPUs.
 struct Completion {
 	Seconds time;
 	std::size_t index;
 	std::uint64_t version;
+	bool release = false;
 	bool operator>(const Completion& o) const
 	{
 		return time != o.time ? time > o.time : index > o.index;
@@ -75,6 +84,18 @@ public:
 		for (const Node& n : nodes_)
 			total_gpus_ += n.gpus_total;
 		periodic_policy_ = scheduler_.ordering().preemptive() || scheduler_.allocation().elastic();
+		for (std::size_t i = 0; i < jobs_.size(); ++i)
+			outcome_[i].qos = jobs_[i].qos;
+		if (o.restart_model && o.cost_noise > 0) {
+			Rng rng(o.seed, kCostStream);
+			const double sd = o.cost_noise;
+			auto draw = [&]() { return std::exp(sd * rng.normal() - sd * sd / 2); };
+			for (SimJob& sj : state_) {
+				sj.write_factor = draw();
+				sj.read_factor = draw();
+				sj.warmup_factor = draw();
+			}
+		}
 	}
 
 	Result<SimResult> run();
@@ -84,7 +105,15 @@ private:
 
 	Status check_runnable();
 	void advance(std::size_t i, Seconds t);
+	double rate_of(std::size_t i) const;
 	void update_speed(std::size_t i);
+	// The seconds a (re)started or resized run spends without progress: restoring its checkpoint
+	// (RestartCost=model: read + warm-up at its new speed; else RestartCost).
+	Seconds resume_seconds(std::size_t i, bool resize) const;
+	Status request_stop(const Action& a, std::size_t i);
+	void stop_run(std::size_t i);  // the run ends, the job goes back to pending
+	void release(std::size_t i);   // a stopping job's GPUs are free
+	PreemptionCost cost_estimate(const Job& j) const;
 	Status cycle();
 	Status apply(const Action& a);
 	Status fail(const Action& a, const std::string& what) const;
@@ -112,6 +141,7 @@ private:
 	bool periodic_policy_ = false;
 	std::size_t dropped_ = 0;
 	std::vector<std::size_t> changed_;  // jobs whose allocation an action changed this cycle
+	bool freed_in_cycle_ = false;       // a job stopped during the cycle (its GPUs are free)
 	std::vector<SpeedObservation> observations_;  // oldest first, at most opt_.observation_history
 	Rng noise_rng_;
 };
@@ -144,6 +174,8 @@ Status Engine::check_runnable()
 	return Status::ok();
 }
 
+// Progress and service up to `t`. Time holding GPUs without progress (restoring a checkpoint,
+// writing one) is lost GPU time.
 void Engine::advance(std::size_t i, Seconds t)
 {
 	Job& j = jobs_[i];
@@ -154,9 +186,14 @@ void Engine::advance(std::size_t i, Seconds t)
 	j.executed_s += dt;
 	j.attained_gpu_s += j.gpus_allocated * dt;
 	outcome_[i].gpu_seconds += j.gpus_allocated * dt;
-	const Seconds progressing = t - std::max(s.last_update, s.progress_from);
+	const Seconds progressing = std::max(0.0, std::min(t, s.progress_until) - std::max(s.last_update, s.progress_from));
 	if (progressing > 0)
 		j.epochs_done = std::min(j.epochs_total, j.epochs_done + s.rate * progressing);
+	const double idle = j.gpus_allocated * (dt - progressing);
+	if (idle > 0) {
+		lost_gpu_s_ += idle;
+		outcome_[i].lost_gpu_s += idle;
+	}
 	s.last_update = t;
 }
 
@@ -164,6 +201,16 @@ void Engine::advance(std::size_t i, Seconds t)
 // nodes for this model (a synchronous data-parallel job runs at its slowest GPU): the node's GPU type
 // speed times its hidden factor, as ModelCatalog::placed_speedup when there is no fluctuation. Then
 // the completion event.
+double Engine::rate_of(std::size_t i) const
+{
+	const Job& j = jobs_[i];
+	double slowest = j.placement.empty() ? 1.0 : INFINITY;
+	for (const NodeShare& sh : j.placement)
+		slowest = std::min(slowest, models_.gpu_speed(j.model, nodes_[sh.node].gpu_type) * node_factor(sh.node));
+	const int spanned = static_cast<int>(j.placement.size());
+	return models_.speedup(j.model, j.gpus_allocated, spanned) * slowest / j.epoch_time_1gpu;
+}
+
 void Engine::update_speed(std::size_t i)
 {
 	Job& j = jobs_[i];
@@ -173,13 +220,38 @@ void Engine::update_speed(std::size_t i)
 		s.rate = 0;
 		return;
 	}
-	double slowest = j.placement.empty() ? 1.0 : INFINITY;
-	for (const NodeShare& sh : j.placement)
-		slowest = std::min(slowest, models_.gpu_speed(j.model, nodes_[sh.node].gpu_type) * node_factor(sh.node));
-	const int spanned = static_cast<int>(j.placement.size());
-	s.rate = models_.speedup(j.model, j.gpus_allocated, spanned) * slowest / j.epoch_time_1gpu;
+	s.rate = rate_of(i);
 	const Seconds from = std::max(now_, s.progress_from);
-	completions_.push({from + j.epochs_left() / s.rate, i, s.version});
+	const Seconds end = from + j.epochs_left() / s.rate;
+	if (s.release_at >= 0 && end > s.progress_until + kEps)
+		completions_.push({s.release_at, i, s.version, true});
+	else
+		completions_.push({end, i, s.version, false});
+}
+
+Seconds Engine::resume_seconds(std::size_t i, bool resize) const
+{
+	if (!opt_.restart_model)
+		return opt_.restart_cost;
+	const Job& j = jobs_[i];
+	const SimJob& s = state_[i];
+	const double epoch = 1.0 / rate_of(i);
+	Seconds t = predict::checkpoint_read_s(models_, j.model, opt_.overhead) * s.read_factor +
+	            opt_.overhead.warmup_fraction * s.warmup_factor * epoch;
+	if (resize)  // checkpoint first, at once (a resize does not wait for a safe point)
+		t += predict::checkpoint_write_s(models_, j.model, opt_.overhead) * s.write_factor;
+	return t;
+}
+
+// What policies are told stopping a running job costs: the estimator's view of this simulation's
+// physics (the model profile under RestartCost=model, else the flat restart cost).
+PreemptionCost Engine::cost_estimate(const Job& j) const
+{
+	if (opt_.restart_model)
+		return predict::profile_cost(j, models_, opt_.overhead);
+	PreemptionCost c;
+	c.resume = opt_.restart_cost;
+	return c;
 }
 
 // What a collector on each of the job's nodes reports for its current run: the per-GPU speed of the
@@ -281,16 +353,17 @@ Status Engine::apply(const Action& a)
 		state_[i].last_update = now_;
 		state_[i].progress_from = now_;
 		state_[i].measured = false;
-		if (j.restarts > 0 && opt_.restart_cost > 0) {  // resuming from a checkpoint: reload
-			state_[i].progress_from = now_ + opt_.restart_cost;
-			lost_gpu_s_ += opt_.restart_cost * a.gpus;
-		}
+		if (j.restarts > 0)  // resuming from a checkpoint: reload
+			state_[i].progress_from = now_ + resume_seconds(i, false);
 		hold();
 		break;
 	}
 	case ActionKind::kResize: {
 		if (!j.running())
 			return fail(a, "the job is not running");
+		if (j.stopping())
+			return fail(a, "the job is stopping (checkpoint requested at " + seconds(j.checkpoint_requested_at) + ")");
+		advance(i, now_);
 		release();
 		Status st = check_placement(a, j);
 		if (!st.is_ok()) {
@@ -304,31 +377,21 @@ Status Engine::apply(const Action& a)
 		j.start_time = now_;
 		++j.restarts;
 		++outcome_[i].resizes;
-		if (opt_.restart_cost > 0) {  // checkpoint, requeue at the new size, reload
-			state_[i].progress_from = now_ + opt_.restart_cost;
-			lost_gpu_s_ += opt_.restart_cost * a.gpus;
-		}
+		state_[i].progress_from = now_ + resume_seconds(i, true);  // checkpoint, requeue at the new size, reload
 		hold();
 		break;
 	}
 	case ActionKind::kRequeue: {
 		if (!j.running())
 			return fail(a, "the job is not running");
-		measure(i);
-		release();
-		j.last_stop_time = now_;
-		j.last_run_s = now_ - j.start_time;
-		j.state = JobState::kPending;
-		j.gpus_allocated = 0;
-		j.placement.clear();
-		j.start_time = -1;
-		++j.restarts;
-		++outcome_[i].preemptions;
-		auto pos = std::lower_bound(pending_.begin(), pending_.end(), i, [&](std::size_t x, std::size_t y) {
-			return jobs_[x].submit_time != jobs_[y].submit_time ? jobs_[x].submit_time < jobs_[y].submit_time
-			                                                    : jobs_[x].id < jobs_[y].id;
-		});
-		pending_.insert(pos, i);
+		if (j.stopping())
+			return fail(a, "the job is stopping (checkpoint requested at " + seconds(j.checkpoint_requested_at) + ")");
+		if (!j.requeueable)
+			return fail(a, "the job cannot be requeued");
+		if (opt_.restart_model)
+			return request_stop(a, i);
+		advance(i, now_);
+		stop_run(i);
 		break;
 	}
 	default:
@@ -338,14 +401,100 @@ Status Engine::apply(const Action& a)
 	return Status::ok();
 }
 
+// RestartCost=model: the checkpoint request. The job trains on to its next safe point, writes its
+// checkpoint and frees its GPUs then; if that takes longer than its grace, it is killed when the
+// grace runs out and restarts from its last epoch boundary. A job that would end before its safe
+// point just ends. A job still restoring its checkpoint has nothing new to save: it stops at once.
+Status Engine::request_stop(const Action& a, std::size_t i)
+{
+	Job& j = jobs_[i];
+	SimJob& s = state_[i];
+	advance(i, now_);
+	if (now_ < s.progress_from) {
+		stop_run(i);
+		return Status::ok();
+	}
+	const double frac = j.epochs_done - std::floor(j.epochs_done);
+	const bool at_boundary = frac < 1e-9;
+	const Seconds to_safe = opt_.overhead.epoch_safe_points && !at_boundary ? (1.0 - frac) / s.rate : 0.0;
+	const Seconds write =
+	        at_boundary ? 0.0 : predict::checkpoint_write_s(models_, j.model, opt_.overhead) * s.write_factor;
+	const Seconds grace = a.grace >= 0 ? a.grace : opt_.preempt_grace;
+	j.checkpoint_requested_at = now_;
+	if (now_ + j.epochs_left() / s.rate <= now_ + to_safe + kEps)
+		return Status::ok();  // it ends first: its completion stands
+	if (to_safe + write <= grace) {
+		s.progress_until = now_ + to_safe;
+		s.release_at = now_ + to_safe + write;
+	} else {
+		s.progress_until = s.release_at = now_ + grace;
+		s.killed = true;
+	}
+	if (s.release_at <= now_ + kEps) {
+		release(i);
+		return Status::ok();
+	}
+	changed_.push_back(i);
+	return Status::ok();
+}
+
+void Engine::stop_run(std::size_t i)
+{
+	Job& j = jobs_[i];
+	SimJob& s = state_[i];
+	freed_in_cycle_ = true;
+	measure(i);
+	for (const NodeShare& sh : j.placement)
+		nodes_[sh.node].gpus_free += sh.gpus;
+	j.last_stop_time = now_;
+	j.last_run_s = now_ - j.start_time;
+	j.state = JobState::kPending;
+	j.gpus_allocated = 0;
+	j.placement.clear();
+	j.start_time = -1;
+	j.checkpoint_requested_at = -1;
+	++j.restarts;
+	++outcome_[i].preemptions;
+	s.progress_until = INFINITY;
+	s.release_at = -1;
+	s.killed = false;
+	++s.version;
+	auto pos = std::lower_bound(pending_.begin(), pending_.end(), i, [&](std::size_t x, std::size_t y) {
+		return jobs_[x].submit_time != jobs_[y].submit_time ? jobs_[x].submit_time < jobs_[y].submit_time
+		                                                    : jobs_[x].id < jobs_[y].id;
+	});
+	pending_.insert(pos, i);
+	changed_.push_back(i);
+}
+
+// A stopping job's GPUs are free: it wrote its checkpoint, or it was killed and goes back to its
+// last epoch boundary (what it trained since is lost).
+void Engine::release(std::size_t i)
+{
+	Job& j = jobs_[i];
+	SimJob& s = state_[i];
+	advance(i, now_);
+	if (s.killed) {
+		const double back = j.epochs_done - std::floor(j.epochs_done);
+		const double lost = back > 0 && s.rate > 0 ? j.gpus_allocated * back / s.rate : 0.0;
+		lost_gpu_s_ += lost;
+		outcome_[i].lost_gpu_s += lost;
+		j.epochs_done -= back;
+	}
+	stop_run(i);
+	running_.erase(std::find(running_.begin(), running_.end(), i));
+}
+
 Status Engine::cycle()
 {
 	++cycle_;
+	freed_in_cycle_ = false;
 	for (std::size_t i : running_) {
 		advance(i, now_);
-		const Job& j = jobs_[i];
+		Job& j = jobs_[i];
 		if (!state_[i].measured && now_ >= std::max(j.start_time, state_[i].progress_from) + opt_.observe_after)
 			measure(i);
+		j.preempt_cost = cost_estimate(j);
 	}
 	ClusterView view;
 	view.now = now_;
@@ -399,6 +548,8 @@ void Engine::finish(std::size_t i)
 	j.state = JobState::kPending;  // no longer running; `done` marks it finished
 	j.gpus_allocated = 0;
 	j.placement.clear();
+	j.checkpoint_requested_at = -1;
+	state_[i].release_at = -1;
 	state_[i].done = true;
 	++state_[i].version;
 	outcome_[i].finish = now_;
@@ -447,8 +598,13 @@ Result<SimResult> Engine::run()
 			completions_.pop();
 			if (state_[c.index].version != c.version || state_[c.index].done)
 				continue;
-			finish(c.index);
-			++done;
+			if (c.release) {
+				changed_.clear();
+				release(c.index);
+			} else {
+				finish(c.index);
+				++done;
+			}
 			event = true;
 		}
 		while (next_arrival < n && jobs_[next_arrival].submit_time <= now_ + kEps) {
@@ -463,6 +619,13 @@ Result<SimResult> Engine::run()
 			st = cycle();
 			if (!st.is_ok())
 				return st;
+			// GPUs a preemption freed at once are an event too: the jobs it made room for start now,
+			// not at the next arrival or completion (Slurm schedules again on a requeue).
+			for (int again = 0; again < 3 && freed_in_cycle_ && !pending_.empty(); ++again) {
+				st = cycle();
+				if (!st.is_ok())
+					return st;
+			}
 			last_cycle = now_;
 			if (running_.empty() && !pending_.empty() && next_arrival >= n) {
 				std::string ids;

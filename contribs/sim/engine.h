@@ -8,6 +8,7 @@
 
 #include "model/cluster_view.h"
 #include "policy/scheduler.h"
+#include "predict/overhead.h"
 #include "workload/workload.h"
 
 namespace dlsched::sim {
@@ -16,6 +17,16 @@ struct SimOptions {
 	Seconds sched_interval = 60;  // periodic cycles (SchedInterval)
 	bool sched_on_events = true;  // cycles on arrivals and completions (SchedOnEvents)
 	Seconds restart_cost = 0;     // seconds without progress after every restart or resize
+	// RestartCost=model: preemption is two-step, as sched/dlsched does it (predict/overhead.h): a
+	// job asked to stop trains on to its next safe point (CheckpointAt=), writes its checkpoint and
+	// only then frees its GPUs, or is killed when its grace runs out (Action::grace, else
+	// preempt_grace) and loses what it trained since its last epoch boundary; a restart reads the
+	// checkpoint back and warms up. Each job's write, read and warm-up times are the model profile's
+	// times a per-job log-normal factor (sd cost_noise); policies see the profile's (PreemptionCost).
+	bool restart_model = false;
+	predict::OverheadParams overhead;
+	Seconds preempt_grace = 600;  // PreemptGrace
+	double cost_noise = 0.2;
 	bool drop_unrunnable = false; // drop jobs no eligible nodes can ever hold (else an error)
 	// Each node's hidden speed factor (draw_speed_factors(); empty: every node runs at its GPU type's
 	// speed). Jobs run at it; policies never see it, only the engine's measurements of it.
@@ -39,7 +50,9 @@ struct JobOutcome {
 	Seconds first_start = -1;
 	Seconds finish = -1;
 	Seconds deadline = kNoDeadline;
+	std::string qos;
 	double gpu_seconds = 0;  // GPUs held x time
+	double lost_gpu_s = 0;   // GPU-seconds of restart costs and work thrown away
 	int preemptions = 0;
 	int resizes = 0;
 };
@@ -50,7 +63,7 @@ struct SimResult {
 	std::size_t cycles = 0;
 	std::size_t dropped = 0;          // jobs dropped as unrunnable (drop_unrunnable)
 	int total_gpus = 0;
-	double lost_gpu_s = 0;            // restart costs x GPUs
+	double lost_gpu_s = 0;            // restart costs x GPUs, and work thrown away by kills
 	Seconds makespan = 0;
 };
 

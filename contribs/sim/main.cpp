@@ -51,7 +51,9 @@ const char kUsage[] =
         "  --load X               compress inter-arrival times X-fold (default 1)\n"
         "  --time-limit-factor F  time limit = F x runtime alone (default 2)\n"
         "  --max-jobs N           only the first N jobs\n"
-        "  --restart-cost S       seconds lost per restart or resize (default 0)\n"
+        "  --restart-cost S|model seconds lost per restart or resize (default 0); model: each job's\n"
+        "                         predicted suspend and resume from its model (two-step preemption)\n"
+        "  --priority-fraction F  give this fraction of the jobs without a QoS the QoS high (default 0)\n"
         "  --skip-bad-lines       skip malformed workload lines (their count is printed)\n"
         "  --drop-unrunnable      leave out jobs no eligible nodes can hold (else an error)\n"
         "  --progress / --quiet   progress on stderr (default: on a terminal, or every 10 s after 3 s)\n";
@@ -64,6 +66,7 @@ struct Options {
 	ReadOptions read;
 	BuildOptions build;
 	double restart_cost = -1;
+	bool restart_model = false;
 	bool seed_given = false;
 	bool drop_unrunnable = false;
 	bool print_config = false, list_policies = false, quick = false;
@@ -209,7 +212,14 @@ int parse_args(int argc, char** argv, Options& o)
 			rc = integer(n, 1, 100000000);
 			o.gen_jobs = static_cast<std::size_t>(n);
 		} else if (a == "--restart-cost") {
-			rc = number(o.restart_cost, 0, 86400);
+			if (i + 1 < argc && std::string(argv[i + 1]) == "model") {
+				o.restart_model = true;
+				++i;
+			} else {
+				rc = number(o.restart_cost, 0, 86400);
+			}
+		} else if (a == "--priority-fraction") {
+			rc = number(o.build.priority_fraction, 0, 1);
 		} else if (a == "--skip-bad-lines") {
 			o.read.skip_bad_lines = true;
 		} else if (a == "--drop-unrunnable") {
@@ -251,8 +261,9 @@ Result<Config> make_config(const Options& o)
 		if (!st.is_ok())
 			return st;
 	}
-	if (o.restart_cost >= 0) {
-		Status st = c.set("RestartCost", std::to_string(o.restart_cost), "--restart-cost");
+	if (o.restart_cost >= 0 || o.restart_model) {
+		Status st = c.set("RestartCost", o.restart_model ? std::string("model") : std::to_string(o.restart_cost),
+		                  "--restart-cost");
 		if (!st.is_ok())
 			return st;
 	}
@@ -339,7 +350,10 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		SimOptions so;
 		so.sched_interval = c.get_double("SchedInterval");
 		so.sched_on_events = c.get_bool("SchedOnEvents");
-		so.restart_cost = c.get_double("RestartCost");
+		so.restart_model = c.get_word("RestartCost") == "model";
+		so.restart_cost = so.restart_model ? 0 : c.get_double("RestartCost");
+		so.overhead = predict::OverheadParams::from_config(c);
+		so.preempt_grace = c.get_double("PreemptGrace");
 		so.drop_unrunnable = o.drop_unrunnable;
 		so.speed_factor = speed_factor;
 		so.seed = static_cast<std::uint64_t>(c.get_int("Seed"));

@@ -113,6 +113,30 @@ RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const 
 	m.bound_avg_jct_s = r.jobs.empty() ? 0 : bound / static_cast<double>(r.jobs.size());
 	m.cycles = r.cycles;
 	m.dropped = r.dropped;
+	// Per QoS: the same figures over its jobs.
+	std::map<std::string, std::vector<const JobOutcome*>> groups;
+	for (const JobOutcome& o : r.jobs)
+		groups[o.qos.empty() ? "normal" : o.qos].push_back(&o);
+	for (const auto& [qos, outs] : groups) {
+		QosMetrics q;
+		std::vector<double> qjct, qqueue;
+		std::size_t qdl = 0, qmet = 0;
+		for (const JobOutcome* o : outs) {
+			qjct.push_back(o->finish - o->submit);
+			qqueue.push_back(o->first_start - o->submit);
+			if (o->deadline != kNoDeadline) {
+				++qdl;
+				qmet += o->finish <= o->deadline + 1e-6 ? 1 : 0;
+			}
+		}
+		q.jobs = outs.size();
+		q.avg_jct_s = mean(qjct);
+		q.avg_queue_s = mean(qqueue);
+		q.p95_queue_s = percentile(qqueue, 95);
+		if (qdl)
+			q.deadline_met_rate = static_cast<double>(qmet) / static_cast<double>(qdl);
+		m.by_qos[qos] = q;
+	}
 	return m;
 }
 
@@ -137,6 +161,17 @@ json::Value to_json(const RunMetrics& m)
 	o.set("bound_avg_jct_s", Value::number(m.bound_avg_jct_s));
 	o.set("resizes", Value::integer(m.resizes));
 	o.set("cycles", Value::integer(static_cast<std::int64_t>(m.cycles)));
+	Value by_qos = Value::object();
+	for (const auto& [qos, q] : m.by_qos) {
+		Value v = Value::object();
+		v.set("jobs", Value::integer(static_cast<std::int64_t>(q.jobs)));
+		v.set("avg_jct_s", Value::number(q.avg_jct_s));
+		v.set("avg_queue_s", Value::number(q.avg_queue_s));
+		v.set("p95_queue_s", Value::number(q.p95_queue_s));
+		v.set("deadline_met_rate", q.deadline_met_rate ? Value::number(*q.deadline_met_rate) : Value::null());
+		by_qos.set(qos, v);
+	}
+	o.set("by_qos", by_qos);
 	return o;
 }
 
@@ -182,6 +217,24 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 	if (!runs.empty())
 		out += "bound (each job alone at its requested GPUs): avg JCT " + human_duration(runs.front().bound_avg_jct_s) +
 		       "; slowdown = avg JCT / bound; vs 1st = avg JCT / " + runs.front().policy + "'s\n";
+	// Per QoS, when the jobs have more than one.
+	if (!runs.empty() && runs.front().by_qos.size() > 1) {
+		std::snprintf(line, sizeof line, "%-16s %-10s %6s %8s %8s %8s %6s\n", "policy", "qos", "jobs", "avg JCT",
+		              "queue", "p95 q", "dl met");
+		out += line;
+		for (const RunMetrics& m : runs)
+			for (const auto& [qos, q] : m.by_qos) {
+				char dl[16];
+				if (q.deadline_met_rate)
+					std::snprintf(dl, sizeof dl, "%.1f%%", 100 * *q.deadline_met_rate);
+				else
+					std::snprintf(dl, sizeof dl, "-");
+				std::snprintf(line, sizeof line, "%-16s %-10s %6zu %8s %8s %8s %6s\n", m.policy.c_str(), qos.c_str(),
+				              q.jobs, human_duration(q.avg_jct_s).c_str(), human_duration(q.avg_queue_s).c_str(),
+				              human_duration(q.p95_queue_s).c_str(), dl);
+				out += line;
+			}
+	}
 	return out;
 }
 

@@ -2,6 +2,7 @@
 #ifndef DLSCHED_SIM_METRICS_H
 #define DLSCHED_SIM_METRICS_H
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,13 @@
 #include "json/json.h"
 
 namespace dlsched::sim {
+
+// The figures of the jobs of one QoS (priority class).
+struct QosMetrics {
+	std::size_t jobs = 0;
+	double avg_jct_s = 0, avg_queue_s = 0, p95_queue_s = 0;
+	std::optional<double> deadline_met_rate;
+};
 
 struct RunMetrics {
 	std::string policy;
@@ -26,6 +34,7 @@ struct RunMetrics {
 	double bound_avg_jct_s = 0; // mean runtime alone at requested GPUs: the physical limit
 	std::size_t cycles = 0;
 	std::size_t dropped = 0;
+	std::map<std::string, QosMetrics> by_qos;  // by QoS name ("normal" for jobs without one)
 };
 
 // Nearest-rank percentile of `v` (copied and sorted); 0 for an empty vector.

@@ -4,3 +4,9 @@ TESTS += testsuite/unit/test_policy
 testsuite_unit_test_policy_SOURCES = testsuite/unit/test_policy.cpp testsuite/unit/view_builder.h testsuite/unit/check_main.h
 testsuite_unit_test_policy_CPPFLAGS = $(UNIT_CPPFLAGS)
 testsuite_unit_test_policy_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)
+# Preemption by priority class (overhead, preempt-qos) and the overhead estimator
+check_PROGRAMS += testsuite/unit/test_preemption
+TESTS += testsuite/unit/test_preemption
+testsuite_unit_test_preemption_SOURCES = testsuite/unit/test_preemption.cpp testsuite/unit/view_builder.h testsuite/unit/check_main.h
+testsuite_unit_test_preemption_CPPFLAGS = $(UNIT_CPPFLAGS)
+testsuite_unit_test_preemption_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)

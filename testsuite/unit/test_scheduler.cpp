@@ -4,6 +4,7 @@
 
 #include "check_main.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -101,11 +102,27 @@ struct FixedAllocation : Allocation {
 	}
 };
 
+// Places nothing, except where a test asks: then the first nodes with enough free GPUs, in order.
+bool g_place = false;
 struct FirstFitPlacement : Placement {
 	const char* name() const override { return "first-fit"; }
-	bool place(const ClusterView&, const Job&, int, const FreeMap&, std::vector<NodeShare>&) const override
+	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
+	           std::vector<NodeShare>& out) const override
 	{
-		return false;
+		if (!g_place)
+			return false;
+		out.clear();
+		int left = gpus;
+		for (NodeIndex n = 0; n < view.nodes.size() && left > 0; ++n) {
+			const int take = std::min(left, free.free(n));
+			if (take > 0 && free.eligible(job, n)) {
+				out.push_back({n, take});
+				left -= take;
+			}
+		}
+		if (left > 0)
+			out.clear();
+		return left == 0;
 	}
 };
 struct AdmitEven : Admission {
@@ -123,21 +140,19 @@ struct AdmitAll : Admission {
 std::vector<JobId> g_offered;
 struct TakeAll : Preemption {
 	const char* name() const override { return "take-all"; }
-	std::vector<const Job*> select_victims(const ClusterView&, const Job&, const std::vector<const Job*>& c,
-	                                       const FreeMap&) const override
+	VictimChoice select_victims(const PreemptionInput& in) const override
 	{
-		for (const Job* j : c)
+		for (const Job* j : in.candidates)
 			g_offered.push_back(j->id);
+		VictimChoice c;
+		for (const Job* j : in.candidates)
+			c.victims.push_back({j, -1});
 		return c;
 	}
 };
 struct NoPreemption : Preemption {
 	const char* name() const override { return "none"; }
-	std::vector<const Job*> select_victims(const ClusterView&, const Job&, const std::vector<const Job*>&,
-	                                       const FreeMap&) const override
-	{
-		return {};
-	}
+	VictimChoice select_victims(const PreemptionInput&) const override { return {}; }
 };
 struct NoLoaning : Loaning {
 	const char* name() const override { return "none"; }
@@ -314,21 +329,48 @@ START_TEST(held_jobs_go_last)
 }
 END_TEST
 
-START_TEST(preemption_policy_sees_only_jobs_ranked_below_the_waiting_one)
+START_TEST(preemption_policy_sees_only_lower_classes)
 {
 	World w;
-	w.running(1, 0, {{0, 4}});
-	w.running(5, 0, {{1, 4}});
-	w.pending(3, 1, 8);
+	w.running(1, 0, {{0, 4}}).qos = "normal";
+	w.running(5, 0, {{1, 4}}).qos = "high";
+	w.pending(3, 1, 4).qos = "high";
+	w.pending(4, 2, 4).qos = "normal";
 	g_plan = {};
 	g_offered.clear();
+	g_place = true;
 	auto s = make_scheduler({{"PreemptionPolicy", "take-all"}});
 	Decisions d = s->decide(w.view());
-	// reverse-id ranks 5 > 3 > 1: only job 1 ranks below job 3.
+	g_place = false;
+	// Only job 3 (high) may preempt, and only job 1 (normal): job 5 is of its own class. Job 4
+	// (normal) preempts nobody. Job 3 goes first (its class), then 4.
 	ck_assert_uint_eq(g_offered.size(), 1);
 	ck_assert_uint_eq(g_offered[0], 1);
-	expect_actions(d, "requeue 1; prio 3=1");
-	ck_assert_str_eq(d.actions[0].reason.c_str(), "preempted for job 3");
+	expect_actions(d, "requeue 1; prio 3=2; prio 4=1");
+	ck_assert_str_eq(d.actions[0].reason.c_str(), "preempted for job 3 (take-all)");
+}
+END_TEST
+
+START_TEST(stopping_jobs_free_gpus_for_the_waiting_job)
+{
+	World w;
+	Job& s1 = w.running(1, 0, {{0, 4}});
+	s1.qos = "normal";
+	s1.checkpoint_requested_at = 0;  // preempted earlier: its GPUs are freeing
+	w.running(2, 0, {{1, 4}}).qos = "normal";
+	w.pending(3, 1, 4).qos = "high";
+	w.pending(4, 2, 4).qos = "high";
+	g_plan = {};
+	g_offered.clear();
+	g_place = true;
+	auto s = make_scheduler({{"PreemptionPolicy", "take-all"}});
+	Decisions d = s->decide(w.view());
+	g_place = false;
+	// reverse-id puts job 4 first: it waits for job 1's GPUs (no new victim); job 3 gets job 2, the
+	// only candidate left (job 1 is stopping already: never offered again).
+	ck_assert_uint_eq(g_offered.size(), 1);
+	ck_assert_uint_eq(g_offered[0], 2);
+	expect_actions(d, "requeue 2; prio 4=2; prio 3=1");
 }
 END_TEST
 
@@ -344,16 +386,19 @@ START_TEST(jobs_that_cannot_be_requeued_are_never_reconsidered_or_preempted)
 	g_plan = {{3, {{1, 4}}}};
 	auto s = make_scheduler({{"OrderingPolicy", "reverse-id-preemptive"}});
 	expect_actions(s->decide(w.view()), "requeue 2; start 3 [1:4]");
-	// Non-preemptive ordering with a Preemption policy that takes all it is offered: job 1 is not
-	// offered (job 5 ranks above 3 under reverse-id and is not offered either).
+	// Non-preemptive ordering with a Preemption policy that takes all it is offered: a high-class
+	// job is offered only job 2.
 	World w2;
 	w2.running(1, 0, {{0, 4}}).requeueable = false;
 	w2.running(2, 0, {{1, 4}});
-	w2.pending(3, 1, 8);
+	w2.pending(3, 1, 4).qos = "high";
 	g_plan = {};
 	g_offered.clear();
+	g_place = true;
 	auto s2 = make_scheduler({{"PreemptionPolicy", "take-all"}});
-	expect_actions(s2->decide(w2.view()), "requeue 2; prio 3=1");
+	Decisions d2 = s2->decide(w2.view());
+	g_place = false;
+	expect_actions(d2, "requeue 2; prio 3=1");
 	ck_assert_uint_eq(g_offered.size(), 1);
 	ck_assert_uint_eq(g_offered[0], 2);
 }
@@ -427,7 +472,8 @@ int main()
 	tcase_add_test(tc, resizes_are_ordered_so_each_fits_when_applied);
 	tcase_add_test(tc, resizes_in_a_cycle_requeue_one_job);
 	tcase_add_test(tc, held_jobs_go_last);
-	tcase_add_test(tc, preemption_policy_sees_only_jobs_ranked_below_the_waiting_one);
+	tcase_add_test(tc, preemption_policy_sees_only_lower_classes);
+	tcase_add_test(tc, stopping_jobs_free_gpus_for_the_waiting_job);
 	tcase_add_test(tc, jobs_that_cannot_be_requeued_are_never_reconsidered_or_preempted);
 	tcase_add_test(tc, admin_pins_and_nice_override_the_policy_order);
 	tcase_add_test(tc, unknown_policy_names_are_errors_listing_known_ones);

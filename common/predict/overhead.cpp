@@ -1,0 +1,154 @@
+#include "predict/overhead.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "predict/predict.h"
+
+namespace dlsched::predict {
+
+namespace {
+
+double checkpoint_mb(const ModelCatalog& models, int model)
+{
+	return model >= 0 && model < models.size() ? models.at(model).checkpoint_mb : 0;
+}
+
+int nodes_spanned(const Job& j)
+{
+	return std::max<int>(1, static_cast<int>(j.placement.size()));
+}
+
+// Seconds of training the job still needs at its current speed.
+double remaining_s(const Job& j, double epoch_s)
+{
+	return j.epochs_left() * epoch_s;
+}
+
+}  // namespace
+
+OverheadParams OverheadParams::from_config(const Config& c)
+{
+	OverheadParams p;
+	p.epoch_safe_points = c.get_string("CheckpointAt") != "iteration";
+	p.write_mbps = c.get_double("StorageWriteMBps");
+	p.read_mbps = c.get_double("StorageReadMBps");
+	p.warmup_fraction = c.get_double("WarmupFraction");
+	return p;
+}
+
+double checkpoint_write_s(const ModelCatalog& models, int model, const OverheadParams& p)
+{
+	return checkpoint_mb(models, model) / p.write_mbps;
+}
+
+double checkpoint_read_s(const ModelCatalog& models, int model, const OverheadParams& p)
+{
+	return checkpoint_mb(models, model) / p.read_mbps;
+}
+
+double epoch_seconds(const Job& j, const ModelCatalog& models)
+{
+	const int gpus = j.running() ? j.gpus_allocated : j.gpus_requested;
+	if (j.epoch_time_1gpu <= 0 || gpus <= 0)
+		return 0;
+	return j.epoch_time_1gpu / models.speedup(j.model, gpus, nodes_spanned(j));
+}
+
+PreemptionCost profile_cost(const Job& j, const ModelCatalog& models, const OverheadParams& p)
+{
+	PreemptionCost c;
+	const double epoch = epoch_seconds(j, models);
+	const double frac = j.epochs_done - std::floor(j.epochs_done);
+	c.since_checkpoint = frac * epoch;
+	c.to_safe_point = p.epoch_safe_points ? std::min((1.0 - frac) * epoch, remaining_s(j, epoch)) : 0.0;
+	c.checkpoint_write = checkpoint_write_s(models, j.model, p);
+	c.resume = checkpoint_read_s(models, j.model, p) + p.warmup_fraction * epoch;
+	return c;
+}
+
+PreemptionCost measured_cost(const Job& j, const ModelCatalog& models, const OverheadParams& p,
+                             const JobEvidence& e, double now)
+{
+	PreemptionCost c = profile_cost(j, models, p);
+	const Estimate own_epoch = e.own && !e.own->runs.empty() ? steady_epoch_time(e.own->runs.back().epoch_s)
+	                                                         : Estimate{};
+	double epoch = own_epoch.known() ? own_epoch.value : epoch_seconds(j, models);
+	double epoch_var = own_epoch.known() ? own_epoch.stddev * own_epoch.stddev : 0;
+	if (!own_epoch.known() && e.model) {
+		// Same-model jobs at this job's size, normalised by the measured scaling curve.
+		const Estimate h = runtime_from_history(models, j.model, e.model->runs, 1.0, std::max(1, j.gpus_allocated),
+		                                        nodes_spanned(j));
+		if (h.known()) {
+			epoch = h.value;
+			epoch_var = h.stddev * h.stddev;
+			c.measured = true;
+		}
+	}
+	c.measured = c.measured || own_epoch.known();
+	// Where in its epoch it is: since its latest recorded epoch ended.
+	double frac = j.epochs_done - std::floor(j.epochs_done);
+	if (e.last_epoch_end_s >= 0 && epoch > 0)
+		frac = std::clamp((now - e.last_epoch_end_s) / epoch, 0.0, 0.999);
+	const bool at_iterations = e.fractional_saves || !p.epoch_safe_points;
+	c.to_safe_point = at_iterations ? 0.0 : std::min((1.0 - frac) * epoch, remaining_s(j, epoch));
+	const double rest_var = at_iterations ? 0.0 : (1.0 - frac) * (1.0 - frac) * epoch_var;
+	// Training since the latest checkpoint: from the checkpoint's time when it is later than the
+	// epoch's start, else the epoch so far (a checkpoint at every epoch boundary).
+	c.since_checkpoint = frac * epoch;
+	if (e.last_checkpoint_s >= 0)
+		c.since_checkpoint = std::min(c.since_checkpoint, std::max(0.0, now - e.last_checkpoint_s));
+	// Checkpoint write and read at the measured bandwidths, of the measured size.
+	const std::int64_t bytes = e.checkpoint_bytes > 0
+	                                   ? e.checkpoint_bytes
+	                                   : static_cast<std::int64_t>(checkpoint_mb(models, j.model) * 1e6);
+	std::vector<Transfer> saves, loads;
+	std::vector<Warmup> warmups;
+	for (const JobMeasurements* m : {e.own}) {
+		if (!m)
+			continue;
+		saves.insert(saves.end(), m->saves.begin(), m->saves.end());
+		loads.insert(loads.end(), m->loads.begin(), m->loads.end());
+		warmups.insert(warmups.end(), m->warmups.begin(), m->warmups.end());
+	}
+	if (e.model) {
+		saves.insert(saves.end(), e.model->saves.begin(), e.model->saves.end());
+		loads.insert(loads.end(), e.model->loads.begin(), e.model->loads.end());
+		warmups.insert(warmups.end(), e.model->warmups.begin(), e.model->warmups.end());
+	}
+	const Estimate write = suspend_cost(Estimate{}, 0, bytes, saves);
+	double write_var = 0;
+	if (write.known()) {
+		c.checkpoint_write = write.value;
+		write_var = write.stddev * write.stddev;
+		c.measured = true;
+	}
+	// Resume: the read at the measured bandwidth, and the warm-up as the measured share of a steady
+	// epoch, carried to this job's epoch (the warm-up scales with the epoch: see history.cpp).
+	const Estimate read = resume_cost(bytes, loads, {});
+	double resume = read.known() ? read.value : checkpoint_read_s(models, j.model, p);
+	double resume_var = read.known() ? read.stddev * read.stddev : 0;
+	double frac_sum = 0, frac_sq = 0;
+	std::size_t n = 0;
+	for (const Warmup& w : warmups)
+		if (w.steady_epoch_s > 0 && w.first_epoch_s > 0) {
+			const double f = std::max(0.0, (w.first_epoch_s - w.steady_epoch_s) / w.steady_epoch_s);
+			frac_sum += f;
+			frac_sq += f * f;
+			++n;
+		}
+	if (n > 0) {
+		const double mean = frac_sum / static_cast<double>(n);
+		const double sd = n > 1 ? std::sqrt(std::max(0.0, (frac_sq - n * mean * mean) / static_cast<double>(n - 1))) : 0;
+		resume += mean * epoch;
+		resume_var += (sd * epoch) * (sd * epoch);
+		c.measured = true;
+	} else {
+		resume += p.warmup_fraction * epoch;
+	}
+	c.resume = resume;
+	c.stddev = std::sqrt(rest_var + write_var + resume_var);
+	return c;
+}
+
+}  // namespace dlsched::predict

@@ -1,0 +1,255 @@
+// Preemption by priority class on hand-computed cases: the PickyMan-style `overhead` policy, Slurm's
+// `preempt-qos` order, and the overhead estimator both hosts use (predict/overhead.h). Each case
+// says why the expected victims are the right ones.
+#include <check.h>
+
+#include <cmath>
+
+#include "check_main.h"
+
+#include "predict/overhead.h"
+#include "view_builder.h"
+
+using namespace dlsched;
+using namespace dlsched::test;
+
+namespace {
+
+// A running job of the normal class whose stop would take `to_safe` s to its safe point, then 1 s to
+// write; resuming 10 s. 100 epochs of 60 s: it never ends first in these cases.
+Job& victim(World& w, JobId id, std::vector<NodeShare> where, double to_safe)
+{
+	Job& j = w.running(id, 0, std::move(where), 100);
+	j.qos = "normal";
+	j.preempt_cost.to_safe_point = to_safe;
+	j.preempt_cost.checkpoint_write = 1;
+	j.preempt_cost.resume = 10;
+	j.preempt_cost.since_checkpoint = 60 - to_safe;
+	return j;
+}
+
+Job& high(World& w, JobId id, int gpus)
+{
+	Job& j = w.pending(id, 5, gpus);
+	j.qos = "high";
+	return j;
+}
+
+}  // namespace
+
+START_TEST(overhead_stops_the_job_nearest_its_safe_point)
+{
+	World w({4});
+	victim(w, 1, {{0, 1}}, 100);
+	victim(w, 2, {{0, 1}}, 10);  // the soonest: 10 + 1 s
+	victim(w, 3, {{0, 1}}, 50);
+	victim(w, 4, {{0, 1}}, 30);
+	high(w, 9, 1);
+	expect_decisions(w, "pickyman", "requeue 2; prio 9=1");
+}
+END_TEST
+
+START_TEST(overhead_frees_a_whole_node_at_its_latest_victim)
+{
+	World w({2, 2});
+	// A 2-GPU job needs one node. n0: 20 s and 90 s -> the node frees at 91 s; n1: 40 s and 45 s
+	// -> at 46 s. n1 wins although job 1 alone is the soonest.
+	victim(w, 1, {{0, 1}}, 20);
+	victim(w, 2, {{0, 1}}, 90);
+	victim(w, 3, {{1, 1}}, 40);
+	victim(w, 4, {{1, 1}}, 45);
+	high(w, 9, 2);
+	expect_decisions(w, "pickyman", "requeue 3; requeue 4; prio 9=1");
+}
+END_TEST
+
+START_TEST(overhead_waits_for_a_job_that_ends_first)
+{
+	World w({2});
+	victim(w, 1, {{0, 1}}, 100);
+	// Job 2 has 1 epoch of 60 s left on 1 GPU (60 s) but is 100 s from a safe point: waiting for
+	// it is sooner than stopping either job. Nothing is requeued.
+	Job& ending = victim(w, 2, {{0, 1}}, 100);
+	ending.epochs_done = 99;
+	high(w, 9, 1);
+	expect_decisions(w, "pickyman", "prio 9=1");
+}
+END_TEST
+
+START_TEST(overhead_never_touches_jobs_that_cannot_be_requeued_or_are_stopping)
+{
+	World w({4});
+	victim(w, 1, {{0, 1}}, 5).requeueable = false;       // the soonest, but --no-requeue
+	victim(w, 2, {{0, 1}}, 8).checkpoint_requested_at = 0;  // stopping already: its GPU is freeing
+	victim(w, 3, {{0, 1}}, 20);
+	victim(w, 4, {{0, 1}}, 30);
+	high(w, 9, 2);
+	// Job 9 needs 2: job 2's freeing GPU and one more, the soonest of 3 and 4.
+	expect_decisions(w, "pickyman", "requeue 3; prio 9=1");
+}
+END_TEST
+
+START_TEST(overhead_stops_nothing_when_nothing_makes_room)
+{
+	World w({4});
+	victim(w, 1, {{0, 2}}, 5);
+	Job& other = w.running(2, 0, {{0, 2}});
+	other.qos = "high";  // its own class: not a candidate
+	high(w, 9, 4);       // needs all 4 GPUs, only 2 can be freed
+	expect_decisions(w, "pickyman", "prio 9=1");
+}
+END_TEST
+
+START_TEST(overhead_breaks_ties_by_job_id_and_respects_the_grace)
+{
+	World w({2});
+	victim(w, 7, {{0, 1}}, 30);
+	victim(w, 4, {{0, 1}}, 30);
+	high(w, 9, 1);
+	// Same delay and loss: the lower id.
+	expect_decisions(w, "pickyman", "requeue 4; prio 9=1");
+	// With a grace of 20 s neither reaches its safe point: both would be requeued at 20 s, losing
+	// what they trained since their checkpoints (30 s each): still a tie, still job 4, and the
+	// action carries the grace.
+	Config c;
+	ck_assert(c.set("Policy", "pickyman", "test").is_ok());
+	ck_assert(c.set("PreemptGrace", "20", "test").is_ok());
+	PolicyRegistry r;
+	register_builtin_policies(r);
+	auto s = Scheduler::create(c, r);
+	ck_assert(s.is_ok());
+	Decisions d = (*s)->decide(w.view());
+	ck_assert_uint_eq(d.actions.size(), 2);
+	ck_assert_uint_eq(d.actions[0].job, 4);
+	ck_assert_double_eq(d.actions[0].grace, 20);
+}
+END_TEST
+
+START_TEST(preempt_qos_takes_out_the_fewest_nodes_then_the_oldest)
+{
+	World w({3, 3});
+	// n0: job 1 (1 of its 2 GPUs), job 5, one GPU free; n1: job 1, job 3, job 6.
+	victim(w, 1, {{0, 1}, {1, 1}}, 10);
+	victim(w, 5, {{0, 1}}, 99);
+	victim(w, 3, {{1, 1}}, 50);
+	victim(w, 6, {{1, 1}}, 50);
+	high(w, 9, 2);  // fits one node: pack keeps it on one
+	// Slurm's order: one-node jobs first, by id (3, 5, 6), then the two-node job 1. Taking out 3
+	// leaves one GPU free on each node: no fit; taking out 5 frees n0. The victims are those taken
+	// out that share a node with the placement (n0): job 5 only - job 3 (n1) is spared. Reordering
+	// (5 first) finds the same.
+	expect_decisions(w, "preempt-qos", "requeue 5; prio 9=1");
+	// The overhead policy stops job 1 instead: its safe point is the soonest (11 s), and it frees
+	// the second GPU on n0.
+	expect_decisions(w, "pickyman", "requeue 1; prio 9=1");
+}
+END_TEST
+
+START_TEST(high_class_jobs_go_first_and_lower_classes_never_preempt)
+{
+	World w({2});
+	victim(w, 1, {{0, 1}}, 10);
+	victim(w, 2, {{0, 1}}, 10);
+	Job& n = w.pending(3, 1, 1);
+	n.qos = "normal";
+	high(w, 9, 1);  // submitted after job 3, ahead of it by class
+	expect_decisions(w, "pickyman", "requeue 1; prio 9=2; prio 3=1");
+	// Without a high job nobody preempts.
+	World w2({2});
+	victim(w2, 1, {{0, 1}}, 10);
+	victim(w2, 2, {{0, 1}}, 10);
+	w2.pending(3, 1, 1).qos = "normal";
+	expect_decisions(w2, "pickyman", "prio 3=1");
+}
+END_TEST
+
+START_TEST(estimated_cost_from_the_profile)
+{
+	ModelCatalog models;
+	ModelProfile p;
+	p.name = "m";
+	p.points = {{1, 1, 1}, {2, 1, 2}};
+	p.checkpoint_mb = 500;
+	const int m = models.add(p);
+	Job j;
+	j.model = m;
+	j.state = JobState::kRunning;
+	j.gpus_allocated = 2;
+	j.placement = {{0, 2}};
+	j.epochs_total = 10;
+	j.epochs_done = 2.25;
+	j.epoch_time_1gpu = 200;  // 100 s per epoch on its 2 GPUs
+	predict::OverheadParams o;  // 500 MB/s both ways, warm-up 0.1 of an epoch, epoch safe points
+	PreemptionCost c = predict::profile_cost(j, models, o);
+	ck_assert_double_eq_tol(c.to_safe_point, 75, 1e-9);     // the rest of epoch 3
+	ck_assert_double_eq_tol(c.since_checkpoint, 25, 1e-9);  // since the boundary at 2
+	ck_assert_double_eq_tol(c.checkpoint_write, 1, 1e-9);   // 500 MB at 500 MB/s
+	ck_assert_double_eq_tol(c.resume, 11, 1e-9);            // 1 s read + 10 s warm-up
+	// Near the end: the safe point is the job's end.
+	j.epochs_done = 9.9;
+	ck_assert_double_eq_tol(predict::profile_cost(j, models, o).to_safe_point, 10, 1e-9);
+	// Iteration safe points: it stops at once.
+	o.epoch_safe_points = false;
+	ck_assert_double_eq_tol(predict::profile_cost(j, models, o).to_safe_point, 0, 1e-9);
+}
+END_TEST
+
+START_TEST(estimated_cost_from_measurements)
+{
+	ModelCatalog models;
+	ModelProfile p;
+	p.name = "m";
+	p.points = {{1, 1, 1}, {2, 1, 2}};
+	p.checkpoint_mb = 500;
+	const int m = models.add(p);
+	Job j;
+	j.model = m;
+	j.state = JobState::kRunning;
+	j.gpus_allocated = 1;
+	j.placement = {{0, 1}};
+	j.epochs_total = 10;
+	j.epochs_done = 4;
+	j.epoch_time_1gpu = 500;  // the profile's guess, overridden by the measured 100 s
+	predict::JobMeasurements own;
+	own.runs.push_back({1, 1, {100, 102, 98}});  // steady epochs: mean 100, sd 2
+	own.saves = {{1000000000, 2}};               // 1 GB in 2 s
+	own.loads = {{1000000000, 4}};               // 1 GB in 4 s
+	own.warmups = {{120, 100}};                  // first epoch 20% slower
+	predict::JobEvidence e;
+	e.own = &own;
+	e.last_epoch_end_s = 1000;
+	e.last_checkpoint_s = 900;
+	e.checkpoint_bytes = 500000000;
+	const PreemptionCost c = predict::measured_cost(j, models, predict::OverheadParams(), e, 1030);
+	ck_assert(c.measured);
+	// 30 s into a 100-s epoch: 70 s to its end; 130 s since the checkpoint, but an epoch boundary
+	// (a checkpoint at each) was 30 s ago.
+	ck_assert_double_eq_tol(c.to_safe_point, 70, 1e-9);
+	ck_assert_double_eq_tol(c.since_checkpoint, 30, 1e-9);
+	ck_assert_double_eq_tol(c.checkpoint_write, 1, 1e-9);  // 0.5 GB at 2 s/GB
+	ck_assert_double_eq_tol(c.resume, 2 + 20, 1e-9);       // read 0.5 GB at 4 s/GB, 20% of 100 s
+	ck_assert(c.stddev > 0);
+	// A job (or model) that saved at fractions of an epoch stops at its next iteration.
+	e.fractional_saves = true;
+	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).to_safe_point, 0,
+	                        1e-9);
+}
+END_TEST
+
+int main()
+{
+	Suite* s = suite_create("preemption");
+	TCase* tc = tcase_create("preemption");
+	tcase_add_test(tc, overhead_stops_the_job_nearest_its_safe_point);
+	tcase_add_test(tc, overhead_frees_a_whole_node_at_its_latest_victim);
+	tcase_add_test(tc, overhead_waits_for_a_job_that_ends_first);
+	tcase_add_test(tc, overhead_never_touches_jobs_that_cannot_be_requeued_or_are_stopping);
+	tcase_add_test(tc, overhead_stops_nothing_when_nothing_makes_room);
+	tcase_add_test(tc, overhead_breaks_ties_by_job_id_and_respects_the_grace);
+	tcase_add_test(tc, preempt_qos_takes_out_the_fewest_nodes_then_the_oldest);
+	tcase_add_test(tc, high_class_jobs_go_first_and_lower_classes_never_preempt);
+	tcase_add_test(tc, estimated_cost_from_the_profile);
+	tcase_add_test(tc, estimated_cost_from_measurements);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
