@@ -108,6 +108,13 @@ public:
 	           std::vector<NodeShare>& out) const override;
 };
 
+class CountPlacement : public Placement {  // placement_count.cpp
+public:
+	const char* name() const override { return "count"; }
+	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
+	           std::vector<NodeShare>& out) const override;
+};
+
 class GpPlacement : public Placement {  // placement_gp.cpp
 public:
 	explicit GpPlacement(const GpSpeedParams& params = GpSpeedParams()) : model_(params) {}

@@ -72,8 +72,11 @@ public:
 			outcome_[i].submit = jobs_[i].submit_time;
 			outcome_[i].deadline = jobs_[i].deadline;
 		}
-		for (const Node& n : nodes_)
+		for (const Node& n : nodes_) {
 			total_gpus_ += n.gpus_total;
+			node_sizes_.push_back(n.gpus_total);
+		}
+		std::sort(node_sizes_.begin(), node_sizes_.end(), std::greater<int>());
 		periodic_policy_ = scheduler_.ordering().preemptive() || scheduler_.allocation().elastic();
 	}
 
@@ -92,6 +95,7 @@ private:
 	void finish(std::size_t i);
 	double node_factor(NodeIndex n) const { return opt_.speed_factor.empty() ? 1.0 : opt_.speed_factor[n]; }
 	void measure(std::size_t i);
+	int fewest_nodes(int gpus) const;
 
 	const ModelCatalog& models_;
 	std::vector<Node> nodes_;
@@ -108,6 +112,7 @@ private:
 	Seconds now_ = 0;
 	std::uint64_t cycle_ = 0;
 	int total_gpus_ = 0;
+	std::vector<int> node_sizes_;  // GPUs per node, largest first
 	double lost_gpu_s_ = 0;
 	bool periodic_policy_ = false;
 	std::size_t dropped_ = 0;
@@ -160,7 +165,8 @@ void Engine::advance(std::size_t i, Seconds t)
 	s.last_update = t;
 }
 
-// Speed from the measured scaling curve at the GPUs and nodes the job holds, times the slowest of its
+// Speed from the measured scaling curve at the GPUs and nodes the job holds (under --placement-model
+// count, the fewest nodes that could hold them), times the slowest of its
 // nodes for this model (a synchronous data-parallel job runs at its slowest GPU): the node's GPU type
 // speed times its hidden factor, as ModelCatalog::placed_speedup when there is no fluctuation. Then
 // the completion event.
@@ -176,10 +182,24 @@ void Engine::update_speed(std::size_t i)
 	double slowest = j.placement.empty() ? 1.0 : INFINITY;
 	for (const NodeShare& sh : j.placement)
 		slowest = std::min(slowest, models_.gpu_speed(j.model, nodes_[sh.node].gpu_type) * node_factor(sh.node));
-	const int spanned = static_cast<int>(j.placement.size());
+	const int spanned = opt_.placement_model == PlacementModel::kCount ? fewest_nodes(j.gpus_allocated)
+	                                                                   : static_cast<int>(j.placement.size());
 	s.rate = models_.speedup(j.model, j.gpus_allocated, spanned) * slowest / j.epoch_time_1gpu;
 	const Seconds from = std::max(now_, s.progress_from);
 	completions_.push({from + j.epochs_left() / s.rate, i, s.version});
+}
+
+// The fewest nodes that can hold `gpus` GPUs (--placement-model count: where they are does not matter).
+int Engine::fewest_nodes(int gpus) const
+{
+	int nodes = 0;
+	for (int size : node_sizes_) {
+		if (gpus <= 0)
+			break;
+		gpus -= size;
+		++nodes;
+	}
+	return std::max(nodes, 1);
 }
 
 // What a collector on each of the job's nodes reports for its current run: the per-GPU speed of the

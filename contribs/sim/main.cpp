@@ -52,6 +52,8 @@ const char kUsage[] =
         "  --time-limit-factor F  time limit = F x runtime alone (default 2)\n"
         "  --max-jobs N           only the first N jobs\n"
         "  --restart-cost S       seconds lost per restart or resize (default 0)\n"
+        "  --placement-model M    nodes: a job runs at the speed of the nodes it spans (default);\n"
+        "                         count: GPUs counted anywhere, no locality slowdown (PlacementPolicy=count)\n"
         "  --skip-bad-lines       skip malformed workload lines (their count is printed)\n"
         "  --drop-unrunnable      leave out jobs no eligible nodes can hold (else an error)\n"
         "  --progress / --quiet   progress on stderr (default: on a terminal, or every 10 s after 3 s)\n";
@@ -64,6 +66,7 @@ struct Options {
 	ReadOptions read;
 	BuildOptions build;
 	double restart_cost = -1;
+	PlacementModel placement_model = PlacementModel::kNodes;
 	bool seed_given = false;
 	bool drop_unrunnable = false;
 	bool print_config = false, list_policies = false, quick = false;
@@ -210,6 +213,15 @@ int parse_args(int argc, char** argv, Options& o)
 			o.gen_jobs = static_cast<std::size_t>(n);
 		} else if (a == "--restart-cost") {
 			rc = number(o.restart_cost, 0, 86400);
+		} else if (a == "--placement-model") {
+			if (!value(v))
+				return usage_error("--placement-model needs count or nodes");
+			if (v == "count")
+				o.placement_model = PlacementModel::kCount;
+			else if (v == "nodes")
+				o.placement_model = PlacementModel::kNodes;
+			else
+				return usage_error("--placement-model '" + v + "': expected count or nodes");
 		} else if (a == "--skip-bad-lines") {
 			o.read.skip_bad_lines = true;
 		} else if (a == "--drop-unrunnable") {
@@ -253,6 +265,11 @@ Result<Config> make_config(const Options& o)
 	}
 	if (o.restart_cost >= 0) {
 		Status st = c.set("RestartCost", std::to_string(o.restart_cost), "--restart-cost");
+		if (!st.is_ok())
+			return st;
+	}
+	if (o.placement_model == PlacementModel::kCount) {
+		Status st = c.set("PlacementPolicy", "count", "--placement-model");
 		if (!st.is_ok())
 			return st;
 	}
@@ -341,6 +358,7 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		so.sched_on_events = c.get_bool("SchedOnEvents");
 		so.restart_cost = c.get_double("RestartCost");
 		so.drop_unrunnable = o.drop_unrunnable;
+		so.placement_model = o.placement_model;
 		so.speed_factor = speed_factor;
 		so.seed = static_cast<std::uint64_t>(c.get_int("Seed"));
 		const auto started = std::chrono::steady_clock::now();

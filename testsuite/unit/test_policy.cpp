@@ -166,6 +166,28 @@ START_TEST(pack_waits_rather_than_spread_a_job_that_fits_one_node)
 }
 END_TEST
 
+START_TEST(count_places_a_job_wherever_enough_gpus_are_free)
+{
+	World w({4, 4});
+	w.running(10, 0, {{0, 2}});
+	w.running(11, 0, {{1, 2}});
+	w.pending(1, 1, 4);  // 4 GPUs free in all, no node has 4: pack waits, count splits it 2 + 2
+	expect_decisions(w, "fifo", "start 1 [0:2,1:2]", {{"PlacementPolicy", "count"}});
+	// One node when one has enough: best fit, as pack (n1 has 3 free, n0 4).
+	World b({4, 4, 4});
+	b.running(10, 0, {{1, 1}});
+	b.running(11, 0, {{2, 2}});
+	b.pending(1, 1, 2);
+	expect_decisions(b, "fifo", "start 1 [2:2]", {{"PlacementPolicy", "count"}});
+	// Otherwise the freest nodes first: 6 GPUs from n0 (4) and n1 (3).
+	b.jobs.back().gpus_requested = b.jobs.back().gpus_min = b.jobs.back().gpus_max = 6;
+	expect_decisions(b, "fifo", "start 1 [0:4,1:2]", {{"PlacementPolicy", "count"}});
+	// More than the eligible free GPUs (9): it waits.
+	b.jobs.back().gpus_requested = b.jobs.back().gpus_min = b.jobs.back().gpus_max = 10;
+	expect_decisions(b, "fifo", "prio 1=1", {{"PlacementPolicy", "count"}});
+}
+END_TEST
+
 START_TEST(decisions_are_deterministic)
 {
 	// The same jobs, added in opposite orders (equal submit times are frequent: id % 7).
@@ -215,6 +237,7 @@ int main()
 	tcase_add_test(tc, edf_runs_the_earliest_deadline_first);
 	tcase_add_test(tc, pack_best_fits_and_never_fragments_a_one_node_job);
 	tcase_add_test(tc, pack_waits_rather_than_spread_a_job_that_fits_one_node);
+	tcase_add_test(tc, count_places_a_job_wherever_enough_gpus_are_free);
 	tcase_add_test(tc, decisions_are_deterministic);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
