@@ -89,6 +89,7 @@ private:
 	void advance(std::size_t i, Seconds t);
 	void update_speed(std::size_t i);
 	Status cycle();
+	ClusterView make_view() const;
 	Status apply(const Action& a);
 	Status fail(const Action& a, const std::string& what) const;
 	Status check_placement(const Action& a, const Job& j) const;
@@ -115,6 +116,7 @@ private:
 	std::vector<int> node_sizes_;  // GPUs per node, largest first
 	double lost_gpu_s_ = 0;
 	bool periodic_policy_ = false;
+	Seconds next_change_ = INFINITY;  // Ordering::next_change() after the last cycle
 	std::size_t dropped_ = 0;
 	std::vector<std::size_t> changed_;  // jobs whose allocation an action changed this cycle
 	std::vector<SpeedObservation> observations_;  // oldest first, at most opt_.observation_history
@@ -367,20 +369,7 @@ Status Engine::cycle()
 		if (!state_[i].measured && now_ >= std::max(j.start_time, state_[i].progress_from) + opt_.observe_after)
 			measure(i);
 	}
-	ClusterView view;
-	view.now = now_;
-	view.cycle = cycle_;
-	view.nodes = Span<const Node>(nodes_.data(), nodes_.size());
-	view.models = &models_;
-	view.observations = Span<const SpeedObservation>(observations_.data(), observations_.size());
-	view.recorder = opt_.recorder;
-	view.pending.reserve(pending_.size());
-	for (std::size_t i : pending_)
-		view.pending.push_back(&jobs_[i]);
-	view.running.reserve(running_.size());
-	for (std::size_t i : running_)
-		view.running.push_back(&jobs_[i]);
-
+	ClusterView view = make_view();
 	const auto t0 = std::chrono::steady_clock::now();
 	Decisions d = scheduler_.decide(view);
 	const auto t1 = std::chrono::steady_clock::now();
@@ -405,7 +394,27 @@ Status Engine::cycle()
 		if (a.kind == ActionKind::kStart)
 			running_.push_back(index_of_[a.job]);
 	std::sort(running_.begin(), running_.end(), [&](std::size_t x, std::size_t y) { return jobs_[x].id < jobs_[y].id; });
+	const Seconds change = scheduler_.ordering().next_change(make_view());
+	next_change_ = change > now_ + kEps ? change : INFINITY;
 	return Status::ok();
+}
+
+ClusterView Engine::make_view() const
+{
+	ClusterView view;
+	view.now = now_;
+	view.cycle = cycle_;
+	view.nodes = Span<const Node>(nodes_.data(), nodes_.size());
+	view.models = &models_;
+	view.observations = Span<const SpeedObservation>(observations_.data(), observations_.size());
+	view.recorder = opt_.recorder;
+	view.pending.reserve(pending_.size());
+	for (std::size_t i : pending_)
+		view.pending.push_back(&jobs_[i]);
+	view.running.reserve(running_.size());
+	for (std::size_t i : running_)
+		view.running.push_back(&jobs_[i]);
+	return view;
 }
 
 void Engine::finish(std::size_t i)
@@ -453,6 +462,10 @@ Result<SimResult> Engine::run()
 		const bool periodic = !pending_.empty() && (periodic_policy_ || !opt_.sched_on_events);
 		if (periodic)
 			t = std::min(t, last_cycle + opt_.sched_interval);
+		// And where the ordering ranks jobs differently by itself (tiresias-las: a queue threshold
+		// crossed), while jobs wait: nothing can change for them otherwise.
+		if (!pending_.empty())
+			t = std::min(t, next_change_);
 		if (t == INFINITY) {
 			std::string ids;
 			for (std::size_t k = 0; k < pending_.size() && k < 5; ++k)
@@ -478,7 +491,8 @@ Result<SimResult> Engine::run()
 			}
 			++next_arrival;
 		}
-		const bool due = periodic && now_ + kEps >= last_cycle + opt_.sched_interval;
+		const bool due = (periodic && now_ + kEps >= last_cycle + opt_.sched_interval) ||
+		                 (!pending_.empty() && now_ + kEps >= next_change_);
 		if ((event && opt_.sched_on_events) || due) {
 			st = cycle();
 			if (!st.is_ok())
