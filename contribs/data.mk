@@ -1,6 +1,8 @@
 # Bundled data (profiles, traces), installed under $(pkgdatadir) with the same layout as in contribs/,
 # so that default_data_dir() finds profiles/ in either place.
 EXTRA_DIST += contribs/profiles contribs/traces
+# Peer figures for scripts/check-tiresias-agreement (not installed).
+EXTRA_DIST += contribs/peer
 # Example cluster files for dlsched-sim --cluster (dlsched-sim(1), CLUSTER FILES), in clusters/.
 EXTRA_DIST += contribs/sim/clusters
 

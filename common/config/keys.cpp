@@ -67,7 +67,7 @@ const std::vector<ConfigKey>& config_keys()
 	        // ---- Policy-specific keys (policy/*.cpp) ----
 	        {"BackfillMaxJobs", ConfigType::kInt, "1000", 1, 1000000,
 	         "slurm-backfill: pending jobs examined per cycle (as Slurm's bf_max_job_test)"},
-	        {"TiresiasQueueThresholds", ConfigType::kDoubleList, "3600,36000", 0, 1e12,
+	        {"TiresiasQueueThresholds", ConfigType::kDoubleList, "3250,7200", 0, 1e12,
 	         "tiresias-las: attained-service thresholds between queues, GPU-seconds, increasing"},
 	        {"ModelFile", ConfigType::kString, "", 0, 0,
 	         "dl2, dual-agent: the trained model (empty: the shipped models/dl2.pt)"},
@@ -75,9 +75,9 @@ const std::vector<ConfigKey>& config_keys()
 	         "dl2, dual-agent: most jobs the network ranks per cycle (the rest follow in arrival order)"},
 	        {"ModelFallback", ConfigType::kString, "tiresias-las", 0, 0,
 	         "dl2, dual-agent: ordering used when the model cannot be loaded (the reason is logged)"},
-	        {"TiresiasStarveFactor", ConfigType::kDouble, "2", 0, 1000,
-	         "tiresias-las: a job waiting longer than this x its executed time goes to the top queue "
-	         "(0 = never)"},
+	        {"TiresiasStarveFactor", ConfigType::kDouble, "0", 0, 1000,
+	         "tiresias-las: a job waiting, since it was last preempted, this x its executed time goes to "
+	         "the top queue (0 = never)"},
 	};
 	return kKeys;
 }

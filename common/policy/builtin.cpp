@@ -53,6 +53,8 @@ void register_builtin_policies(PolicyRegistry& r)
 
 	r.add_placement("pack", "fewest nodes, best fit", factory<Placement, PackPlacement>());
 	r.add_placement("spread", "most free nodes first, one GPU at a time", factory<Placement, SpreadPlacement>());
+	r.add_placement("count", "GPUs counted anywhere, split over nodes in any way (dlsched-sim --placement-model count)",
+	                factory<Placement, CountPlacement>());
 	r.add_placement("gp-placement", "fastest predicted nodes: GPU type speed learned per node (Gaussian process)",
 	                factory<Placement, GpPlacement>());
 	r.add_admission("admit-all", "every job may be scheduled", factory<Admission, AdmitAll>());

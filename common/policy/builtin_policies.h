@@ -38,12 +38,18 @@ public:
 	const char* name() const override { return "tiresias-las"; }
 	bool preemptive() const override { return true; }
 	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override;
+	// The next threshold crossing of a running job, or promotion of a starving one.
+	Seconds next_change(const ClusterView& view) const override;
 	// The queue a job is in now (0 = highest priority); exposed for tests.
 	int queue_of(const ClusterView& view, const Job& job) const;
 
 private:
+	struct Standing;
+	Standing standing(const ClusterView& view, const Job& job) const;
+	int queue_for(double service) const;
+
 	std::vector<double> thresholds_;  // attained GPU-seconds between queues, increasing
-	double starve_factor_;
+	double starve_factor_;            // 0: no promotion of starving jobs
 };
 
 class DrfOrdering : public Ordering {  // drf.cpp
@@ -104,6 +110,13 @@ public:
 class SpreadPlacement : public Placement {  // placement_pack.cpp
 public:
 	const char* name() const override { return "spread"; }
+	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
+	           std::vector<NodeShare>& out) const override;
+};
+
+class CountPlacement : public Placement {  // placement_count.cpp
+public:
+	const char* name() const override { return "count"; }
 	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
 	           std::vector<NodeShare>& out) const override;
 };

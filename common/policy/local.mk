@@ -26,6 +26,7 @@ common_libdlsched_la_SOURCES += \
 	common/policy/optimus.cpp \
 	common/policy/edf.cpp \
 	common/policy/placement_pack.cpp \
+	common/policy/placement_count.cpp \
 	common/policy/gp_speed_model.h \
 	common/policy/gp_speed_model.cpp \
 	common/policy/placement_gp.cpp

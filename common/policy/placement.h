@@ -20,6 +20,16 @@ public:
 	                   std::vector<NodeShare>& out) const = 0;
 };
 
+// ---- Building blocks shared by placement policies (placement_pack.cpp) ----
+
+// `gpus` GPUs on one node: the eligible node with the fewest free GPUs that still has them (best
+// fit; ties by index). False (and `out` empty) when no node has them.
+bool place_on_one_node(const Job& job, int gpus, const FreeMap& free, std::vector<NodeShare>& out);
+
+// `gpus` GPUs from the eligible nodes with the most free first (fewest nodes; ties by index). False
+// (and `out` empty) when they do not have that many in all.
+bool place_on_freest_nodes(const Job& job, int gpus, const FreeMap& free, std::vector<NodeShare>& out);
+
 }  // namespace dlsched
 
 #endif

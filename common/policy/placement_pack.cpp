@@ -10,13 +10,11 @@
 
 namespace dlsched {
 
-bool PackPlacement::place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
-                          std::vector<NodeShare>& out) const
+bool place_on_one_node(const Job& job, int gpus, const FreeMap& free, std::vector<NodeShare>& out)
 {
 	out.clear();
 	if (gpus <= 0)
 		return false;
-	// Single node, best fit.
 	int best = -1;
 	for (std::size_t i = 0; i < free.node_count(); ++i) {
 		const int f = free.free(static_cast<NodeIndex>(i));
@@ -24,17 +22,15 @@ bool PackPlacement::place(const ClusterView& view, const Job& job, int gpus, con
 		    free.eligible(job, static_cast<NodeIndex>(i)))
 			best = static_cast<int>(i);
 	}
-	if (best >= 0) {
-		out.push_back({static_cast<NodeIndex>(best), gpus});
-		return true;
-	}
-	int largest = 0;
-	for (std::size_t i = 0; i < free.node_count(); ++i)
-		if (free.eligible(job, static_cast<NodeIndex>(i)))
-			largest = std::max(largest, view.nodes[i].gpus_total);
-	if (gpus <= largest)
-		return false;  // fits on one node: wait for one
-	// Several nodes: most free first (fewest nodes), ties by index.
+	if (best < 0)
+		return false;
+	out.push_back({static_cast<NodeIndex>(best), gpus});
+	return true;
+}
+
+bool place_on_freest_nodes(const Job& job, int gpus, const FreeMap& free, std::vector<NodeShare>& out)
+{
+	out.clear();
 	std::vector<NodeIndex> nodes;
 	int total = 0;
 	for (std::size_t i = 0; i < free.node_count(); ++i) {
@@ -44,7 +40,7 @@ bool PackPlacement::place(const ClusterView& view, const Job& job, int gpus, con
 			total += free.free(n);
 		}
 	}
-	if (total < gpus)
+	if (gpus <= 0 || total < gpus)
 		return false;
 	std::stable_sort(nodes.begin(), nodes.end(),
 	                 [&](NodeIndex a, NodeIndex b) { return free.free(a) > free.free(b); });
@@ -57,6 +53,22 @@ bool PackPlacement::place(const ClusterView& view, const Job& job, int gpus, con
 		left -= take;
 	}
 	return true;
+}
+
+bool PackPlacement::place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
+                          std::vector<NodeShare>& out) const
+{
+	if (place_on_one_node(job, gpus, free, out))
+		return true;
+	if (gpus <= 0)
+		return false;
+	int largest = 0;
+	for (std::size_t i = 0; i < free.node_count(); ++i)
+		if (free.eligible(job, static_cast<NodeIndex>(i)))
+			largest = std::max(largest, view.nodes[i].gpus_total);
+	if (gpus <= largest)
+		return false;  // fits on one node: wait for one
+	return place_on_freest_nodes(job, gpus, free, out);
 }
 
 bool SpreadPlacement::place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,

@@ -81,8 +81,11 @@ public:
 			outcome_[i].submit = jobs_[i].submit_time;
 			outcome_[i].deadline = jobs_[i].deadline;
 		}
-		for (const Node& n : nodes_)
+		for (const Node& n : nodes_) {
 			total_gpus_ += n.gpus_total;
+			node_sizes_.push_back(n.gpus_total);
+		}
+		std::sort(node_sizes_.begin(), node_sizes_.end(), std::greater<int>());
 		periodic_policy_ = scheduler_.ordering().preemptive() || scheduler_.allocation().elastic();
 		for (std::size_t i = 0; i < jobs_.size(); ++i)
 			outcome_[i].qos = jobs_[i].qos;
@@ -115,12 +118,14 @@ private:
 	void release(std::size_t i);   // a stopping job's GPUs are free
 	PreemptionCost cost_estimate(const Job& j) const;
 	Status cycle();
+	ClusterView make_view() const;
 	Status apply(const Action& a);
 	Status fail(const Action& a, const std::string& what) const;
 	Status check_placement(const Action& a, const Job& j) const;
 	void finish(std::size_t i);
 	double node_factor(NodeIndex n) const { return opt_.speed_factor.empty() ? 1.0 : opt_.speed_factor[n]; }
 	void measure(std::size_t i);
+	int fewest_nodes(int gpus) const;
 
 	const ModelCatalog& models_;
 	std::vector<Node> nodes_;
@@ -137,8 +142,10 @@ private:
 	Seconds now_ = 0;
 	std::uint64_t cycle_ = 0;
 	int total_gpus_ = 0;
+	std::vector<int> node_sizes_;  // GPUs per node, largest first
 	double lost_gpu_s_ = 0;
 	bool periodic_policy_ = false;
+	Seconds next_change_ = INFINITY;  // Ordering::next_change() after the last cycle
 	std::size_t dropped_ = 0;
 	std::vector<std::size_t> changed_;  // jobs whose allocation an action changed this cycle
 	bool freed_in_cycle_ = false;       // a job stopped during the cycle (its GPUs are free)
@@ -197,7 +204,8 @@ void Engine::advance(std::size_t i, Seconds t)
 	s.last_update = t;
 }
 
-// Speed from the measured scaling curve at the GPUs and nodes the job holds, times the slowest of its
+// Speed from the measured scaling curve at the GPUs and nodes the job holds (under --placement-model
+// count, the fewest nodes that could hold them), times the slowest of its
 // nodes for this model (a synchronous data-parallel job runs at its slowest GPU): the node's GPU type
 // speed times its hidden factor, as ModelCatalog::placed_speedup when there is no fluctuation. Then
 // the completion event.
@@ -207,7 +215,8 @@ double Engine::rate_of(std::size_t i) const
 	double slowest = j.placement.empty() ? 1.0 : INFINITY;
 	for (const NodeShare& sh : j.placement)
 		slowest = std::min(slowest, models_.gpu_speed(j.model, nodes_[sh.node].gpu_type) * node_factor(sh.node));
-	const int spanned = static_cast<int>(j.placement.size());
+	const int spanned = opt_.placement_model == PlacementModel::kCount ? fewest_nodes(j.gpus_allocated)
+	                                                                   : static_cast<int>(j.placement.size());
 	return models_.speedup(j.model, j.gpus_allocated, spanned) * slowest / j.epoch_time_1gpu;
 }
 
@@ -252,6 +261,19 @@ PreemptionCost Engine::cost_estimate(const Job& j) const
 	PreemptionCost c;
 	c.resume = opt_.restart_cost;
 	return c;
+}
+
+// The fewest nodes that can hold `gpus` GPUs (--placement-model count: where they are does not matter).
+int Engine::fewest_nodes(int gpus) const
+{
+	int nodes = 0;
+	for (int size : node_sizes_) {
+		if (gpus <= 0)
+			break;
+		gpus -= size;
+		++nodes;
+	}
+	return std::max(nodes, 1);
 }
 
 // What a collector on each of the job's nodes reports for its current run: the per-GPU speed of the
@@ -496,20 +518,7 @@ Status Engine::cycle()
 			measure(i);
 		j.preempt_cost = cost_estimate(j);
 	}
-	ClusterView view;
-	view.now = now_;
-	view.cycle = cycle_;
-	view.nodes = Span<const Node>(nodes_.data(), nodes_.size());
-	view.models = &models_;
-	view.observations = Span<const SpeedObservation>(observations_.data(), observations_.size());
-	view.recorder = opt_.recorder;
-	view.pending.reserve(pending_.size());
-	for (std::size_t i : pending_)
-		view.pending.push_back(&jobs_[i]);
-	view.running.reserve(running_.size());
-	for (std::size_t i : running_)
-		view.running.push_back(&jobs_[i]);
-
+	ClusterView view = make_view();
 	const auto t0 = std::chrono::steady_clock::now();
 	Decisions d = scheduler_.decide(view);
 	const auto t1 = std::chrono::steady_clock::now();
@@ -534,7 +543,27 @@ Status Engine::cycle()
 		if (a.kind == ActionKind::kStart)
 			running_.push_back(index_of_[a.job]);
 	std::sort(running_.begin(), running_.end(), [&](std::size_t x, std::size_t y) { return jobs_[x].id < jobs_[y].id; });
+	const Seconds change = scheduler_.ordering().next_change(make_view());
+	next_change_ = change > now_ + kEps ? change : INFINITY;
 	return Status::ok();
+}
+
+ClusterView Engine::make_view() const
+{
+	ClusterView view;
+	view.now = now_;
+	view.cycle = cycle_;
+	view.nodes = Span<const Node>(nodes_.data(), nodes_.size());
+	view.models = &models_;
+	view.observations = Span<const SpeedObservation>(observations_.data(), observations_.size());
+	view.recorder = opt_.recorder;
+	view.pending.reserve(pending_.size());
+	for (std::size_t i : pending_)
+		view.pending.push_back(&jobs_[i]);
+	view.running.reserve(running_.size());
+	for (std::size_t i : running_)
+		view.running.push_back(&jobs_[i]);
+	return view;
 }
 
 void Engine::finish(std::size_t i)
@@ -584,6 +613,10 @@ Result<SimResult> Engine::run()
 		const bool periodic = !pending_.empty() && (periodic_policy_ || !opt_.sched_on_events);
 		if (periodic)
 			t = std::min(t, last_cycle + opt_.sched_interval);
+		// And where the ordering ranks jobs differently by itself (tiresias-las: a queue threshold
+		// crossed), while jobs wait: nothing can change for them otherwise.
+		if (!pending_.empty())
+			t = std::min(t, next_change_);
 		if (t == INFINITY) {
 			std::string ids;
 			for (std::size_t k = 0; k < pending_.size() && k < 5; ++k)
@@ -614,7 +647,8 @@ Result<SimResult> Engine::run()
 			}
 			++next_arrival;
 		}
-		const bool due = periodic && now_ + kEps >= last_cycle + opt_.sched_interval;
+		const bool due = (periodic && now_ + kEps >= last_cycle + opt_.sched_interval) ||
+		                 (!pending_.empty() && now_ + kEps >= next_change_);
 		if ((event && opt_.sched_on_events) || due) {
 			st = cycle();
 			if (!st.is_ok())

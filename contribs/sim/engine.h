@@ -13,6 +13,12 @@
 
 namespace dlsched::sim {
 
+// What a job's placement does to its speed. kNodes: a job runs at the speed of the nodes it spans
+// (spread out, slower). kCount (--placement-model count, with the `count` placement): GPUs count
+// wherever they are, and a job runs as if packed on the fewest nodes, i.e. at exactly its trace
+// runtime (Tiresias' simulator with --scheme=count).
+enum class PlacementModel { kNodes, kCount };
+
 struct SimOptions {
 	Seconds sched_interval = 60;  // periodic cycles (SchedInterval)
 	bool sched_on_events = true;  // cycles on arrivals and completions (SchedOnEvents)
@@ -28,6 +34,7 @@ struct SimOptions {
 	Seconds preempt_grace = 600;  // PreemptGrace
 	double cost_noise = 0.2;
 	bool drop_unrunnable = false; // drop jobs no eligible nodes can ever hold (else an error)
+	PlacementModel placement_model = PlacementModel::kNodes;
 	// Each node's hidden speed factor (draw_speed_factors(); empty: every node runs at its GPU type's
 	// speed). Jobs run at it; policies never see it, only the engine's measurements of it.
 	std::vector<double> speed_factor;

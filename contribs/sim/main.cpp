@@ -54,6 +54,8 @@ const char kUsage[] =
         "  --restart-cost S|model seconds lost per restart or resize (default 0); model: each job's\n"
         "                         predicted suspend and resume from its model (two-step preemption)\n"
         "  --priority-fraction F  give this fraction of the jobs without a QoS the QoS high (default 0)\n"
+        "  --placement-model M    nodes: a job runs at the speed of the nodes it spans (default);\n"
+        "                         count: GPUs counted anywhere, no locality slowdown (PlacementPolicy=count)\n"
         "  --skip-bad-lines       skip malformed workload lines (their count is printed)\n"
         "  --drop-unrunnable      leave out jobs no eligible nodes can hold (else an error)\n"
         "  --progress / --quiet   progress on stderr (default: on a terminal, or every 10 s after 3 s)\n";
@@ -67,6 +69,7 @@ struct Options {
 	BuildOptions build;
 	double restart_cost = -1;
 	bool restart_model = false;
+	PlacementModel placement_model = PlacementModel::kNodes;
 	bool seed_given = false;
 	bool drop_unrunnable = false;
 	bool print_config = false, list_policies = false, quick = false;
@@ -220,6 +223,15 @@ int parse_args(int argc, char** argv, Options& o)
 			}
 		} else if (a == "--priority-fraction") {
 			rc = number(o.build.priority_fraction, 0, 1);
+		} else if (a == "--placement-model") {
+			if (!value(v))
+				return usage_error("--placement-model needs count or nodes");
+			if (v == "count")
+				o.placement_model = PlacementModel::kCount;
+			else if (v == "nodes")
+				o.placement_model = PlacementModel::kNodes;
+			else
+				return usage_error("--placement-model '" + v + "': expected count or nodes");
 		} else if (a == "--skip-bad-lines") {
 			o.read.skip_bad_lines = true;
 		} else if (a == "--drop-unrunnable") {
@@ -264,6 +276,11 @@ Result<Config> make_config(const Options& o)
 	if (o.restart_cost >= 0 || o.restart_model) {
 		Status st = c.set("RestartCost", o.restart_model ? std::string("model") : std::to_string(o.restart_cost),
 		                  "--restart-cost");
+		if (!st.is_ok())
+			return st;
+	}
+	if (o.placement_model == PlacementModel::kCount) {
+		Status st = c.set("PlacementPolicy", "count", "--placement-model");
 		if (!st.is_ok())
 			return st;
 	}
@@ -355,6 +372,7 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		so.overhead = predict::OverheadParams::from_config(c);
 		so.preempt_grace = c.get_double("PreemptGrace");
 		so.drop_unrunnable = o.drop_unrunnable;
+		so.placement_model = o.placement_model;
 		so.speed_factor = speed_factor;
 		so.seed = static_cast<std::uint64_t>(c.get_int("Seed"));
 		const auto started = std::chrono::steady_clock::now();

@@ -36,6 +36,22 @@ run run --workload "$data/short-after-long.csv" --cluster 1x1 --policy srtf --re
 	$check "$tmp/3.json" 0 avg_jct_s=625 makespan_s=1150 lost_gpu_s=50 &&
 	ok "restart cost" || ko "restart cost: $(cat "$tmp/err")"
 
+# 3b. --placement-model count on 2x4 GPUs: job 1 (2 GPUs) best-fits on n0, job 2 (3 GPUs) on n1, both
+#     1000 s, leaving 2 + 1 GPUs free. Job 3 (3 GPUs, 100 s) arrives at 10: counted anywhere it fits
+#     and runs split over n0 and n1 at its trace speed, 10 -> 110; avg (1000 + 1000 + 100)/3 = 700.
+#     With the default (nodes, pack) it waits for one node until 1000 and ends at 1100:
+#     avg (1000 + 1000 + 1090)/3 = 1030.
+run compare --workload "$data/fragmented.csv" --cluster 2x4 --policies fifo,srtf --placement-model count \
+	--json "$tmp/3b.json" &&
+	$check "$tmp/3b.json" 0 avg_jct_s=700 makespan_s=1000 preemptions=0 &&
+	$check "$tmp/3b.json" 1 avg_jct_s=700 preemptions=0 &&
+	run run --workload "$data/fragmented.csv" --cluster 2x4 --policy fifo --json "$tmp/3c.json" &&
+	$check "$tmp/3c.json" 0 avg_jct_s=1030 makespan_s=1100 &&
+	ok "placement model count" || ko "placement model count: $(cat "$tmp/err")"
+"$sim" run --workload "$data/fragmented.csv" --cluster 2x4 --policy fifo --placement-model racks 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "expected count or nodes" "$tmp/err" && ok "bad placement model" ||
+	ko "bad placement model: $(cat "$tmp/err")"
+
 # 4. One elastic job (1 to 4 GPUs, 400 s at 1 GPU) alone on 1x4 under optimus: it gets all 4 GPUs
 #    on one node and runs 400 / speedup(cifar10, 4) = 400 / 3.758879897100826 s (Pollux measurement);
 #    the bound is its runtime at the 1 GPU it asked for. fifo keeps it rigid at 1 GPU: 400 s.

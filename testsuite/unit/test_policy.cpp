@@ -52,38 +52,183 @@ START_TEST(srtf_preempts_a_long_job_for_a_short_one)
 }
 END_TEST
 
+// Tiresias' `shortest`: wall-clock remaining time, not GPU-time; a job that does not fit is skipped
+// and the walk goes on; a newcomer as short as a running job does not displace it.
+START_TEST(srtf_ranks_by_wall_clock_time_and_skips_what_does_not_fit)
+{
+	World w({4});
+	w.pending(1, 0, 4, 10);  // 10 x 60 / 4 = 150 s (600 GPU-s)
+	w.pending(2, 1, 1, 3);   // 180 s (180 GPU-s): first by GPU-time, second by wall clock
+	expect_decisions(w, "srtf", "start 1 [0:4]; prio 2=1");
+
+	World b({4});
+	b.running(1, 0, {{0, 3}}, 1);  // 60 / 3 = 20 s left: keeps its 3 GPUs
+	b.pending(2, 1, 2, 1);         // 30 s, but 2 GPUs do not fit in the 1 left: skipped
+	b.pending(3, 2, 1, 9);         // 540 s, fits: starts
+	expect_decisions(b, "srtf", "start 3 [0:1]; prio 2=1");
+
+	World t({4});
+	Job& r = t.running(1, 0, {{0, 4}}, 10);
+	r.epochs_done = 5;     // 5 x 60 / 4 = 75 s left
+	t.now = 300;
+	t.pending(2, 300, 4, 5);  // arrives now, also 75 s: the running job keeps its GPUs
+	expect_decisions(t, "srtf", "prio 2=1");
+}
+END_TEST
+
 START_TEST(tiresias_demotes_past_a_threshold)
 {
 	World w({4});
 	w.running(1, 0, {{0, 4}}).attained_gpu_s = 4000;  // past 3600 GPU-s: queue 1
 	w.pending(2, 5, 4);                              // no service yet: queue 0
 	expect_decisions(w, "tiresias-las", "requeue 1; start 2 [0:4]", {{"TiresiasQueueThresholds", "3600"}});
-	// Below the threshold the running job keeps its place (FIFO inside queue 0).
+	// Below the threshold both are in queue 0, where the running job goes first.
 	w.jobs[0].attained_gpu_s = 100;
 	expect_decisions(w, "tiresias-las", "prio 2=1", {{"TiresiasQueueThresholds", "3600"}});
 }
 END_TEST
 
+// The defaults are Tiresias' own (jobs.py: queue_limit 3250, 7200 GPU-seconds; no promotion).
+START_TEST(tiresias_uses_its_own_thresholds_by_default)
+{
+	PolicyRegistry r;
+	register_builtin_policies(r);
+	auto made = r.make_ordering("tiresias-las", Config());
+	ck_assert(made.is_ok());
+	const auto* t = dynamic_cast<const TiresiasOrdering*>(made.value().get());
+	ck_assert(t != nullptr);
+	World w({8});
+	w.now = 1e6;
+	Job& j = w.pending(1, 0, 8);
+	j.last_stop_time = 1000;  // stopped long ago: promoted if the default promoted at all
+	j.last_run_s = 10;
+	j.executed_s = 10;
+	const struct {
+		double service;
+		int queue;
+	} cases[] = {{0, 0}, {3249, 0}, {3250, 1}, {7199, 1}, {7200, 2}, {1e9, 2}};
+	for (const auto& c : cases) {
+		j.attained_gpu_s = c.service;
+		ck_assert_int_eq(t->queue_of(w.view(), j), c.queue);
+	}
+}
+END_TEST
+
+// Tiresias' list order inside a queue: running jobs first, by when they joined its running set; then
+// the waiting line: jobs preempted after running in it, most recent first; then jobs that entered it
+// and have not run in it since, by when they entered. Submit times (= ids) would say 1, 2, ... 8.
+START_TEST(tiresias_orders_a_queue_as_tiresias_lists_do)
+{
+	TiresiasOrdering t({3250, 7200}, 0);
+	World w({64});
+	w.now = 1000;
+	auto stopped = [&](JobId id, int gpus, double service, Seconds stop, Seconds run) -> Job& {
+		Job& j = w.pending(id, static_cast<Seconds>(id), gpus);
+		j.attained_gpu_s = service;
+		j.last_stop_time = stop;
+		j.last_run_s = run;
+		return j;
+	};
+	// 1: ran 400-500 on 4 GPUs, reaching 3250 just as the cycle at 500 preempted it: entered queue 1
+	//    at 500 without running in it.
+	stopped(1, 4, 3250, 500, 100);
+	// 2: the same at 300 (1 GPU: 3150 before its 100 s run).
+	stopped(2, 1, 3250, 300, 100);
+	// 3: ran 400-600 on 4 GPUs (2650 -> 3450): crossed 3250 at 550, ran in queue 1, preempted at 600.
+	stopped(3, 4, 3450, 600, 200);
+	// 4: ran 600-700 wholly in queue 1 (3600 -> 4000), preempted at 700.
+	stopped(4, 4, 4000, 700, 100);
+	// 5: running in queue 1 since 800 (4200 at its start, + 4 x 200).
+	Job& five = w.running(5, 5, {{0, 4}});
+	five.start_time = 800;
+	five.attained_gpu_s = 5000;
+	five.last_stop_time = 750;
+	five.last_run_s = 50;
+	// 6: running since 700 from 2450, crossed 3250 at 700 + 800 / 4 = 900: in queue 1's running set
+	//    since 900.
+	Job& six = w.running(6, 6, {{0, 4}});
+	six.start_time = 700;
+	six.attained_gpu_s = 2450 + 4 * 300;
+	// 7: arrived at 950, no service: queue 0, first of all.
+	w.pending(7, 950, 4);
+	// 8: running in queue 2.
+	w.running(8, 8, {{0, 4}}).attained_gpu_s = 8000;
+	ClusterView v = w.view();
+	std::vector<const Job*> jobs(v.pending.begin(), v.pending.end());
+	jobs.insert(jobs.end(), v.running.begin(), v.running.end());
+	t.order(v, jobs);
+	std::string got;
+	for (const Job* j : jobs)
+		got += std::to_string(j->id);
+	ck_assert_str_eq(got.c_str(), "75643218");
+}
+END_TEST
+
+// A job demoted by this very cycle goes to the end of its new queue, behind that queue's waiting
+// jobs, even while it runs; one cycle later it is in the queue's running set, which waiting jobs of
+// the same queue never preempt. The cycle is where next_change() said the crossing would be.
+START_TEST(tiresias_puts_a_job_just_demoted_behind_its_new_queue)
+{
+	World w({4});
+	Job& r = w.running(1, 0, {{0, 4}});
+	Job& p = w.pending(2, 0, 4);  // queue 1: ran 0-100 wholly there, preempted at 100
+	p.attained_gpu_s = 4000;
+	p.last_stop_time = 100;
+	p.last_run_s = 100;
+	r.start_time = 200;
+	r.attained_gpu_s = 0;
+	w.now = 200;
+	TiresiasOrdering t({3250, 7200}, 0);
+	ck_assert(t.next_change(w.view()) == 200 + 3250.0 / 4);  // 1012.5
+	w.now = 1012.5;
+	r.attained_gpu_s = 3250;
+	expect_decisions(w, "tiresias-las", "requeue 1; start 2 [0:4]");
+	w.now = 1020;
+	r.attained_gpu_s = 3280;
+	expect_decisions(w, "tiresias-las", "prio 2=1");
+	// And its next crossing is at 7200 GPU-s: 1012.5 + 3950 / 4.
+	ck_assert(t.next_change(w.view()) == 1012.5 + 3950.0 / 4);
+}
+END_TEST
+
+// TiresiasStarveFactor = K: a job below the top queue that has waited since its last preemption K x
+// its executed time goes to the top queue and counts its service afresh from then.
 START_TEST(tiresias_promotes_a_starving_job)
 {
-	TiresiasOrdering t({3600}, 2.0);
-	World w({4});
-	w.now = 1000;
-	Job& old = w.pending(1, 0, 4);
-	old.attained_gpu_s = 8000;  // queue 1 by service
-	old.last_stop_time = 500;
-	old.last_run_s = 300;  // waited 500 s since it stopped, < 2 x 300: not starving
-	ClusterView v = w.view();
-	ck_assert_int_eq(t.queue_of(v, old), 1);
-	old.last_run_s = 200;  // 500 > 2 x 200: starving, promoted
-	ck_assert_int_eq(t.queue_of(v, old), 0);
-	// Once running after a promotion, its service counts afresh from that start.
+	TiresiasOrdering t({3250, 7200}, 2.0);
+	World w({8});
+	w.now = 2000;
+	Job& old = w.pending(1, 0, 8);
+	old.attained_gpu_s = 8000;  // queue 2 by service
+	old.executed_s = 1000;
+	old.last_stop_time = 500;   // promoted at 500 + 2 x 1000 = 2500
+	old.last_run_s = 100;
+	ck_assert_int_eq(t.queue_of(w.view(), old), 2);
+	ck_assert(t.next_change(w.view()) == 2500);
+	w.now = 2500;
+	ck_assert_int_eq(t.queue_of(w.view(), old), 0);
+	// Running since 2600, after its promotion: 8 x 100 = 800 GPU-s afresh, queue 0.
 	old.state = JobState::kRunning;
-	old.gpus_allocated = 4;
-	old.start_time = 950;  // started 450 s after its stop (> 400): it was promoted; 4 x 50 = 200 GPU-s
-	ck_assert_int_eq(t.queue_of(v, old), 0);
-	old.start_time = 800;  // started 300 s after its stop (< 400): not promoted, full service counts
-	ck_assert_int_eq(t.queue_of(v, old), 1);
+	old.gpus_allocated = 8;
+	old.placement = {{0, 8}};
+	old.start_time = 2600;
+	old.attained_gpu_s = 8800;
+	old.executed_s = 1100;
+	w.now = 2700;
+	ck_assert_int_eq(t.queue_of(w.view(), old), 0);
+	ck_assert(t.next_change(w.view()) == 2600 + 3250.0 / 8);
+	// Started at 2400, before it was due: not promoted, its whole service counts.
+	old.start_time = 2400;
+	old.attained_gpu_s = 8000 + 8 * 300;
+	old.executed_s = 1300;
+	ck_assert_int_eq(t.queue_of(w.view(), old), 2);
+	// K = 0 never promotes.
+	TiresiasOrdering off({3250, 7200}, 0);
+	old.state = JobState::kPending;
+	old.attained_gpu_s = 8000;
+	old.executed_s = 1000;
+	w.now = 1e6;
+	ck_assert_int_eq(off.queue_of(w.view(), old), 2);
 }
 END_TEST
 
@@ -166,6 +311,28 @@ START_TEST(pack_waits_rather_than_spread_a_job_that_fits_one_node)
 }
 END_TEST
 
+START_TEST(count_places_a_job_wherever_enough_gpus_are_free)
+{
+	World w({4, 4});
+	w.running(10, 0, {{0, 2}});
+	w.running(11, 0, {{1, 2}});
+	w.pending(1, 1, 4);  // 4 GPUs free in all, no node has 4: pack waits, count splits it 2 + 2
+	expect_decisions(w, "fifo", "start 1 [0:2,1:2]", {{"PlacementPolicy", "count"}});
+	// One node when one has enough: best fit, as pack (n1 has 3 free, n0 4).
+	World b({4, 4, 4});
+	b.running(10, 0, {{1, 1}});
+	b.running(11, 0, {{2, 2}});
+	b.pending(1, 1, 2);
+	expect_decisions(b, "fifo", "start 1 [2:2]", {{"PlacementPolicy", "count"}});
+	// Otherwise the freest nodes first: 6 GPUs from n0 (4) and n1 (3).
+	b.jobs.back().gpus_requested = b.jobs.back().gpus_min = b.jobs.back().gpus_max = 6;
+	expect_decisions(b, "fifo", "start 1 [0:4,1:2]", {{"PlacementPolicy", "count"}});
+	// More than the eligible free GPUs (9): it waits.
+	b.jobs.back().gpus_requested = b.jobs.back().gpus_min = b.jobs.back().gpus_max = 10;
+	expect_decisions(b, "fifo", "prio 1=1", {{"PlacementPolicy", "count"}});
+}
+END_TEST
+
 START_TEST(decisions_are_deterministic)
 {
 	// The same jobs, added in opposite orders (equal submit times are frequent: id % 7).
@@ -207,7 +374,11 @@ int main()
 	tcase_add_test(tc, backfill_starts_short_jobs_that_do_not_delay_the_reservation);
 	tcase_add_test(tc, backfill_uses_gpus_the_reservation_does_not_need);
 	tcase_add_test(tc, srtf_preempts_a_long_job_for_a_short_one);
+	tcase_add_test(tc, srtf_ranks_by_wall_clock_time_and_skips_what_does_not_fit);
 	tcase_add_test(tc, tiresias_demotes_past_a_threshold);
+	tcase_add_test(tc, tiresias_uses_its_own_thresholds_by_default);
+	tcase_add_test(tc, tiresias_orders_a_queue_as_tiresias_lists_do);
+	tcase_add_test(tc, tiresias_puts_a_job_just_demoted_behind_its_new_queue);
 	tcase_add_test(tc, tiresias_promotes_a_starving_job);
 	tcase_add_test(tc, drf_serves_the_user_with_the_lowest_share);
 	tcase_add_test(tc, drf_fills_elastic_jobs_evenly);
@@ -215,6 +386,7 @@ int main()
 	tcase_add_test(tc, edf_runs_the_earliest_deadline_first);
 	tcase_add_test(tc, pack_best_fits_and_never_fragments_a_one_node_job);
 	tcase_add_test(tc, pack_waits_rather_than_spread_a_job_that_fits_one_node);
+	tcase_add_test(tc, count_places_a_job_wherever_enough_gpus_are_free);
 	tcase_add_test(tc, decisions_are_deterministic);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
