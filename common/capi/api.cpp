@@ -15,6 +15,8 @@
 #include "policy/free_map.h"
 #include "policy/scheduler.h"
 #include "predict/hints.h"
+#include "predict/overhead.h"
+#include "predict/profile_reader.h"
 #include "profiledb/profile_db.h"
 #include "workload/workload.h"
 
@@ -42,6 +44,10 @@ struct dlsched_scheduler {
 	dlsched::PolicyRegistry registry;
 	std::unique_ptr<dlsched::Scheduler> scheduler;
 	ExperienceLog experience;
+	// ProfileDB= read off the host's locks: running jobs' progress and preemption costs.
+	std::unique_ptr<dlsched::predict::ProfileReader> reader;
+	dlsched::predict::OverheadParams overhead;
+	std::string cluster;
 };
 
 struct dlsched_decisions {
@@ -190,6 +196,7 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 		j.last_stop_time = v.last_stop_time;
 		j.last_run_s = v.last_run_s;
 		j.requeueable = v.requeueable != 0;
+		j.checkpoint_requested_at = j.running() && v.checkpoint_requested_at > 0 ? v.checkpoint_requested_at : -1;
 		j.nice = v.nice;
 		if (v.admin_priority > 0) {
 			j.admin_pin = v.admin_priority >= DLSCHED_PRIORITY_FLOOR ? 1 : -1;
@@ -321,6 +328,9 @@ int dlsched_scheduler_create(const char* conf_path, dlsched_scheduler_t** out, d
 		s->scheduler = std::move(sched).value();
 		s->experience.path = s->config.get_string("ProfileDB");
 		s->experience.enabled = s->config.get_bool("RecordExperience") && !s->experience.path.empty();
+		s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
+		s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
+		                                                               s->config.get_double("ProfileRefresh"));
 		*out = s.release();
 		return ok(err);
 	});
@@ -372,6 +382,9 @@ int dlsched_scheduler_set_cluster(dlsched_scheduler_t* sched, const char* cluste
 		if (!sched)
 			return DLSCHED_EINVAL;
 		sched->experience.cluster = str(cluster);
+		sched->cluster = str(cluster);
+		sched->reader = std::make_unique<dlsched::predict::ProfileReader>(
+		        sched->config.get_string("ProfileDB"), sched->cluster, sched->config.get_double("ProfileRefresh"));
 		return DLSCHED_OK;
 	});
 }
@@ -417,6 +430,12 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		if (int rc = convert_view(sched, cv, c, err); rc != DLSCHED_OK)
 			return rc;
 		const dlsched::ClusterView& view = c.view;
+		// Running jobs' progress and preemption costs from the profile DB (off the host's locks).
+		sched->reader->refresh(c.view.running, sched->models, cv->now);
+		for (std::size_t i = 0; i < c.jobs.size(); ++i)
+			if (c.jobs[i].running())
+				(void) sched->reader->apply(c.jobs[i], sched->models, sched->overhead, cv->now,
+				                            cv->jobs[i].epochs_done < 0);
 
 		dlsched::StepLog steps;  // the learned ordering's steps of this call
 		if (sched->experience.enabled)
@@ -469,6 +488,31 @@ int dlsched_scheduler_place(dlsched_scheduler_t* sched, const dlsched_cluster_vi
 			shares[i] = {placed[i].node, placed[i].gpus};
 		*count = placed.size();
 		return ok(err);
+	});
+}
+
+int dlsched_scheduler_checkpoint_since(dlsched_scheduler_t* sched, uint32_t job_id, double since, double now,
+                                       double* at)
+{
+	return guarded(nullptr, "dlsched_scheduler_checkpoint_since", [&]() -> int {
+		if (!sched || !at)
+			return DLSCHED_EINVAL;
+		const double t = sched->reader->checkpoint_since(job_id, since, now);
+		if (t < 0)
+			return DLSCHED_ENOTFOUND;
+		*at = t;
+		return DLSCHED_OK;
+	});
+}
+
+int dlsched_scheduler_profile_status(const dlsched_scheduler_t* sched, char* buf, size_t len)
+{
+	return guarded(nullptr, "dlsched_scheduler_profile_status", [&]() -> int {
+		if (!sched || !buf || len == 0)
+			return DLSCHED_EINVAL;
+		const std::string& s = sched->reader->status();
+		std::snprintf(buf, len, "%s", s.c_str());
+		return s.size() < len ? DLSCHED_OK : DLSCHED_EINVAL;
 	});
 }
 

@@ -34,6 +34,9 @@ const std::vector<ConfigKey>& config_keys()
 	        // ---- Profile DB and experience ----
 	        {"ProfileDB", ConfigType::kString, "", 0, 0,
 	         "the job-profile database (SQLite) dlsched-ingestd writes (empty: none)"},
+	        {"ProfileRefresh", ConfigType::kDouble, "60", 1, 86400,
+	         "sched/dlsched: seconds between reads of same-model histories from ProfileDB (a running "
+	         "job's own records are read every cycle), and between attempts when it cannot be read"},
 	        {"RecordExperience", ConfigType::kBool, "no", 0, 0,
 	         "sched/dlsched: append each cycle of a learned ordering (state, action, reward) to "
 	         "ProfileDB's experience table, for online fine-tuning"},

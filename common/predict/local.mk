@@ -10,3 +10,6 @@ common_libdlsched_la_SOURCES += \
 common_libdlsched_la_SOURCES += \
 	common/predict/overhead.h \
 	common/predict/overhead.cpp
+common_libdlsched_la_SOURCES += \
+	common/predict/profile_reader.h \
+	common/predict/profile_reader.cpp

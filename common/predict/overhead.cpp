@@ -126,7 +126,7 @@ PreemptionCost measured_cost(const Job& j, const ModelCatalog& models, const Ove
 	// Resume: the read at the measured bandwidth, and the warm-up as the measured share of a steady
 	// epoch, carried to this job's epoch (the warm-up scales with the epoch: see history.cpp).
 	const Estimate read = resume_cost(bytes, loads, {});
-	double resume = read.known() ? read.value : checkpoint_read_s(models, j.model, p);
+	double resume = read.known() ? read.value : static_cast<double>(bytes) / 1e6 / p.read_mbps;
 	double resume_var = read.known() ? read.stddev * read.stddev : 0;
 	double frac_sum = 0, frac_sq = 0;
 	std::size_t n = 0;

@@ -203,12 +203,12 @@ Result<ProfileDb> ProfileDb::open_writer(const std::string& path, int busy_timeo
 	return open_checked(path, Database::Mode::kCreate, true, busy_timeout_ms);
 }
 
-Result<ProfileDb> ProfileDb::open_reader(const std::string& path)
+Result<ProfileDb> ProfileDb::open_reader(const std::string& path, int busy_timeout_ms)
 {
 	struct stat sb;
 	if (stat(path.c_str(), &sb) != 0)
 		return not_found(path + ": no profile database there (ProfileDB=; dlsched-ingestd creates it)");
-	return open_checked(path, Database::Mode::kReadOnly, false, Database::kBusyTimeoutMs);
+	return open_checked(path, Database::Mode::kReadOnly, false, busy_timeout_ms);
 }
 
 Result<ProfileDb> ProfileDb::create_at_version(const std::string& path, int version)

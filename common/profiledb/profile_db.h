@@ -76,7 +76,7 @@ public:
 	// before it fails (sched/dlsched appends experience rows with 50 ms: it never waits longer).
 	static Result<ProfileDb> open_writer(const std::string& path, int busy_timeout_ms = Database::kBusyTimeoutMs);
 	// A reader: the file must exist and be a dlsched profile DB this version can read.
-	static Result<ProfileDb> open_reader(const std::string& path);
+	static Result<ProfileDb> open_reader(const std::string& path, int busy_timeout_ms = Database::kBusyTimeoutMs);
 	// Tests and migrations: a new database created at an older schema version.
 	static Result<ProfileDb> create_at_version(const std::string& path, int version);
 

@@ -8,6 +8,8 @@
 #include "check_main.h"
 
 #include "predict/overhead.h"
+#include "predict/profile_reader.h"
+#include "temp_path.h"
 #include "view_builder.h"
 
 using namespace dlsched;
@@ -236,6 +238,89 @@ START_TEST(estimated_cost_from_measurements)
 }
 END_TEST
 
+START_TEST(reader_fills_running_jobs_from_the_profile_db)
+{
+	ModelCatalog models;
+	ModelProfile p;
+	p.name = "m";
+	p.points = {{1, 1, 1}, {2, 1, 2}};
+	p.checkpoint_mb = 500;
+	const int m = models.add(p);
+	const std::string path = test::temp_path("dlsched-preemption", "profiles.db");
+	{
+		auto db = db::ProfileDb::open_writer(path);
+		ck_assert(db.is_ok());
+		db::JobRecord r;
+		r.cluster = "c";
+		r.job_id = 7;
+		r.model = "m";
+		r.gpus = 1;
+		r.epochs_total = 10;
+		ck_assert(db->put_job(r).is_ok());
+		// Epochs 1-4 of run 0, 110 (warm-up), 100, 100, 100 s ending at t=1410; a save at epoch 4.
+		double t = 1000;
+		for (int e = 1; e <= 4; ++e) {
+			db::EpochRecord er;
+			er.cluster = "c", er.job_id = 7, er.run = 0, er.epoch = e, er.gpus = 1;
+			er.start_s = t;
+			er.end_s = t += e == 1 ? 110 : 100;
+			ck_assert(db->add_epoch(er).is_ok());
+		}
+		db::CheckpointRecord c;
+		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4, c.kind = "save", c.bytes = 1000000000, c.seconds = 2,
+		c.at_s = 1412;
+		ck_assert(db->add_checkpoint(c).is_ok());
+	}
+	predict::ProfileReader reader(path, "c", 60);
+	Job j;
+	j.id = 7;
+	j.model = m;
+	j.state = JobState::kRunning;
+	j.gpus_allocated = 1;
+	j.placement = {{0, 1}};
+	j.epochs_total = 10;
+	j.epoch_time_1gpu = 300;  // the user's claim: the measured 100 s wins
+	j.start_time = 1000;
+	reader.refresh({&j}, models, 1450);
+	ck_assert_str_eq(reader.status().c_str(), "");
+	ck_assert(reader.apply(j, models, predict::OverheadParams(), 1450, true));
+	ck_assert_double_eq_tol(j.epoch_time_1gpu, 100, 1e-9);
+	// 40 s into epoch 5: 4.4 epochs done, 60 s to its end; writing its 1 GB checkpoint at the
+	// measured 2 s per GB: 2 s; resume: reading 1 GB at the configured 500 MB/s (no load measured),
+	// 2 s, + its measured warm-up, 10% of 100 s.
+	ck_assert_double_eq_tol(j.epochs_done, 4.4, 1e-9);
+	ck_assert_double_eq_tol(j.preempt_cost.to_safe_point, 60, 1e-9);
+	ck_assert_double_eq_tol(j.preempt_cost.checkpoint_write, 2, 1e-9);
+	ck_assert_double_eq_tol(j.preempt_cost.resume, 12, 1e-9);
+	ck_assert_double_eq_tol(j.preempt_cost.since_checkpoint, 38, 1e-9);  // saved at 1412
+	// The checkpoint report the two-step preemption waits for.
+	ck_assert_double_eq(reader.checkpoint_since(7, 1400, 1450), 1412);
+	ck_assert_double_eq(reader.checkpoint_since(7, 1413, 1450), -1);
+	ck_assert_double_eq(reader.checkpoint_since(8, 0, 1450), -1);
+
+	// A corrupt database: no error thrown, the reason kept, the profile's estimate used.
+	{
+		FILE* f = std::fopen(path.c_str(), "r+b");
+		ck_assert_ptr_nonnull(f);
+		std::fputs("this is not an SQLite database at all", f);
+		std::fclose(f);
+	}
+	predict::ProfileReader bad(path, "c", 60);
+	Job k = j;
+	k.epoch_time_1gpu = 300;
+	k.epochs_done = 4.5;
+	bad.refresh({&k}, models, 1450);
+	ck_assert(!bad.status().empty());
+	ck_assert(!bad.apply(k, models, predict::OverheadParams(), 1450, true));
+	ck_assert_double_eq_tol(k.preempt_cost.to_safe_point, 150, 1e-9);  // half of a 300-s epoch
+	ck_assert_double_eq(bad.checkpoint_since(7, 0, 1450), -1);
+	// No database at all: silent, the profile.
+	predict::ProfileReader none("", "c", 60);
+	none.refresh({&k}, models, 1450);
+	ck_assert_str_eq(none.status().c_str(), "");
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("preemption");
@@ -250,6 +335,7 @@ int main()
 	tcase_add_test(tc, high_class_jobs_go_first_and_lower_classes_never_preempt);
 	tcase_add_test(tc, estimated_cost_from_the_profile);
 	tcase_add_test(tc, estimated_cost_from_measurements);
+	tcase_add_test(tc, reader_fills_running_jobs_from_the_profile_db);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

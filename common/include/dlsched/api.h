@@ -110,6 +110,9 @@ typedef struct dlsched_job_view {
 				 * as it is: >= DLSCHED_PRIORITY_FLOOR pins the job ahead of the jobs
 				 * dlsched orders, lower behind them; 0: none */
 	int nice;               /* Slurm's nice: positive goes behind jobs of the same standing */
+	double checkpoint_requested_at; /* running jobs: > 0 when the host asked it to checkpoint and
+				 * stop then (absolute; a preemption in progress: its GPUs are freeing, no
+				 * policy touches it again); <= 0: not asked */
 } dlsched_job_view_t;
 
 typedef struct dlsched_cluster_view {
@@ -185,6 +188,17 @@ int dlsched_scheduler_decide(dlsched_scheduler_t *sched, const dlsched_cluster_v
 int dlsched_scheduler_place(dlsched_scheduler_t *sched, const dlsched_cluster_view_t *view, uint32_t job_id,
 			    int gpus, dlsched_share_t *shares, size_t capacity, size_t *count,
 			    dlsched_error_t *err);
+
+/* Two-step preemption: the latest checkpoint save job `job_id` reported at or after `since`
+ * (absolute seconds), read from ProfileDB= now (no lock of the host's is needed). DLSCHED_OK and
+ * *at set when there is one; DLSCHED_ENOTFOUND when there is none, or no database, or it cannot be
+ * read (dlsched_scheduler_profile_status says why). */
+int dlsched_scheduler_checkpoint_since(dlsched_scheduler_t *sched, uint32_t job_id, double since, double now,
+				       double *at);
+
+/* "" while ProfileDB= is read fine (or none is set); otherwise why it cannot be read, in which case
+ * progress and overhead come from the model profiles. Hosts log it when it changes. */
+int dlsched_scheduler_profile_status(const dlsched_scheduler_t *sched, char *buf, size_t len);
 
 size_t dlsched_decisions_count(const dlsched_decisions_t *d);
 /* Fills *out (set out->struct_size first) with action i, 0 <= i < count. */

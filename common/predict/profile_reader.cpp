@@ -1,0 +1,182 @@
+#include "predict/profile_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+namespace dlsched::predict {
+
+namespace {
+
+// Same-model jobs a history holds at most (the most recent): PickyMan predicts from a few.
+constexpr std::size_t kHistoryJobs = 20;
+
+}  // namespace
+
+JobRecords job_records(const db::JobProfile& p)
+{
+	JobRecords r;
+	r.measured = measurements(p);
+	for (const db::EpochRecord& e : p.epochs)
+		if (e.epoch >= r.last_epoch) {
+			r.last_epoch = e.epoch;
+			r.last_epoch_end_s = e.end_s;
+		}
+	int last_load_run = -1;
+	for (const db::CheckpointRecord& c : p.checkpoints) {
+		if (std::fabs(c.epoch - std::round(c.epoch)) > 1e-6)
+			r.fractional_saves = true;
+		if (c.kind == "save") {
+			if (c.at_s >= r.last_save_s) {
+				r.last_save_s = c.at_s;
+				r.last_save_epoch = c.epoch;
+			}
+			if (c.bytes > 0)
+				r.checkpoint_bytes = c.bytes;
+		} else if (c.kind == "load" && c.run >= last_load_run) {
+			last_load_run = c.run;
+			r.last_load_epoch = c.epoch;
+		}
+	}
+	return r;
+}
+
+ProfileReader::ProfileReader(std::string path, std::string cluster, double refresh_s, int busy_ms)
+    : path_(std::move(path)), cluster_(std::move(cluster)), refresh_s_(refresh_s), busy_ms_(busy_ms)
+{
+}
+
+void ProfileReader::give_up(const std::string& why, double now)
+{
+	status_ = why;
+	db_.reset();
+	retry_at_ = now + refresh_s_;
+}
+
+bool ProfileReader::connect(double now)
+{
+	if (db_)
+		return true;
+	if (path_.empty() || now < retry_at_)
+		return false;
+	auto d = db::ProfileDb::open_reader(path_, busy_ms_);
+	if (!d.is_ok()) {
+		give_up(d.status().message() + "; overhead and progress estimates come from the model profiles until it "
+		                            "can be read (tried again every ProfileRefresh seconds)",
+		     now);
+		return false;
+	}
+	db_ = std::make_unique<db::ProfileDb>(std::move(d).value());
+	status_.clear();
+	return true;
+}
+
+void ProfileReader::refresh(const std::vector<const Job*>& running, const ModelCatalog& models, double now)
+{
+	jobs_.clear();
+	if (!connect(now))
+		return;
+	try {
+		for (const Job* j : running) {
+			auto p = db_->job(cluster_, j->id);
+			if (p.is_ok()) {
+				jobs_[j->id] = job_records(p.value());
+			} else if (p.status().code() != StatusCode::kNotFound) {
+				give_up(p.status().message(), now);
+				return;
+			}
+			if (j->model < 0)
+				continue;
+			ModelHistory& h = models_[j->model];
+			if (h.read_at >= 0 && now - h.read_at < refresh_s_)
+				continue;
+			auto past = db_->model_history(models.at(j->model).name, kHistoryJobs);
+			if (!past.is_ok()) {
+				give_up(past.status().message(), now);
+				return;
+			}
+			std::vector<JobMeasurements> pooled;
+			for (const db::JobProfile& q : past.value())
+				if (q.job.job_id != static_cast<std::int64_t>(j->id) || q.job.cluster != cluster_)
+					pooled.push_back(measurements(q));
+			h.history = pool(pooled);
+			h.read_at = now;
+		}
+	} catch (const std::exception& e) {
+		give_up(std::string("reading the profile DB: ") + e.what(), now);
+	}
+}
+
+const JobRecords* ProfileReader::job(JobId id) const
+{
+	auto it = jobs_.find(id);
+	return it == jobs_.end() ? nullptr : &it->second;
+}
+
+const History* ProfileReader::model(int model) const
+{
+	auto it = models_.find(model);
+	return it == models_.end() || it->second.history.runs.empty() ? nullptr : &it->second.history;
+}
+
+bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadParams& params, double now,
+                          bool estimate_progress) const
+{
+	const JobRecords* r = job(j.id);
+	const History* h = model(j.model);
+	if (!r && !h) {
+		j.preempt_cost = profile_cost(j, models, params);
+		return false;
+	}
+	const int nodes = std::max<int>(1, static_cast<int>(j.placement.size()));
+	if (r && !r->measured.runs.empty()) {
+		// Its own steady epochs at its current size: a measurement, not a claim.
+		const Estimate epoch = steady_epoch_time(r->measured.runs.back().epoch_s);
+		if (epoch.known() && j.gpus_allocated > 0)
+			j.epoch_time_1gpu = epoch.value * models.speedup(j.model, j.gpus_allocated, nodes);
+	}
+	if (r && estimate_progress && (r->last_epoch > 0 || r->last_load_epoch >= 0)) {
+		const double epoch_s = epoch_seconds(j, models);
+		const double base = std::max<double>(r->last_epoch, r->last_load_epoch);
+		const double since = now - std::max(r->last_epoch_end_s, j.start_time);
+		const double frac = epoch_s > 0 ? std::clamp(since / epoch_s, 0.0, 0.999) : 0.0;
+		j.epochs_done = std::min(j.epochs_total, base + frac);
+	}
+	JobEvidence e;
+	e.own = r ? &r->measured : nullptr;
+	e.model = h;
+	if (r) {
+		e.last_epoch_end_s = std::max(r->last_epoch_end_s, j.start_time);
+		e.last_checkpoint_s = r->last_save_s;
+		e.checkpoint_bytes = r->checkpoint_bytes;
+		e.fractional_saves = r->fractional_saves;
+	}
+	if (e.checkpoint_bytes == 0 && h && !h->saves.empty())
+		e.checkpoint_bytes = h->saves.back().bytes;
+	j.preempt_cost = measured_cost(j, models, params, e, now);
+	return true;
+}
+
+double ProfileReader::checkpoint_since(JobId id, double since, double now)
+{
+	if (!connect(now))
+		return -1;
+	try {
+		auto p = db_->job(cluster_, id);
+		if (!p.is_ok()) {
+			if (p.status().code() != StatusCode::kNotFound)
+				give_up(p.status().message(), now);
+			return -1;
+		}
+		double at = -1;
+		for (const db::CheckpointRecord& c : p->checkpoints)
+			if (c.kind == "save" && c.at_s >= since)
+				at = std::max(at, c.at_s);
+		return at;
+	} catch (const std::exception& e) {
+		give_up(std::string("reading the profile DB: ") + e.what(), now);
+		return -1;
+	}
+}
+
+}  // namespace dlsched::predict

@@ -1,0 +1,87 @@
+// ProfileReader: what a controller knows about its running jobs from the profile DB, read outside
+// slurmctld's locks (sched/dlsched calls it from dlsched_scheduler_decide, after the snapshot's read
+// lock is released). Each cycle it reads the records of the running jobs it is asked about (indexed
+// by cluster and job id: a few rows each); same-model histories are read at most every
+// ProfileRefresh seconds. A missing, unreadable or corrupt database is not an error: the reader says
+// why once (status()), the estimates fall back to the model profiles, and it tries again after
+// ProfileRefresh seconds.
+#ifndef DLSCHED_PREDICT_PROFILE_READER_H
+#define DLSCHED_PREDICT_PROFILE_READER_H
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/job.h"
+#include "model/model_catalog.h"
+#include "predict/history.h"
+#include "predict/overhead.h"
+#include "profiledb/profile_db.h"
+
+namespace dlsched::predict {
+
+// What the records say about one job.
+struct JobRecords {
+	JobMeasurements measured;
+	int last_epoch = 0;              // highest epoch reported (1-based, across restarts); 0: none
+	double last_epoch_end_s = -1;    // when it ended
+	double last_save_s = -1;         // latest checkpoint save: when, and the progress it holds
+	double last_save_epoch = -1;
+	double last_load_epoch = -1;     // progress the latest run resumed from
+	std::int64_t checkpoint_bytes = 0;
+	bool fractional_saves = false;   // saved at fractions of an epoch: stops at the next iteration
+};
+
+class ProfileReader {
+public:
+	// `path` empty: no database (every job is estimated from the profiles). A controller reader
+	// waits at most `busy_ms` for the writer's lock.
+	ProfileReader(std::string path, std::string cluster, double refresh_s, int busy_ms = 200);
+
+	// Reads the records of these running jobs (and, when due, their models' histories). `now` is
+	// absolute (seconds since the epoch, as the records). Never throws; errors go to status().
+	void refresh(const std::vector<const Job*>& running, const ModelCatalog& models, double now);
+
+	const JobRecords* job(JobId id) const;
+	const History* model(int model) const;
+
+	// Fills a running job from its records: its progress (epochs_done, when `estimate_progress`:
+	// the host does not track it), its measured epoch time on one GPU, and its PreemptionCost
+	// (measured where there are measurements, the profile otherwise). Returns true when records
+	// were used.
+	bool apply(Job& job, const ModelCatalog& models, const OverheadParams& params, double now,
+	           bool estimate_progress) const;
+
+	// The time of the job's latest checkpoint save recorded at or after `since` (absolute), read
+	// from the database now; -1 when there is none or the database cannot be read.
+	double checkpoint_since(JobId id, double since, double now);
+
+	// "" while the database is read fine; else what went wrong (for the host to log once).
+	const std::string& status() const { return status_; }
+	bool enabled() const { return !path_.empty(); }
+
+private:
+	bool connect(double now);
+	void give_up(const std::string& why, double now);
+
+	std::string path_, cluster_;
+	double refresh_s_;
+	int busy_ms_;
+	std::unique_ptr<db::ProfileDb> db_;
+	double retry_at_ = 0;
+	std::string status_;
+	std::map<JobId, JobRecords> jobs_;
+	struct ModelHistory {
+		History history;
+		double read_at = -1;
+	};
+	std::map<int, ModelHistory> models_;
+};
+
+// JobRecords from one job's profile (exposed for tests).
+JobRecords job_records(const db::JobProfile& profile);
+
+}  // namespace dlsched::predict
+
+#endif
