@@ -27,9 +27,11 @@ namespace {
 const char kUsage[] =
         "usage: dlsched-replay --workload FILE [--speedup X] [--format auto|philly|pollux|dlsched]\n"
         "                      [--max-jobs N] [--seed N] [--gpus-per-node G] [--partition P]\n"
-        "                      [--out DIR] [--emu-train PATH] [--no-wait]\n"
+        "                      [--out DIR] [--emu-train PATH] [--priority-fraction F] [--no-wait]\n"
         "Submits every job with sbatch at its arrival time / X; needs SLURM_CONF (e.g. . DIR/env.sh of\n"
-        "dlsched-cluster). Writes DIR/jobs.csv (trace job, Slurm job id) and the jobs' output in DIR.\n";
+        "dlsched-cluster). Writes DIR/jobs.csv (trace job, Slurm job id) and the jobs' output in DIR.\n"
+        "--priority-fraction F: a seeded fraction F of the jobs without a QoS are submitted with --qos=high,\n"
+        "the same jobs as dlsched-sim --priority-fraction F marks (the QoS must exist: dlsched-cluster makes it).\n";
 
 // Runs argv, returns its exit status and standard output.
 int run(const std::vector<std::string>& args, std::string& out)
@@ -131,6 +133,14 @@ int main(int argc, char** argv)
 			build.seed = static_cast<std::uint64_t>(std::atol(v));
 		else if (a == "--gpus-per-node")
 			per_node = std::atol(v);
+		else if (a == "--priority-fraction") {
+			char* end = nullptr;
+			build.priority_fraction = std::strtod(v, &end);
+			if (!end || *end || !(build.priority_fraction >= 0 && build.priority_fraction <= 1)) {
+				std::fprintf(stderr, "dlsched-replay: --priority-fraction '%s' is not a number in [0, 1]\n", v);
+				return 2;
+			}
+		}
 		else if (a == "--partition")
 			partition = v;
 		else if (a == "--out")
@@ -271,6 +281,8 @@ int main(int argc, char** argv)
 		}
 		if (!partition.empty())
 			args.insert(args.begin() + 1, "--partition=" + partition);
+		if (!j.qos.empty())
+			args.insert(args.begin() + 1, "--qos=" + j.qos);
 		if (dl_options) {
 			args.insert(args.begin() + 1, "--dl-model=" + e.name);
 			args.insert(args.begin() + 1, "--dl-epochs=" + fmt(j.epochs_total));
