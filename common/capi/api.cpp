@@ -48,6 +48,7 @@ struct dlsched_scheduler {
 	std::unique_ptr<dlsched::predict::ProfileReader> reader;
 	dlsched::predict::OverheadParams overhead;
 	std::string cluster;
+	std::unique_ptr<dlsched::db::ProfileDb> writer;  // preemption rows, opened at the first one
 };
 
 struct dlsched_decisions {
@@ -505,6 +506,69 @@ int dlsched_scheduler_checkpoint_since(dlsched_scheduler_t* sched, uint32_t job_
 	});
 }
 
+namespace {
+
+// The preemptions table's writer: opened at the first write (and again after a failure).
+dlsched::Status preemption_writer(dlsched_scheduler_t* sched)
+{
+	if (sched->writer)
+		return dlsched::Status::ok();
+	const std::string path = sched->config.get_string("ProfileDB");
+	if (path.empty())
+		return dlsched::invalid_argument("ProfileDB= is not set: preemptions are not recorded");
+	auto db = dlsched::db::ProfileDb::open_writer(path, kExperienceBusyMs);
+	if (!db.is_ok())
+		return db.status();
+	sched->writer = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+	return dlsched::Status::ok();
+}
+
+int write_failed(dlsched_scheduler_t* sched, dlsched_error_t* err, const dlsched::Status& st)
+{
+	sched->writer.reset();
+	return report(err, DLSCHED_EIO, st.message());
+}
+
+}  // namespace
+
+int dlsched_scheduler_record_preemption(dlsched_scheduler_t* sched, uint32_t job_id, double requested_at,
+                                        double grace, int gpus, double predicted_suspend, double predicted_resume,
+                                        const char* reason, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_scheduler_record_preemption", [&]() -> int {
+		if (!sched)
+			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_record_preemption: NULL scheduler");
+		dlsched::Status st = preemption_writer(sched);
+		if (!st.is_ok())
+			return write_failed(sched, err, st);
+		dlsched::db::PreemptionRecord r;
+		r.cluster = sched->cluster;
+		r.job_id = job_id;
+		r.requested_s = requested_at;
+		r.grace_s = grace;
+		r.gpus = gpus;
+		r.predicted_suspend_s = predicted_suspend;
+		r.predicted_resume_s = predicted_resume;
+		r.reason = str(reason);
+		st = sched->writer->add_preemption(r);
+		return st.is_ok() ? ok(err) : write_failed(sched, err, st);
+	});
+}
+
+int dlsched_scheduler_finish_preemption(dlsched_scheduler_t* sched, uint32_t job_id, double requested_at,
+                                        const char* outcome, double requeued_at, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_scheduler_finish_preemption", [&]() -> int {
+		if (!sched)
+			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_finish_preemption: NULL scheduler");
+		dlsched::Status st = preemption_writer(sched);
+		if (!st.is_ok())
+			return write_failed(sched, err, st);
+		st = sched->writer->finish_preemption(sched->cluster, job_id, requested_at, str(outcome), requeued_at);
+		return st.is_ok() ? ok(err) : write_failed(sched, err, st);
+	});
+}
+
 int dlsched_scheduler_profile_status(const dlsched_scheduler_t* sched, char* buf, size_t len)
 {
 	return guarded(nullptr, "dlsched_scheduler_profile_status", [&]() -> int {
@@ -541,6 +605,9 @@ int dlsched_decisions_get(const dlsched_decisions_t* d, size_t i, dlsched_action
 		out->share_count = d->shares[i].size();
 		out->priority = a.priority;
 		out->reason = a.reason.c_str();
+		out->grace = a.grace;
+		out->predicted_suspend = a.predicted_suspend;
+		out->predicted_resume = a.predicted_resume;
 		return ok(err);
 	});
 }

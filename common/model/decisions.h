@@ -28,8 +28,11 @@ struct Action {
 	std::vector<NodeShare> placement;  // kStart / kResize
 	double priority = 0;               // kSetPriority
 	// kRequeue / kResize: seconds the job may take to checkpoint before it is requeued anyway
-	// (< 0: the host's PreemptGrace).
+	// (< 0: the host's PreemptGrace), and what stopping it was predicted to cost when decided
+	// (the job's PreemptionCost: to its safe point + the write; the read + warm-up).
 	double grace = -1;
+	double predicted_suspend = -1;
+	double predicted_resume = -1;
 	std::string reason;                // short, for logs ("preempted by 123", "backfill")
 };
 

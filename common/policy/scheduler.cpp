@@ -244,6 +244,8 @@ void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job
 			a.kind = ActionKind::kRequeue;
 			a.job = v.job->id;
 			a.grace = v.grace;
+			a.predicted_suspend = v.job->preempt_cost.suspend();
+			a.predicted_resume = v.job->preempt_cost.resume;
 			a.reason = "preempted for job " + std::to_string(w->id) + " (" + preemption_->name() + ")";
 			actions.push_back(std::move(a));
 		}
@@ -305,6 +307,8 @@ Decisions Scheduler::decide(const ClusterView& view) const
 			a.kind = ActionKind::kRequeue;
 			a.job = r->id;
 			a.reason = "preempted by ordering";
+			a.predicted_suspend = r->preempt_cost.suspend();
+			a.predicted_resume = r->preempt_cost.resume;
 			d.actions.push_back(std::move(a));
 		} else if (it->second->gpus != r->gpus_allocated ||
 		           !same_placement(it->second->placement, r->placement)) {
@@ -314,6 +318,8 @@ Decisions Scheduler::decide(const ClusterView& view) const
 			a.gpus = it->second->gpus;
 			a.placement = it->second->placement;
 			a.reason = "resize";
+			a.predicted_suspend = r->preempt_cost.suspend();
+			a.predicted_resume = r->preempt_cost.resume;
 			resizes.push_back(std::move(a));
 		}
 	}

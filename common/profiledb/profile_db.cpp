@@ -65,6 +65,19 @@ const char* const kSteps[] = {
         "DELETE FROM checkpoints WHERE rowid NOT IN (SELECT min(rowid) FROM checkpoints "
         "  GROUP BY cluster, job_id, run, kind, at_s);"
         "CREATE UNIQUE INDEX checkpoints_once ON checkpoints (cluster, job_id, run, kind, at_s);",
+        // 4: the controller's preemptions (two-step: request, then requeue), with what it predicted.
+        "CREATE TABLE preemptions ("
+        "  cluster TEXT NOT NULL DEFAULT '',"
+        "  job_id INTEGER NOT NULL,"
+        "  requested_s REAL NOT NULL,"
+        "  grace_s REAL NOT NULL DEFAULT 0,"
+        "  gpus INTEGER NOT NULL DEFAULT 0 CHECK (gpus >= 0),"
+        "  predicted_suspend_s REAL NOT NULL DEFAULT -1,"
+        "  predicted_resume_s REAL NOT NULL DEFAULT -1,"
+        "  reason TEXT NOT NULL DEFAULT '',"
+        "  outcome TEXT NOT NULL DEFAULT '',"
+        "  requeued_s REAL NOT NULL DEFAULT 0,"
+        "  PRIMARY KEY (cluster, job_id, requested_s));",
 };
 static_assert(sizeof kSteps / sizeof kSteps[0] == ProfileDb::kSchemaVersion, "one step per schema version");
 
@@ -460,6 +473,74 @@ Result<JobRecord> ProfileDb::job_record(const std::string& cluster, std::int64_t
 	return job_from_row(st.value());
 }
 
+Status ProfileDb::add_preemption(const PreemptionRecord& p)
+{
+	auto st = Statement::prepare(db_,
+	                             "INSERT OR REPLACE INTO preemptions (cluster, job_id, requested_s, grace_s, gpus, "
+	                             "predicted_suspend_s, predicted_resume_s, reason, outcome, requeued_s) "
+	                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+	if (!st.is_ok())
+		return st.status();
+	Statement& s = st.value();
+	Status b = s.bind(1, p.cluster);
+	if (b.is_ok()) b = s.bind(2, p.job_id);
+	if (b.is_ok()) b = s.bind(3, p.requested_s);
+	if (b.is_ok()) b = s.bind(4, p.grace_s);
+	if (b.is_ok()) b = s.bind(5, static_cast<std::int64_t>(p.gpus));
+	if (b.is_ok()) b = s.bind(6, p.predicted_suspend_s);
+	if (b.is_ok()) b = s.bind(7, p.predicted_resume_s);
+	if (b.is_ok()) b = s.bind(8, p.reason);
+	if (b.is_ok()) b = s.bind(9, p.outcome);
+	if (b.is_ok()) b = s.bind(10, p.requeued_s);
+	return b.is_ok() ? s.run() : b;
+}
+
+Status ProfileDb::finish_preemption(const std::string& cluster, std::int64_t job_id, double requested_s,
+                                    const std::string& outcome, double requeued_s)
+{
+	auto st = Statement::prepare(db_,
+	                             "UPDATE preemptions SET outcome = ?4, requeued_s = ?5 WHERE cluster = ?1 AND "
+	                             "job_id = ?2 AND requested_s = ?3");
+	if (!st.is_ok())
+		return st.status();
+	Statement& s = st.value();
+	Status b = s.bind(1, cluster);
+	if (b.is_ok()) b = s.bind(2, job_id);
+	if (b.is_ok()) b = s.bind(3, requested_s);
+	if (b.is_ok()) b = s.bind(4, outcome);
+	if (b.is_ok()) b = s.bind(5, requeued_s);
+	return b.is_ok() ? s.run() : b;
+}
+
+Result<std::vector<PreemptionRecord>> ProfileDb::preemptions_of(const std::string& cluster, std::int64_t job_id)
+{
+	auto st = prepare_for_job(db_,
+	                          "SELECT requested_s, grace_s, gpus, predicted_suspend_s, predicted_resume_s, reason, "
+	                          "outcome, requeued_s FROM preemptions WHERE cluster = ?1 AND job_id = ?2 "
+	                          "ORDER BY requested_s",
+	                          cluster, job_id);
+	if (!st.is_ok())
+		return st.status();
+	std::vector<PreemptionRecord> out;
+	Status done = each_row(st.value(), [&](const Statement& r) {
+		PreemptionRecord p;
+		p.cluster = cluster;
+		p.job_id = job_id;
+		p.requested_s = r.column_double(0);
+		p.grace_s = r.column_double(1);
+		p.gpus = static_cast<int>(r.column_int(2));
+		p.predicted_suspend_s = r.column_double(3);
+		p.predicted_resume_s = r.column_double(4);
+		p.reason = r.column_text(5);
+		p.outcome = r.column_text(6);
+		p.requeued_s = r.column_double(7);
+		out.push_back(p);
+	});
+	if (!done.is_ok())
+		return done;
+	return out;
+}
+
 Result<JobProfile> ProfileDb::job(const std::string& cluster, std::int64_t job_id)
 {
 	auto j = job_record(cluster, job_id);
@@ -481,8 +562,12 @@ Status ProfileDb::fill(JobProfile& p)
 	auto c = checkpoints_of(p.job.cluster, p.job.job_id);
 	if (!c.is_ok())
 		return c.status();
+	auto pr = preemptions_of(p.job.cluster, p.job.job_id);
+	if (!pr.is_ok())
+		return pr.status();
 	p.epochs = std::move(e.value());
 	p.checkpoints = std::move(c.value());
+	p.preemptions = std::move(pr.value());
 	return Status::ok();
 }
 
@@ -500,7 +585,7 @@ Result<std::vector<JobProfile>> ProfileDb::model_history(const std::string& mode
 	if (!b.is_ok())
 		return b;
 	std::vector<JobProfile> out;
-	Status done = each_row(st.value(), [&](const Statement& r) { out.push_back(JobProfile{job_from_row(r), {}, {}}); });
+	Status done = each_row(st.value(), [&](const Statement& r) { out.push_back(JobProfile{job_from_row(r), {}, {}, {}}); });
 	if (!done.is_ok())
 		return done;
 	for (JobProfile& p : out) {
@@ -542,8 +627,12 @@ Status ProfileDb::export_csv(const std::string& table, std::ostream& out)
 	} else if (table == "checkpoints") {
 		cols = "cluster, job_id, run, epoch, kind, bytes, seconds, at_s";
 		order = "cluster, job_id, at_s, rowid";
+	} else if (table == "preemptions") {
+		cols = "cluster, job_id, requested_s, grace_s, gpus, predicted_suspend_s, predicted_resume_s, reason, outcome, "
+		       "requeued_s";
+		order = "cluster, job_id, requested_s";
 	} else {
-		return invalid_argument("unknown table '" + table + "' (known: jobs, epochs, checkpoints)");
+		return invalid_argument("unknown table '" + table + "' (known: jobs, epochs, checkpoints, preemptions)");
 	}
 	// The table and column names come from the fixed list above, never from the caller.
 	auto st = Statement::prepare(db_, std::string("SELECT ") + cols + " FROM " + table + " ORDER BY " + order);

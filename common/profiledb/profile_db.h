@@ -60,15 +60,32 @@ struct CheckpointRecord {
 	double at_s = 0;
 };
 
+// One preemption as the controller carried it out (sched/dlsched writes the row when it sends the
+// checkpoint request and completes it when the job is requeued): with the costs it predicted, so that
+// `dlsched-db accuracy` and dlsched-report can set them against what the job's records then show.
+struct PreemptionRecord {
+	std::string cluster;
+	std::int64_t job_id = 0;
+	double requested_s = 0;          // the checkpoint request was sent (epoch seconds)
+	double grace_s = 0;              // requeued at the latest this long after
+	int gpus = 0;                    // the GPUs it held
+	double predicted_suspend_s = -1; // to its safe point + the checkpoint write; -1: none predicted
+	double predicted_resume_s = -1;  // checkpoint read + warm-up
+	std::string reason;              // "preempted for job 123 (overhead)"
+	std::string outcome;             // "checkpointed", "grace", "exited", "gone"; "" until requeued
+	double requeued_s = 0;           // when it was requeued (0: not yet)
+};
+
 struct JobProfile {
 	JobRecord job;
 	std::vector<EpochRecord> epochs;            // by epoch number
 	std::vector<CheckpointRecord> checkpoints;  // by time
+	std::vector<PreemptionRecord> preemptions;  // by request time
 };
 
 class ProfileDb {
 public:
-	static constexpr int kSchemaVersion = 3;
+	static constexpr int kSchemaVersion = 4;
 	static constexpr std::int32_t kApplicationId = 0x646c7363;  // "dlsc"
 
 	// The single writer of profiles (dlsched-ingestd): creates the file if missing, upgrades an older
@@ -94,6 +111,11 @@ public:
 	Result<bool> add_epoch(const EpochRecord& e);
 	// Inserts a checkpoint; false when it is already recorded (same job, run, kind and time).
 	Result<bool> add_checkpoint(const CheckpointRecord& c);
+	// Records a preemption when its checkpoint request is sent (a row already there for the same
+	// job and request time is replaced), and completes it when the job is requeued.
+	Status add_preemption(const PreemptionRecord& p);
+	Status finish_preemption(const std::string& cluster, std::int64_t job_id, double requested_s,
+	                         const std::string& outcome, double requeued_s);
 	// Appends one step of a learned ordering to the experience table (profiledb/experience.h has
 	// the row's format). Several steps: inside one transaction().
 	Status add_experience(const std::string& cluster, const PolicyStep& step);
@@ -116,7 +138,7 @@ public:
 	Result<std::vector<std::pair<std::string, int>>> experience_clusters();
 
 	Status vacuum();
-	// One table ("jobs", "epochs", "checkpoints") as CSV with a header line.
+	// One table ("jobs", "epochs", "checkpoints", "preemptions") as CSV with a header line.
 	Status export_csv(const std::string& table, std::ostream& out);
 
 private:
@@ -124,6 +146,7 @@ private:
 	Status migrate_to(int version);
 	Result<std::vector<EpochRecord>> epochs_of(const std::string& cluster, std::int64_t job_id);
 	Result<std::vector<CheckpointRecord>> checkpoints_of(const std::string& cluster, std::int64_t job_id);
+	Result<std::vector<PreemptionRecord>> preemptions_of(const std::string& cluster, std::int64_t job_id);
 	// Reads p.job's epochs and checkpoints into p.
 	Status fill(JobProfile& p);
 

@@ -9,6 +9,10 @@
 //  - Resume: each restart's checkpoint load time (plus, when the run started at an epoch boundary,
 //    its warm-up) against earlier jobs' loads and the warm-up of same-model jobs as a fraction of
 //    their steady epoch, times the job's own steady epoch before the restart.
+//  - Preemptions the controller carried out (the preemptions table): what it predicted when it sent
+//    the checkpoint request against what followed. Suspend: from the request to the end of the
+//    checkpoint save that answered it (a save at or after the request, within its grace); resume:
+//    the next run's checkpoint load plus its first epoch's extra over its steady epochs.
 #include "accuracy.h"
 
 #include <algorithm>
@@ -190,6 +194,46 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json)
 		}
 	}
 
+	// Preemptions as carried out: predicted at the request against what the records show.
+	std::vector<std::pair<double, double>> p_suspend, p_resume;
+	for (const Held& j : jobs) {
+		const JobProfile& p = *j.profile;
+		for (const PreemptionRecord& pr : p.preemptions) {
+			const CheckpointRecord* save = nullptr;
+			for (const CheckpointRecord& c : p.checkpoints)
+				if (c.kind == "save" && c.at_s >= pr.requested_s - 1e-6 &&
+				    c.at_s <= pr.requested_s + pr.grace_s + 1 && (!save || c.at_s < save->at_s))
+					save = &c;
+			if (!save)
+				continue;  // it never answered: requeued at its grace, nothing to compare
+			if (pr.predicted_suspend_s >= 0)
+				p_suspend.emplace_back(pr.predicted_suspend_s, save->at_s - pr.requested_s);
+			// The run that followed: its load and its first epoch's warm-up.
+			const CheckpointRecord* load = nullptr;
+			for (const CheckpointRecord& c : p.checkpoints)
+				if (c.kind == "load" && c.run > save->run && (!load || c.run < load->run))
+					load = &c;
+			if (!load || pr.predicted_resume_s < 0)
+				continue;
+			std::vector<double> run_epochs;
+			for (const EpochRecord& e : p.epochs)
+				if (e.run == load->run)
+					run_epochs.push_back(e.seconds());
+			double actual = load->seconds;
+			// A run resumed mid-epoch: its first epoch is the rest of one; the warm-up is not
+			// measurable then, only the load.
+			if (std::fabs(load->epoch - std::round(load->epoch)) < 1e-6) {
+				if (run_epochs.size() < 3)
+					continue;
+				const predict::Estimate steady = predict::steady_epoch_time({run_epochs.begin() + 1, run_epochs.end()});
+				actual += std::max(0.0, run_epochs.front() - steady.value);
+			}
+			p_resume.emplace_back(pr.predicted_resume_s, actual);
+		}
+	}
+	const ErrorSummary psus = predict::mean_abs_pct_error(p_suspend);
+	const ErrorSummary pres = predict::mean_abs_pct_error(p_resume);
+
 	const ErrorSummary sus = predict::mean_abs_pct_error(suspend);
 	const ErrorSummary res = predict::mean_abs_pct_error(resume);
 	if (json) {
@@ -201,8 +245,10 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json)
 			            first ? "" : ",", k, s.n, s.mape_pct, p90_pct(runtime[k]));
 			first = false;
 		}
-		std::printf("],\"suspend\":{\"n\":%zu,\"mape_pct\":%.3f},\"resume\":{\"n\":%zu,\"mape_pct\":%.3f}}\n", sus.n,
-		            sus.mape_pct, res.n, res.mape_pct);
+		std::printf("],\"suspend\":{\"n\":%zu,\"mape_pct\":%.3f},\"resume\":{\"n\":%zu,\"mape_pct\":%.3f},"
+		            "\"preemption_suspend\":{\"n\":%zu,\"mape_pct\":%.3f},\"preemption_resume\":{\"n\":%zu,"
+		            "\"mape_pct\":%.3f}}\n",
+		            sus.n, sus.mape_pct, res.n, res.mape_pct, psus.n, psus.mape_pct, pres.n, pres.mape_pct);
 		return 0;
 	}
 	std::printf("profiled jobs: %zu", jobs.size());
@@ -225,7 +271,10 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json)
 	const struct {
 		const char* what;
 		ErrorSummary s;
-	} rows[] = {{"suspend (checkpoint save)", sus}, {"resume (checkpoint load + warm-up)", res}};
+	} rows[] = {{"suspend (checkpoint save)", sus},
+	            {"resume (checkpoint load + warm-up)", res},
+	            {"preemption: request to checkpoint", psus},
+	            {"preemption: resume after it", pres}};
 	for (const auto& row : rows)
 		if (row.s.n == 0)
 			std::printf("%-34s %6s %9s\n", row.what, "0", "-");

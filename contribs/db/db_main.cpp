@@ -20,8 +20,8 @@ const char kUsage[] =
         "  version              the schema version of the file and of this dlsched\n"
         "  check                integrity check; exit 1 if the file is damaged or not a profile DB\n"
         "  models               models with their number of profiled jobs\n"
-        "  job ID [--cluster C] a job's record, epochs and checkpoints\n"
-        "  export TABLE         jobs, epochs or checkpoints as CSV on standard output\n"
+        "  job ID [--cluster C] a job's record, epochs, checkpoints and preemptions\n"
+        "  export TABLE         jobs, epochs, checkpoints or preemptions as CSV on standard output\n"
         "  vacuum               reclaim free space (as its writer)\n"
         "  accuracy [--json]    benchmark: runtime MAPE after 1, 2, 4, 8 same-model jobs, overhead error\n"
         "                       (--profiles DIR: the model catalog, default the bundled one)\n"
@@ -57,6 +57,14 @@ void print_job(const JobProfile& p)
 		for (const CheckpointRecord& c : p.checkpoints)
 			std::printf("%6s %4d %8.3f %14lld %10.3f\n", c.kind.c_str(), c.run, c.epoch,
 			            static_cast<long long>(c.bytes), c.seconds);
+	}
+	if (!p.preemptions.empty()) {
+		std::printf("%-16s %8s %5s %12s %12s %-13s %10s  %s\n", "preempted at", "grace", "gpus", "pred. susp.",
+		            "pred. resume", "outcome", "requeued", "why");
+		for (const PreemptionRecord& r : p.preemptions)
+			std::printf("%-16.3f %8.0f %5d %12.3f %12.3f %-13s %10.3f  %s\n", r.requested_s, r.grace_s, r.gpus,
+			            r.predicted_suspend_s, r.predicted_resume_s, r.outcome.empty() ? "-" : r.outcome.c_str(),
+			            r.requeued_s > 0 ? r.requeued_s - r.requested_s : 0.0, r.reason.c_str());
 	}
 }
 

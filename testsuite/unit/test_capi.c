@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "check_main.h"
 #include "dlsched/api.h"
 
@@ -324,6 +326,56 @@ START_TEST(unknown_progress_is_estimated_from_run_time)
 }
 END_TEST
 
+START_TEST(preemptions_are_recorded_and_read_back)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	char db_path[256], text[512], status[256];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	double at = 0;
+
+	/* Without ProfileDB=: an I/O error that says why, and no checkpoint to find. */
+	write_conf("Policy=pickyman");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 600, 2, 12, 30, "test", &err), DLSCHED_EIO);
+	ck_assert_ptr_nonnull(strstr(err.message, "ProfileDB"));
+	ck_assert_int_eq(dlsched_scheduler_checkpoint_since(s, 5, 0, 1000, &at), DLSCHED_ENOTFOUND);
+	dlsched_scheduler_destroy(s);
+
+	snprintf(db_path, sizeof(db_path), "/tmp/dlsched-capi-%d.db", (int)getpid());
+	unlink(db_path);
+	snprintf(text, sizeof(text), "Policy=pickyman\nProfileDB=%s", db_path);
+	write_conf(text);
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_set_cluster(s, "c"), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 600, 2, 12, 30, "for job 6", &err),
+			 DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_finish_preemption(s, 5, 1000, "checkpointed", 1014, &err), DLSCHED_OK);
+	/* No checkpoint was reported: none found; the database reads fine. */
+	ck_assert_int_eq(dlsched_scheduler_checkpoint_since(s, 5, 1000, 1020, &at), DLSCHED_ENOTFOUND);
+	ck_assert_int_eq(dlsched_scheduler_profile_status(s, status, sizeof(status)), DLSCHED_OK);
+	ck_assert_str_eq(status, "");
+	dlsched_scheduler_destroy(s);
+
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT cluster, job_id, gpus, predicted_suspend_s, outcome, requeued_s "
+					    "FROM preemptions", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_str_eq((const char *) sqlite3_column_text(st, 0), "c");
+	ck_assert_int_eq(sqlite3_column_int(st, 1), 5);
+	ck_assert_int_eq(sqlite3_column_int(st, 2), 2);
+	ck_assert_double_eq(sqlite3_column_double(st, 3), 12);
+	ck_assert_str_eq((const char *) sqlite3_column_text(st, 4), "checkpointed");
+	ck_assert_double_eq(sqlite3_column_double(st, 5), 1014);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	unlink(db_path);
+	unlink(conf_path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("capi");
@@ -335,6 +387,7 @@ int main(void)
 	tcase_add_test(tc, notes_and_learned_policies_without_models);
 	tcase_add_test(tc, place_prefers_the_policys_nodes);
 	tcase_add_test(tc, unknown_progress_is_estimated_from_run_time);
+	tcase_add_test(tc, preemptions_are_recorded_and_read_back);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -186,13 +186,57 @@ START_TEST(version_3_keeps_one_of_each_duplicated_checkpoint)
 	          "VALUES (4, 1, 3, 'load', 1000, 0.25, 90)");
 	auto w = ProfileDb::open_writer(path);
 	ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
-	ck_assert_int_eq(w->schema_version(), 3);
+	ck_assert_int_eq(w->schema_version(), ProfileDb::kSchemaVersion);  // upgraded through 3
 	std::ostringstream csv;
 	ck_assert(w->export_csv("checkpoints", csv).is_ok());
 	int lines = 0;
 	for (char ch : csv.str())
 		lines += ch == '\n';
 	ck_assert_int_eq(lines, 3);  // header, one save, one load
+}
+END_TEST
+
+START_TEST(version_4_records_preemptions_with_their_predictions)
+{
+	const std::string path = temp_path("v4.db");
+	{
+		auto v3 = ProfileDb::create_at_version(path, 3);
+		ck_assert_msg(v3.is_ok(), "%s", v3.status().message().c_str());
+	}
+	auto w = ProfileDb::open_writer(path);
+	ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
+	JobRecord j;
+	j.cluster = "c";
+	j.job_id = 9;
+	j.gpus = 2;
+	ck_assert(w->put_job(j).is_ok());
+	PreemptionRecord p;
+	p.cluster = "c";
+	p.job_id = 9;
+	p.requested_s = 1000;
+	p.grace_s = 600;
+	p.gpus = 2;
+	p.predicted_suspend_s = 12.5;
+	p.predicted_resume_s = 30;
+	p.reason = "preempted for job 11 (overhead)";
+	ck_assert(w->add_preemption(p).is_ok());
+	ck_assert(w->add_preemption(p).is_ok());  // sent again (a restarted controller): replaced, not doubled
+	ck_assert(w->finish_preemption("c", 9, 1000, "checkpointed", 1013).is_ok());
+	auto got = w->job("c", 9);
+	ck_assert(got.is_ok());
+	ck_assert_uint_eq(got->preemptions.size(), 1);
+	const PreemptionRecord& r = got->preemptions[0];
+	ck_assert_double_eq(r.predicted_suspend_s, 12.5);
+	ck_assert_double_eq(r.predicted_resume_s, 30);
+	ck_assert_str_eq(r.outcome.c_str(), "checkpointed");
+	ck_assert_double_eq(r.requeued_s, 1013);
+	ck_assert_str_eq(r.reason.c_str(), "preempted for job 11 (overhead)");
+	std::ostringstream csv;
+	ck_assert(w->export_csv("preemptions", csv).is_ok());
+	const std::string text = csv.str();  // Check's string macros keep the pointer they are given
+	ck_assert_str_eq(text.c_str(),
+	                 "cluster,job_id,requested_s,grace_s,gpus,predicted_suspend_s,predicted_resume_s,reason,outcome,"
+	                 "requeued_s\nc,9,1000.0,600.0,2,12.5,30.0,preempted for job 11 (overhead),checkpointed,1013.0\n");
 }
 END_TEST
 
@@ -248,6 +292,7 @@ int main()
 	tcase_add_test(tc, records_round_trip_and_duplicates_are_ignored);
 	tcase_add_test(tc, an_older_schema_is_upgraded_with_its_data);
 	tcase_add_test(tc, version_3_keeps_one_of_each_duplicated_checkpoint);
+	tcase_add_test(tc, version_4_records_preemptions_with_their_predictions);
 	tcase_add_test(tc, bad_files_are_errors_naming_the_file);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -135,6 +135,12 @@ typedef struct dlsched_action {
 	size_t share_count;
 	double priority;        /* SET_PRIORITY */
 	const char *reason;     /* never NULL; valid while the decisions live */
+	/* ---- API version 2 ---- */
+	double grace;           /* REQUEUE / RESIZE: seconds the job may take to checkpoint before it is
+				 * requeued anyway; < 0: PreemptGrace= */
+	double predicted_suspend; /* REQUEUE / RESIZE: predicted seconds to its safe point + the
+				   * checkpoint write; < 0: none */
+	double predicted_resume;  /* and to read it back and warm up */
 } dlsched_action_t;
 
 /* "0.1.0" */
@@ -195,6 +201,17 @@ int dlsched_scheduler_place(dlsched_scheduler_t *sched, const dlsched_cluster_vi
  * read (dlsched_scheduler_profile_status says why). */
 int dlsched_scheduler_checkpoint_since(dlsched_scheduler_t *sched, uint32_t job_id, double since, double now,
 				       double *at);
+
+/* Record a preemption in ProfileDB='s preemptions table when the checkpoint request is sent, and
+ * complete it when the job is requeued (outcome "checkpointed", "grace", "exited" or "gone"), for
+ * dlsched-db accuracy and dlsched-report. Writes wait at most 50 ms for another writer; a failure
+ * (no database, busy, not writable) is DLSCHED_EIO with the reason and changes nothing else: call
+ * them with no lock of the host's held. */
+int dlsched_scheduler_record_preemption(dlsched_scheduler_t *sched, uint32_t job_id, double requested_at,
+					double grace, int gpus, double predicted_suspend, double predicted_resume,
+					const char *reason, dlsched_error_t *err);
+int dlsched_scheduler_finish_preemption(dlsched_scheduler_t *sched, uint32_t job_id, double requested_at,
+					const char *outcome, double requeued_at, dlsched_error_t *err);
 
 /* "" while ProfileDB= is read fine (or none is set); otherwise why it cannot be read, in which case
  * progress and overhead come from the model profiles. Hosts log it when it changes. */
