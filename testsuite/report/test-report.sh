@@ -65,6 +65,11 @@ if "$rep" --from-file "$data/sacct.txt" --gpus-total 16 --format json >"$tmp/out
 		&& ok "json: deadlines met 1/3" || ko "json: deadlines: $(cat "$tmp/out.json")"
 	jchk 'd["deadline_by_qos"] == {"high": {"jobs": 2, "met": 0, "rate": 0.0}, "normal": {"jobs": 1, "met": 1, "rate": 1.0}}' \
 		&& ok "json: deadlines per QOS" || ko "json: per QOS: $(cat "$tmp/out.json")"
+	# Per QOS: low is job 108 (submitted 20 s, started 20 s, preempted, requeued, done at 140 s: JCT 120,
+	# no queueing, 1 requeue); high is 103 (60 -> 90 -> 200: JCT 140, queued 30) and 105 (120 -> 120 ->
+	# 360, its resize is no requeue: JCT 240): avg JCT 190, queueing avg 15, p95 30.
+	jchk 'd["by_qos"]["low"] == {"jobs": 1, "avg_jct_s": 120, "avg_queue_s": 0, "p95_queue_s": 0, "requeues": 1, "deadline_met_rate": None} and d["by_qos"]["high"]["avg_jct_s"] == 190 and d["by_qos"]["high"]["avg_queue_s"] == 15 and d["by_qos"]["high"]["p95_queue_s"] == 30 and d["by_qos"]["high"]["requeues"] == 0 and d["by_qos"]["high"]["deadline_met_rate"] == 0.0' \
+		&& ok "json: JCT, queueing and requeues per QOS" || ko "json: by_qos: $(cat "$tmp/out.json")"
 else
 	ko "json run: $(cat "$tmp/err")"
 fi
