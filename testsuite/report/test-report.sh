@@ -145,6 +145,31 @@ fi
 	jchk 'd["jobs"] == 3 and d["completed"] == 2 and d["running"] == 1 and d["requeues"] == 1 and d["avg_jct_s"] == 45' &&
 	ok "a reused job id is two jobs, a requeue is one" || ko "reused id: $(cat "$tmp/err" "$tmp/out.json")"
 
+# ---- GPU-time lost to requeues, from a profile DB (--profile-db) ----
+# Job 102's first run (0:10-0:50, 8 GPUs) saved a checkpoint at 0:48 that took 2 s (it holds the
+# progress of 0:46): lost 0:46-0:50 = 4 s; its next run loaded it in 3 s at an epoch boundary and its
+# first epoch took 20 s against steady 15 s: 3 + 5 = 8 s. (4 + 8) x 8 GPUs = 96 GPU-s.
+# Job 108's first run (0:20-1:00, 2 GPUs) saved nothing: the whole run is lost, 40 s x 2 = 80; the
+# next run loaded nothing. 105's resize is no requeue. Total 176 GPU-s = 0.048889 h, 88 per requeue.
+"$py" - "$tmp/profiles.db" <<'PY'
+import sqlite3, sys
+t0 = 1767225600
+db = sqlite3.connect(sys.argv[1])
+db.execute("CREATE TABLE epochs (cluster TEXT, job_id INTEGER, run INTEGER, epoch INTEGER, gpus INTEGER, start_s REAL, end_s REAL)")
+db.execute("CREATE TABLE checkpoints (cluster TEXT, job_id INTEGER, run INTEGER, epoch REAL, kind TEXT, bytes INTEGER, seconds REAL, at_s REAL)")
+ep = [(102, 0, 1, 10, 30), (102, 0, 2, 30, 45), (102, 1, 3, 120, 140), (102, 1, 4, 140, 155), (102, 1, 5, 155, 170),
+      (108, 0, 1, 20, 35)]
+db.executemany("INSERT INTO epochs VALUES ('dl', ?, ?, ?, 8, ?, ?)", [(j, r, e, t0 + a, t0 + b) for j, r, e, a, b in ep])
+db.executemany("INSERT INTO checkpoints VALUES ('dl', 102, ?, 2, ?, 1000, ?, ?)", [(0, "save", 2, t0 + 48), (1, "load", 3, t0 + 118)])
+db.commit()
+PY
+"$rep" --from-file "$data/sacct.txt" --profile-db "$tmp/profiles.db" --format json >"$tmp/out.json" 2>"$tmp/err" &&
+	jchk 'd["preemption_loss"]["requeues"] == 2 and d["preemption_loss"]["measured"] == 2 and abs(d["preemption_loss"]["lost_gpu_s"] - 176) < 1e-6 and abs(d["preemption_loss"]["avg_lost_gpu_s"] - 88) < 1e-6' &&
+	ok "--profile-db: GPU-time lost to requeues 176 GPU-s" || ko "--profile-db: $(cat "$tmp/err" "$tmp/out.json")"
+"$rep" --from-file "$data/sacct.txt" --profile-db "$tmp/profiles.db" >"$tmp/out.txt" 2>"$tmp/err" &&
+	trow "requeues measured" 2/2 && trow "GPU-hours lost to requeues" 0.049 && ok "--profile-db: table rows" ||
+	ko "--profile-db table: $(cat "$tmp/err" "$tmp/out.txt")"
+
 # ---- bad input: exit 2, one line naming the file and line, no traceback ----
 badpath=""
 bad() {  # bad NAME EXPECTED-SUBSTRING ARGS...  ($badpath: PATH for the report, to hide sacct)
@@ -167,6 +192,9 @@ bad "missing file" "$tmp/none.txt: No such file or directory" --from-file "$tmp/
 bad "unknown option" "unrecognized arguments: --bogus" --from-file "$data/sacct.txt" --bogus
 bad "bad --compare" "expected LABEL=FILE" --compare "$data/sacct.txt"
 bad "bad --gpus-total" "--gpus-total" --from-file "$data/sacct.txt" --gpus-total many
+printf 'not a database' >"$tmp/bad.db"
+bad "corrupt --profile-db" "--profile-db $tmp/bad.db: file is not a database" --from-file "$data/sacct.txt" --profile-db "$tmp/bad.db"
+bad "--profile-db label unknown" "no source labelled 'x'" --compare "a=$data/sacct.txt" --profile-db "x=$tmp/profiles.db"
 badpath="$tmp/empty-path" bad "sacct missing" "sacct not found" --gpus-total 8
 
 exit $((fails > 0))
