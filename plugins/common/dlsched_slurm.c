@@ -58,6 +58,14 @@ extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used)
 		*used = *total;
 }
 
+extern void dls_node_placeholder(dlsched_node_view_t *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->struct_size = sizeof(*n);
+	n->kind = DLSCHED_TRAINING;
+	n->up = 0;
+}
+
 extern int dls_job_gpus_requested(job_record_t *job_ptr)
 {
 	gres_state_t *gs = dls_find_gpu_state(job_ptr->gres_list_req);

@@ -51,6 +51,14 @@ extern int dls_job_gpus_requested(job_record_t *job_ptr);
 extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used);
 
 /*
+ * A node view for a slot of Slurm's node table that holds no node (dynamic
+ * nodes: MaxNodeCount=, scontrol create/delete NodeName=; next_node() skips
+ * it): no name, no GPUs, not up. Views keep Slurm's node indices, so every
+ * slot below node_record_count gets a view.
+ */
+extern void dls_node_placeholder(dlsched_node_view_t *n);
+
+/*
  * Parse the dlsched job metadata ("model=resnet50 epochs=12
  * epoch_time_1gpu=456.7 gpus_min=2 gpus_max=8", anywhere in the job's comment;
  * see plugins/sched/dlsched/README.md). gpus_min/gpus_max make a job elastic.

@@ -147,13 +147,19 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle)
 	int i;
 
 	snap->nodes = xcalloc(node_record_count ? node_record_count : 1, sizeof(dlsched_node_view_t));
+	/*
+	 * View index = Slurm's node index. Slots without a node (dynamic nodes
+	 * not created yet, or deleted; MaxNodeCount=), which next_node() skips,
+	 * stay in the view as placeholders: no GPUs, not up.
+	 */
+	for (i = 0; i < node_record_count; i++)
+		dls_node_placeholder(&snap->nodes[i]);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		dlsched_node_view_t *n = &snap->nodes[i];
 		int total, used;
 		part_record_t *part = NULL;
 
 		dls_node_gpus(node_ptr, &total, &used);
-		n->struct_size = sizeof(*n);
 		n->name = xstrdup(node_ptr->name);
 		n->gpus_total = total;
 		n->gpus_free = total - used;

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Safe actuation by sched/dlsched inside a real slurmctld (dlsched-cluster, dlsched mode, Policy=srtf,
+# SchedInterval=1; 2 training nodes and 1 inference node of 8 GPUs; MaxNodeCount=8):
+#  nodes     node table slots without a node (dynamic nodes) do not make cycles fall back;
+#  eligible  a job Slurm would not start (down partition, pending or never-satisfiable dependency)
+#            is not started by dlsched, while jobs behind it are;
+#  requeue   a job that cannot be requeued (--no-requeue, an salloc allocation) is never signalled
+#            or requeued, and a short job waits; an otherwise identical requeueable job is preempted;
+#  hints     a tiny or overflowing runtime claim with a long time limit does not jump the queue or
+#            preempt; a job without --time is bounded by its partition's MaxTime;
+#  admin     an administrator's priority stays; --nice goes behind; a held job waits for release.
+# DLSCHED_SAFETY_SECTIONS="nodes hints" runs only those sections (each cleans up after itself).
+# Jobs claim runtimes with "epochs=1 epoch_time_1gpu=8xS" (no model: linear scaling, S seconds on 8
+# GPUs) and give --time limits that keep claims within [limit / HintTrustFactor, limit].
+# Skips (77) without root, Slurm/munge/MariaDB, or plugins (configure --with-slurm-source).
+set -u
+top="${srcdir:-.}"
+top="$(cd "$top" && pwd)"
+build="$(pwd)"
+tool="$top/contribs/cluster/dlsched-cluster"
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to start a local cluster"; exit 77; }
+command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v mariadbd >/dev/null ||
+	{ echo "SKIP: Slurm, munge or MariaDB missing (scripts/install-deps --slurm)"; exit 77; }
+[ -f "$build/plugins/lib/sched_dlsched.so" ] ||
+	{ echo "SKIP: plugins not built (configure --with-slurm-source; scripts/run-tests does it)"; exit 77; }
+
+dir=$(mktemp -d /tmp/dlsched-safety-test.XXXXXX)
+port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
+sections="${DLSCHED_SAFETY_SECTIONS:-nodes eligible requeue hints admin}"
+fails=0
+ok() { echo "ok - $*"; }
+ko() { echo "not ok - $*"; fails=$((fails + 1)); }
+cleanup() { "$tool" down --dir "$dir/c" >/dev/null 2>&1; }
+trap cleanup EXIT
+
+if ! "$tool" up --nodes 2 --inference-nodes 1 --gpus 8 --max-node-count 8 --dir "$dir/c" --port-base "$port" \
+	--mode dlsched --plugin-dir "$build/plugins/lib" --policy srtf --sched-interval 1 \
+	--profiles "$top/contribs/profiles" --no-profiling >"$dir/up.log" 2>&1; then
+	cat "$dir/up.log"
+	echo "Bail out! cluster did not come up"
+	exit 1
+fi
+export SLURM_CONF="$dir/c/etc/slurm.conf"
+log="$dir/c/log/slurmctld.log"
+stats="$dir/c/state/dlsched-sched.stats"
+. "$top/testsuite/cluster/lib.sh"  # wait_done
+
+claim() { echo "epochs=1 epoch_time_1gpu=$(($1 * 8))"; }  # a claim of $1 s on 8 GPUs
+sub() { sbatch --parsable -o /dev/null "$@"; }
+# A whole node for a while; its claim (6 s) has run out, so srtf never preempts it for the others.
+blocker() { sub --gres=gpu:8 -w "$1" --time=1 --comment "$(claim 6)" --wrap 'sleep 60'; }
+st() { squeue -h -j "$1" -o %T 2>/dev/null; }
+reason() { squeue -h -j "$1" -o %r 2>/dev/null; }
+prio() { squeue -h -j "$1" -o %Q 2>/dev/null; }
+wait_state() {  # wait_state SECONDS JOBID STATE
+	local t=0
+	while [ $t -lt $(($1 * 4)) ]; do
+		[ "$(st "$2")" = "$3" ] && return 0
+		sleep 0.25
+		t=$((t + 1))
+	done
+	return 1
+}
+by_dlsched() { grep -q "sched/dlsched: started JobId=$1 on" "$log"; }
+stat_of() { sed -n "s/^$1=//p" "$stats"; }
+records() { sacct -n -X -P --duplicates -o State -j "$1" | paste -sd' '; }
+has() { case " $sections " in *" $1 "*) return 0 ;; esac; return 1; }
+cycles_pass() {  # cycles_pass N: N more dlsched cycles have run
+	local want=$(($(stat_of cycles) + $1)) t=0
+	while [ "$(stat_of cycles)" -lt "$want" ] && [ $t -lt $(($1 * 20)) ]; do sleep 0.25; t=$((t + 1)); done
+}
+
+grep -q "sched/dlsched: loaded .*preset=srtf" "$log" && ok "sched/dlsched loaded dlsched.conf" ||
+	ko "sched/dlsched did not log its configuration"
+
+# ---- nodes: slots of Slurm's node table without a node (MaxNodeCount=8, 3 nodes configured; a
+# dynamic node created and deleted) stay in the view as placeholders: cycles keep deciding ----
+if has nodes; then
+	created=no
+	if scontrol create NodeName=d1 CPUs=1 RealMemory=1000 State=FUTURE >/dev/null 2>&1 &&
+		scontrol create NodeName=d2 CPUs=1 RealMemory=1000 State=FUTURE >/dev/null 2>&1 &&
+		scontrol delete NodeName=d1 >/dev/null 2>&1; then
+		created=yes
+	fi
+	# A job only sched/dlsched starts: Slurm's main scheduler stops at the two-node job ahead of
+	# it (higher priority, cannot start while n1 is busy); dlsched's plan skips that one.
+	b=$(blocker n1)
+	big=$(sub -N 2 --gres=gpu:8 --time=1 --comment "$(claim 10)" --wrap 'sleep 1')
+	j=$(sub --gres=gpu:8 --time=1 --comment "$(claim 20)" --wrap 'sleep 1')
+	wait_state 10 "$j" RUNNING
+	cycles_pass 2
+	fb=$(stat_of fallback_cycles)
+	[ "$fb" = 0 ] && [ -z "$(stat_of last_error)" ] && ok "empty node slots: no cycle fell back (dynamic node d1 deleted: $created)" ||
+		ko "empty node slots: fallback_cycles=$fb, last_error=$(stat_of last_error)"
+	by_dlsched "$j" && ok "empty node slots: sched/dlsched started JobId=$j itself" ||
+		ko "empty node slots: JobId=$j was not started by sched/dlsched ($(st "$j"))"
+	scancel "$b" "$big" "$j"
+	wait_done 20 "$b" "$big" "$j"
+	scontrol delete NodeName=d2 >/dev/null 2>&1
+fi
+
+[ $fails -eq 0 ] && echo "all safety checks passed" || echo "$fails safety check(s) failed"
+[ $fails -eq 0 ] && { trap - EXIT; cleanup; rm -rf "$dir"; }
+exit $((fails > 0))
