@@ -28,19 +28,47 @@ typedef struct {
 	size_t job_cap;
 	int pending;			/* pending jobs in the view */
 	int running;			/* running jobs in the view */
+	/* runnable_only: jobs left out as not runnable that hold a dlsched
+	 * priority (>= DLSCHED_PRIORITY_FLOOR, not set by an admin) */
+	uint32_t *left_out;
+	size_t left_out_cnt;
 } dls_snapshot_t;
 
 /* ---- slurmctld only (dlsched_snapshot.c) ---- */
 
 /*
- * Copy nodes and jobs into a snapshot.
- * Locks: the caller holds at least read locks on config, job, node and
- * partition. Takes nothing else and allocates only (xmalloc).
- * Pending jobs that are held (priority 0) or not eligible yet (begin time in
- * the future, dependency) are left out: Slurm would not start them either.
+ * Copy nodes and jobs into a snapshot. Pending jobs that are held
+ * (priority 0), hetjobs, array meta records and jobs without GPUs are left
+ * out.
+ * runnable_only false - locks: the caller holds at least read locks on
+ *	config, job, node and partition; it reads only. Pending jobs that are
+ *	not eligible yet by their state reason (dependency, hold) or begin time
+ *	are left out too.
+ * runnable_only true - locks: the caller holds config read, job write, node
+ *	write, partition read, federation read (as Slurm's schedulers do).
+ *	Pending jobs that Slurm's own schedulers would not start now
+ *	(dls_job_not_runnable()) are left out, so that they take no planned
+ *	GPUs; Slurm's checks update their state reason, and may end a job
+ *	whose dependency can never be satisfied (kill_invalid_depend).
+ * Takes no lock itself and allocates only (xmalloc).
  */
-extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle);
+extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnable_only);
 extern void dls_snapshot_free(dls_snapshot_t *snap);
+
+/*
+ * Why Slurm's own schedulers would not start pending job `job_ptr` now, or
+ * NULL if they would: the checks of the main scheduler (job_scheduler.c:
+ * _job_runnable_test1/2, _schedule) and of sched/backfill before
+ * select_nodes(), through Slurm's own functions: job_independent()
+ * (dependencies, including never satisfiable ones, begin time, holds,
+ * FAIL_ACCOUNT, FAIL_QOS, WAIT_RESV_DELETED, reservation not active),
+ * partition state (PARTITION_SCHED), job_limits_check(), licences,
+ * accounting policy limits, the association. Reservations on the planned
+ * nodes and the federation lock are the caller's, at start time.
+ * Locks: config read, job write, node write, partition read, federation
+ * read (the checks update the job's state reason and begin time).
+ */
+extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now);
 
 /* The gres/gpu record of a gres list (node, job request or allocation), or NULL. */
 extern gres_state_t *dls_find_gpu_state(List gres_list);

@@ -8,13 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
+#include "src/common/select.h"
+#include "src/common/slurm_protocol_defs.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/acct_policy.h"
+#include "src/slurmctld/licenses.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "dlsched_slurm.h"
@@ -74,6 +79,11 @@ extern bool dls_record_deadline(job_record_t *job_ptr)
 	return true;
 }
 
+/*
+ * The pending jobs dlsched schedules at all: not held, not a hetjob or an
+ * array's meta record (left to Slurm), not still completing a previous run.
+ * Reads the job only. Locks: job read.
+ */
 static bool _eligible_pending(job_record_t *job_ptr, time_t now)
 {
 	/* A requeued job stays COMPLETING until its previous run has ended on every node. */
@@ -87,6 +97,49 @@ static bool _eligible_pending(job_record_t *job_ptr, time_t now)
 	    job_ptr->state_reason == WAIT_HELD_USER)
 		return false;
 	return true;
+}
+
+extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now)
+{
+	part_record_t *part_ptr = job_ptr->part_ptr;
+	uint16_t cleaning = 0;
+
+	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || IS_JOB_REVOKED(job_ptr))
+		return "not pending";
+	if (job_ptr->priority == 0)
+		return "held";
+	if (job_ptr->het_job_id || job_ptr->array_recs)
+		return "hetjob or job array";
+	/* job_limits_check() aborts slurmctld on either. */
+	if (!job_ptr->details || !part_ptr)
+		return "no job details or partition";
+	/* A requeued job whose previous run is still being cleaned up (_job_runnable_test1). */
+	(void) select_g_select_jobinfo_get(job_ptr->select_jobinfo, SELECT_JOBDATA_CLEANING,
+					   &cleaning);
+	if (cleaning || job_ptr->details->prolog_running ||
+	    (job_ptr->step_list && list_count(job_ptr->step_list)))
+		return "previous run still cleaning up";
+	/*
+	 * Dependencies (pending or never satisfiable), begin time, holds,
+	 * FAIL_ACCOUNT, FAIL_QOS, WAIT_RESV_DELETED, a reservation not active
+	 * yet, job array task limits.
+	 */
+	if (!job_independent(job_ptr))
+		return job_reason_string(job_ptr->state_reason);
+	if (!(part_ptr->state_up & PARTITION_SCHED) || !part_ptr->node_bitmap)
+		return "partition not scheduling (down, inactive or without nodes)";
+	/* Partition limits and state, memory per node: as the main scheduler checks. */
+	if (job_limits_check(&job_ptr, false) != WAIT_NO_REASON)
+		return "partition limits";
+	if (license_job_test(job_ptr, now, true) != SLURM_SUCCESS)
+		return "licenses";
+	/* acct_policy_job_runnable_pre_select() takes the assoc_mgr locks it needs. */
+	if (!acct_policy_job_runnable_state(job_ptr) &&
+	    !acct_policy_job_runnable_pre_select(job_ptr, false))
+		return "accounting policy limits";
+	if (assoc_mgr_validate_assoc_id(acct_db_conn, job_ptr->assoc_id, accounting_enforce))
+		return "invalid account";
+	return NULL;
 }
 
 static char *_dup_str(const char *s)
@@ -137,7 +190,7 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	v->epochs_done = -1;	/* estimated by the core from the seconds run */
 }
 
-extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle)
+extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnable_only)
 {
 	dls_snapshot_t *snap = xmalloc(sizeof(*snap));
 	ListIterator it;
@@ -217,10 +270,22 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle)
 			v->attained_gpu_s = v->executed_s * gpus;
 			ns += k;
 			snap->running++;
-		} else if (_eligible_pending(job_ptr, now)) {
+		} else if (runnable_only ? IS_JOB_PENDING(job_ptr) && job_ptr->priority != 0 :
+			   _eligible_pending(job_ptr, now)) {
+			const char *why;
+
 			gpus = dls_job_gpus_requested(job_ptr);
 			if (gpus <= 0)
 				continue;	/* CPU-only job: Slurm's own order */
+			if (runnable_only && (why = dls_job_not_runnable(job_ptr, now))) {
+				/* Takes no planned GPUs; a stale dlsched priority goes. */
+				if (job_ptr->priority >= DLSCHED_PRIORITY_FLOOR && !job_ptr->direct_set_prio) {
+					xrecalloc(snap->left_out, snap->left_out_cnt + 1, sizeof(uint32_t));
+					snap->left_out[snap->left_out_cnt++] = job_ptr->job_id;
+				}
+				debug3("sched/dlsched: %pJ not runnable now: %s", job_ptr, why);
+				continue;
+			}
 			_fill_job(&snap->jobs[nj++], job_ptr, gpus, now);
 			snap->pending++;
 		}
@@ -254,6 +319,7 @@ extern void dls_snapshot_free(dls_snapshot_t *snap)
 	xfree(snap->nodes);
 	xfree(snap->jobs);
 	xfree(snap->shares);
+	xfree(snap->left_out);
 	xfree(snap);
 }
 

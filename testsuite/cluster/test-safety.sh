@@ -48,7 +48,7 @@ stats="$dir/c/state/dlsched-sched.stats"
 claim() { echo "epochs=1 epoch_time_1gpu=$(($1 * 8))"; }  # a claim of $1 s on 8 GPUs
 sub() { sbatch --parsable -o /dev/null "$@"; }
 # A whole node for a while; its claim (6 s) has run out, so srtf never preempts it for the others.
-blocker() { sub --gres=gpu:8 -w "$1" --time=1 --comment "$(claim 6)" --wrap 'sleep 60'; }
+blocker() { sub --gres=gpu:8 -w "$1" "${@:2}" --time=1 --comment "$(claim 6)" --wrap 'sleep 60'; }
 st() { squeue -h -j "$1" -o %T 2>/dev/null; }
 reason() { squeue -h -j "$1" -o %r 2>/dev/null; }
 prio() { squeue -h -j "$1" -o %Q 2>/dev/null; }
@@ -97,6 +97,58 @@ if has nodes; then
 	scancel "$b" "$big" "$j"
 	wait_done 20 "$b" "$big" "$j"
 	scontrol delete NodeName=d2 >/dev/null 2>&1
+fi
+
+# ---- eligible: jobs Slurm would not start (down partition, dependency) take no GPUs from dlsched
+# and are not started by it; the jobs behind them are ----
+if has eligible; then
+	# d waits for n3 (partition infer) with a dlsched priority; then infer goes down and n3 frees.
+	bi=$(blocker n3 -p infer)
+	d=$(sub -p infer --gres=gpu:8 --time=5 --comment "$(claim 60)" --wrap 'sleep 1')
+	cycles_pass 2
+	prio_up=$(prio "$d")
+	scontrol update PartitionName=infer State=DOWN
+	scancel "$bi"
+	e=$(sub --gres=gpu:8 --time=10 --comment "$(claim 240)" --wrap 'sleep 30')
+	wait_state 10 "$e" RUNNING
+	cycles_pass 3
+	[ "$(st "$d")" = PENDING ] && ! by_dlsched "$d" && [ "$(st "$e")" = RUNNING ] &&
+		ok "down partition: JobId=$d not started ($(reason "$d")); JobId=$e behind it runs" ||
+		ko "down partition: JobId=$d $(st "$d") ($(reason "$d")), JobId=$e behind it $(st "$e")"
+	# dlsched's priorities are 0xffff0001 (4294901761) and up; Slurm's own are below.
+	prio_down=$(prio "$d")
+	[ "${prio_up:-0}" -ge 4294901761 ] 2>/dev/null && [ "${prio_down:-0}" -gt 0 ] 2>/dev/null &&
+		[ "$prio_down" -lt 4294901761 ] && ok "down partition: JobId=$d back at Slurm's priority ($prio_up -> $prio_down)" ||
+		ko "down partition: JobId=$d priority $prio_up -> $prio_down"
+	scancel "$e"
+	scontrol update PartitionName=infer State=UP
+	wait_done 20 "$d" "$e" "$bi" && completed "$d" && ok "partition up again: JobId=$d ran" ||
+		ko "partition up again: JobId=$d $(st "$d") $(reason "$d")"
+
+	# n1 busy with x; n2 free. p waits for x to succeed, n for f, which fails (never satisfiable).
+	x=$(sub --gres=gpu:8 -w n1 --time=5 --comment "$(claim 20)" --wrap 'sleep 12')
+	f=$(sub -c 1 --time=1 --wrap 'sleep 1; exit 1')
+	p=$(sub --gres=gpu:8 --time=5 --comment "$(claim 30)" --dependency=afterok:"$x" --wrap 'sleep 1')
+	n=$(sub --gres=gpu:8 --time=5 --comment "$(claim 30)" --dependency=afterok:"$f" --wrap 'sleep 1')
+	t=0
+	while [ "$(st "$n")" = PENDING ] && [ "$(reason "$n")" != DependencyNeverSatisfied ] && [ $t -lt 60 ]; do
+		sleep 0.25; t=$((t + 1))
+	done
+	cycles_pass 3
+	q=$(sub --gres=gpu:8 --time=10 --comment "$(claim 240)" --wrap 'sleep 3')
+	wait_state 10 "$q" RUNNING && q_ran=yes || q_ran=no
+	[ "$(st "$n")" = PENDING ] && ! by_dlsched "$n" &&
+		ok "never-satisfiable dependency: JobId=$n not started ($(reason "$n"))" ||
+		ko "never-satisfiable dependency: JobId=$n $(st "$n") ($(reason "$n"))"
+	[ "$(st "$p")" = PENDING ] && ! by_dlsched "$p" &&
+		ok "unmet dependency afterok:$x: JobId=$p not started ($(reason "$p"))" ||
+		ko "unmet dependency afterok:$x: JobId=$p $(st "$p") ($(reason "$p"))"
+	[ $q_ran = yes ] && ok "JobId=$q behind them started on the free node" ||
+		ko "JobId=$q behind them did not start: $(st "$q") ($(reason "$q"))"
+	wait_done 30 "$x" "$p" "$q" && completed "$p" && ok "dependency met: JobId=$p ran after JobId=$x" ||
+		ko "dependency met: JobId=$p $(st "$p") ($(reason "$p"))"
+	scancel "$n"
+	wait_done 10 "$n"
 fi
 
 [ $fails -eq 0 ] && echo "all safety checks passed" || echo "$fails safety check(s) failed"
