@@ -70,6 +70,15 @@ extern void dls_snapshot_free(dls_snapshot_t *snap);
  */
 extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now);
 
+/*
+ * Whether Slurm can requeue the job (job_requeue()), as _job_requeue_op()
+ * decides: a batch job with a partition whose requeue is allowed
+ * (--requeue, or JobRequeue=1 and no --no-requeue). dlsched never
+ * checkpoints, preempts or resizes any other running job.
+ * Locks: job read.
+ */
+extern bool dls_job_requeueable(job_record_t *job_ptr);
+
 /* The gres/gpu record of a gres list (node, job request or allocation), or NULL. */
 extern gres_state_t *dls_find_gpu_state(List gres_list);
 

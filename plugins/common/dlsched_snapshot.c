@@ -142,6 +142,15 @@ extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now)
 	return NULL;
 }
 
+extern bool dls_job_requeueable(job_record_t *job_ptr)
+{
+	/* _job_requeue_op() refuses a job without a partition or details, one
+	 * whose requeue is off (--no-requeue, or JobRequeue=0 and no --requeue),
+	 * and a job that is not a batch job (salloc, srun allocations). */
+	return job_ptr->part_ptr && job_ptr->details && job_ptr->details->requeue &&
+	       job_ptr->batch_flag;
+}
+
 static char *_dup_str(const char *s)
 {
 	return xstrdup(s ? s : "");
@@ -186,6 +195,7 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	v->epoch_time_1gpu = epoch_time;
 	v->deadline = job_ptr->deadline ? (double) job_ptr->deadline : 0;
 	v->restarts = job_ptr->restart_cnt;
+	v->requeueable = dls_job_requeueable(job_ptr) ? 1 : 0;
 	v->last_stop_time = -1;
 	v->epochs_done = -1;	/* estimated by the core from the seconds run */
 }

@@ -151,6 +151,47 @@ if has eligible; then
 	wait_done 10 "$n"
 fi
 
+# ---- requeue: srtf preempts for a much shorter job only jobs Slurm can requeue ----
+if has requeue; then
+	mkdir -p "$dir/out"
+	# A long job that records the signals it gets (USR1: checkpoint now; TERM: requeue or end).
+	sigjob="trap 'echo USR1 >>$dir/out/\$SLURM_JOB_ID.sig' USR1; trap 'echo TERM >>$dir/out/\$SLURM_JOB_ID.sig; exit 0' TERM"
+	sigjob="$sigjob; i=0; while [ \$i -lt 120 ]; do sleep 1; i=\$((i + 1)); done"
+	long() { sub --gres=gpu:8 --time=30 --comment "$(claim 1500)" "$@" --wrap "$sigjob"; }
+	# The cluster full of jobs that cannot be requeued: a batch job with --no-requeue on n1 (the
+	# longest, so srtf's first victim if it could be one), an salloc allocation (not a batch job)
+	# on n2. (n3, of partition infer, busy too: the core's allocation counts free GPUs of other
+	# partitions as room, and then preempts nothing.)
+	bi=$(blocker n3 -p infer)
+	nr=$(long -w n1 --no-requeue)
+	al=$(timeout 20 salloc --no-shell --gres=gpu:8 -w n2 --time=30 --comment "$(claim 1200)" 2>&1 |
+		sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+	wait_state 10 "$nr" RUNNING
+	s1=$(sub --gres=gpu:8 --time=2 --comment "$(claim 60)" --wrap 'sleep 1')
+	cycles_pass 5
+	[ -n "$al" ] && [ "$(st "$s1")" = PENDING ] && [ "$(st "$nr")" = RUNNING ] && [ "$(st "$al")" = RUNNING ] &&
+		ok "short JobId=$s1 waits: --no-requeue JobId=$nr and salloc JobId=$al keep their nodes" ||
+		ko "short JobId=$s1 $(st "$s1"); --no-requeue JobId=$nr $(st "$nr"); salloc JobId=${al:-none} $(st "${al:-0}")"
+	scancel "$s1" ${al:+"$al"}
+	wait_done 10 "$s1" ${al:+"$al"}
+	# An otherwise identical requeueable job on n2 is preempted for the next short job.
+	rq=$(long -w n2 --requeue)
+	wait_state 10 "$rq" RUNNING
+	s2=$(sub --gres=gpu:8 --time=2 --comment "$(claim 60)" --wrap 'sleep 2')
+	wait_state 20 "$s2" RUNNING && s2_ran=yes || s2_ran=no
+	wait_done 20 "$s2"
+	rec_rq=$(records "$rq") rec_nr=$(records "$nr")
+	# USR1 (checkpoint) and the requeue's TERM travel to the node separately: either may come first.
+	[ $s2_ran = yes ] && [[ "$rec_rq" == *REQUEUED* ]] && [ -s "$dir/out/$rq.sig" ] &&
+		ok "requeueable JobId=$rq signalled ($(paste -sd' ' "$dir/out/$rq.sig")) and requeued for short JobId=$s2 ($rec_rq)" ||
+		ko "requeueable JobId=$rq: $rec_rq, signals '$(cat "$dir/out/$rq.sig" 2>/dev/null | paste -sd' ')'; short JobId=$s2 ran: $s2_ran"
+	[ "$rec_nr" = RUNNING ] && [ ! -e "$dir/out/$nr.sig" ] &&
+		ok "--no-requeue JobId=$nr never signalled or requeued ($rec_nr)" ||
+		ko "--no-requeue JobId=$nr: $rec_nr, signals '$(cat "$dir/out/$nr.sig" 2>/dev/null | paste -sd' ')'"
+	scancel "$nr" "$rq" "$bi"
+	wait_done 20 "$nr" "$rq" "$bi"
+fi
+
 [ $fails -eq 0 ] && echo "all safety checks passed" || echo "$fails safety check(s) failed"
 [ $fails -eq 0 ] && { trap - EXIT; cleanup; rm -rf "$dir"; }
 exit $((fails > 0))

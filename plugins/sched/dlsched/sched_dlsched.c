@@ -248,14 +248,38 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 	return rc;
 }
 
-/* Checkpoint signal, then requeue: the job gets SIGUSR1 to save its state, then Slurm's normal
- * requeue (SIGTERM, KillWait, SIGKILL) ends the run and puts it back in the queue. */
+/* Running jobs already logged as not requeueable: each is logged once (a small ring). */
+#define DLS_REFUSED_MAX 64
+static uint32_t refused[DLS_REFUSED_MAX];
+static int refused_next = 0;
+
+static bool _refused_before(uint32_t job_id)
+{
+	for (int i = 0; i < DLS_REFUSED_MAX; i++)
+		if (refused[i] == job_id)
+			return true;
+	refused[refused_next] = job_id;
+	refused_next = (refused_next + 1) % DLS_REFUSED_MAX;
+	return false;
+}
+
+/*
+ * Checkpoint signal, then requeue: the job gets SIGUSR1 to save its state, then Slurm's normal
+ * requeue (SIGTERM, KillWait, SIGKILL) ends the run and puts it back in the queue. A job Slurm
+ * cannot requeue (dls_job_requeueable()) is never signalled: it would lose its work and keep
+ * running, or end. Locks as _update_gpus.
+ */
 static int _signal_and_requeue(job_record_t *job_ptr, const char *why)
 {
 	int rc;
 
-	if (job_ptr->batch_flag)
-		(void) job_signal(job_ptr, SIGUSR1, KILL_JOB_BATCH, slurm_conf.slurm_user_id, false);
+	if (!dls_job_requeueable(job_ptr)) {
+		if (!_refused_before(job_ptr->job_id))
+			info("sched/dlsched: %pJ cannot be requeued (%s); not preempted (%s)", job_ptr,
+			     !job_ptr->batch_flag ? "not a batch job" : "its requeue is disabled", why);
+		return ESLURM_DISABLED;
+	}
+	(void) job_signal(job_ptr, SIGUSR1, KILL_JOB_BATCH, slurm_conf.slurm_user_id, false);
 	rc = job_requeue(slurm_conf.slurm_user_id, job_ptr->job_id, NULL, false, 0);
 	if (rc == SLURM_SUCCESS) {
 		info("sched/dlsched: requeued %pJ (%s)", job_ptr, why);
