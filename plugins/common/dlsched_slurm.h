@@ -82,7 +82,16 @@ extern bool dls_job_requeueable(job_record_t *job_ptr);
 /* The gres/gpu record of a gres list (node, job request or allocation), or NULL. */
 extern gres_state_t *dls_find_gpu_state(List gres_list);
 
-/* GPUs a job asked for in total (gres/gpu per node x nodes, or per job). */
+/* Bounds on what users say about their jobs (the comment's words, spank/dlsched's options): as
+ * spank/dlsched checks them at submission, since a client can skip that check. */
+#define DLS_MAX_EPOCHS 1e7		/* epochs= (--dl-epochs) */
+#define DLS_MAX_GPUS 4096		/* gpus_min=, gpus_max= (--dl-elastic) */
+#define DLS_MAX_EPOCH_TIME 1e9		/* epoch_time_1gpu=, seconds */
+#define DLS_MAX_MODEL_NAME 64		/* model= (--dl-model): [A-Za-z0-9._-] */
+/* A job's GPU request above this counts as this (it never fits); the core's sums stay in int. */
+#define DLS_MAX_JOB_GPUS (1 << 24)
+
+/* GPUs a job asked for in total (gres/gpu per node x nodes, or per job), at most DLS_MAX_JOB_GPUS. */
 extern int dls_job_gpus_requested(job_record_t *job_ptr);
 /* GPUs configured on / allocated on a node (gres/gpu). */
 extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used);
@@ -99,7 +108,12 @@ extern void dls_node_placeholder(dlsched_node_view_t *n);
  * Parse the dlsched job metadata ("model=resnet50 epochs=12
  * epoch_time_1gpu=456.7 gpus_min=2 gpus_max=8", anywhere in the job's comment;
  * see plugins/sched/dlsched/README.md). gpus_min/gpus_max make a job elastic.
- * Unknown or absent fields stay as they are. Returns true if any was found.
+ * Unknown or absent fields stay as they are. A word whose value is not a plain
+ * decimal number within its bounds (0 < epochs <= DLS_MAX_EPOCHS, 0 <
+ * epoch_time_1gpu <= DLS_MAX_EPOCH_TIME, 1 <= gpus <= DLS_MAX_GPUS, an integer;
+ * no hex, inf, nan or trailing characters) or a model name spank/dlsched would
+ * refuse (or that does not fit in model_len) is ignored: these come from users.
+ * Returns true if any was found.
  */
 extern bool dls_parse_job_comment(const char *comment, char *model, size_t model_len, double *epochs,
 				  double *epoch_time_1gpu, int *gpus_min, int *gpus_max);

@@ -24,7 +24,7 @@
 
 #include "dlsched_slurm.h"
 
-#define DLS_MODEL_LEN 64
+#define DLS_MODEL_LEN (DLS_MAX_MODEL_NAME + 1)
 
 /* Shares of a running job: GPUs allocated on each of its nodes. */
 static size_t _job_shares(job_record_t *job_ptr, dlsched_share_t *out, size_t cap)
@@ -151,6 +151,25 @@ extern bool dls_job_requeueable(job_record_t *job_ptr)
 	       job_ptr->batch_flag;
 }
 
+/*
+ * The job's time limit in seconds (0: none), which bounds the runtime its
+ * user claims: its own, else (none given) the one Slurm gives it when it
+ * starts (select_nodes()): the partition's DefaultTime, else its MaxTime.
+ * Locks: job and partition read.
+ */
+static double _time_limit_s(job_record_t *job_ptr)
+{
+	part_record_t *part_ptr = job_ptr->part_ptr;
+	uint32_t limit = job_ptr->time_limit;
+
+	if (limit == NO_VAL && part_ptr)
+		limit = part_ptr->default_time != NO_VAL ? part_ptr->default_time :
+			part_ptr->max_time;
+	if (limit == NO_VAL || limit == INFINITE)
+		return 0;
+	return 60.0 * limit;
+}
+
 static char *_dup_str(const char *s)
 {
 	return xstrdup(s ? s : "");
@@ -183,8 +202,7 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 		v->gpus_min = gmin;
 	if (gmax >= gpus)
 		v->gpus_max = gmax;
-	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
-		v->time_limit = 60.0 * job_ptr->time_limit;
+	v->time_limit = _time_limit_s(job_ptr);
 	if (epochs <= 0 || epoch_time <= 0) {
 		/* No dlsched metadata: estimate the run time by the time limit, as Slurm's backfill does
 		 * (an unknown model scales linearly, so 1 epoch of limit x GPUs GPU-seconds). */

@@ -192,6 +192,48 @@ if has requeue; then
 	wait_done 20 "$nr" "$rq" "$bi"
 fi
 
+# ---- hints: a runtime claim counts only within [time limit / 10, time limit] (the core), and the
+# plugin passes a sane claim and the effective time limit ----
+if has hints; then
+	b1=$(blocker n1) b2=$(blocker n2) bi=$(blocker n3 -p infer)
+	# o: an overflowing claim (1e999 epochs: inf x 0 = NaN in the core), a: a tiny claim, both with
+	# a 1-hour limit (so at least 6 minutes); b: an honest 2 minutes with a 5-minute limit.
+	o=$(sub --gres=gpu:8 --time=60 --comment "epochs=1e999 epoch_time_1gpu=0.01" --wrap 'sleep 30')
+	a=$(sub --gres=gpu:8 --time=60 --comment "epochs=1 epoch_time_1gpu=0.01" --wrap 'sleep 30')
+	b=$(sub --gres=gpu:8 --time=5 --comment "$(claim 120)" --wrap 'sleep 60')
+	cycles_pass 2
+	scancel "$b1"
+	wait_state 10 "$b" RUNNING
+	[ "$(st "$b")" = RUNNING ] && [ "$(st "$a")" = PENDING ] && [ "$(st "$o")" = PENDING ] &&
+		ok "honest 2-minute JobId=$b starts before tiny-claim JobId=$a and overflowing-claim JobId=$o" ||
+		ko "first start: honest JobId=$b $(st "$b"), tiny JobId=$a $(st "$a"), overflowing JobId=$o $(st "$o")"
+	# b has less than 2 minutes left, less than a's limit / 10: neither a nor o preempts it.
+	cycles_pass 4
+	rec=$(records "$b")
+	[ "$rec" = RUNNING ] && [ "$(st "$a")" = PENDING ] && [ "$(st "$o")" = PENDING ] &&
+		ok "JobId=$b not preempted by the tiny or overflowing claims ($rec)" ||
+		ko "JobId=$b: $rec; JobId=$a $(st "$a"), JobId=$o $(st "$o")"
+	scancel "$b2" "$bi" "$o" "$a" "$b"
+	wait_done 20 "$b1" "$b2" "$bi" "$o" "$a" "$b"
+
+	# Without --time a job's limit is its partition's (MaxTime=30 minutes): its honest 5-minute
+	# claim counts, and it starts before a 20-minute job (the claim of a job without any limit
+	# counts as at least an hour).
+	scontrol update PartitionName=train MaxTime=30
+	b1=$(blocker n1) b2=$(blocker n2)
+	l=$(sub --gres=gpu:8 --time=30 --comment "$(claim 1200)" --wrap 'sleep 10')
+	c=$(sub --gres=gpu:8 --comment "$(claim 300)" --wrap 'sleep 10')
+	cycles_pass 2
+	scancel "$b1"
+	wait_state 10 "$c" RUNNING
+	[ "$(st "$c")" = RUNNING ] && [ "$(st "$l")" = PENDING ] &&
+		ok "JobId=$c without --time bounded by MaxTime=30: its 5-minute claim starts before a 20-minute job" ||
+		ko "JobId=$c without --time $(st "$c"), 20-minute JobId=$l $(st "$l")"
+	scontrol update PartitionName=train MaxTime=INFINITE
+	scancel "$b2" "$l" "$c"
+	wait_done 20 "$b1" "$b2" "$l" "$c"
+fi
+
 [ $fails -eq 0 ] && echo "all safety checks passed" || echo "$fails safety check(s) failed"
 [ $fails -eq 0 ] && { trap - EXIT; cleanup; rm -rf "$dir"; }
 exit $((fails > 0))
