@@ -214,6 +214,11 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	v->deadline = job_ptr->deadline ? (double) job_ptr->deadline : 0;
 	v->restarts = job_ptr->restart_cnt;
 	v->requeueable = dls_job_requeueable(job_ptr) ? 1 : 0;
+	/* An administrator's priority (scontrol update Priority=, sbatch --priority) stays. */
+	if (job_ptr->direct_set_prio && job_ptr->priority > 0)
+		v->admin_priority = job_ptr->priority;
+	if (job_ptr->details)
+		v->nice = (int) ((int64_t) job_ptr->details->nice - NICE_OFFSET);
 	v->last_stop_time = -1;
 	v->epochs_done = -1;	/* estimated by the core from the seconds run */
 }

@@ -234,6 +234,39 @@ if has hints; then
 	wait_done 20 "$b1" "$b2" "$l" "$c"
 fi
 
+# ---- admin: an administrator's priority stays and places the job; nice goes behind; held waits ----
+if has admin; then
+	b1=$(blocker n1) b2=$(blocker n2)
+	# p: the shortest claim (srtf's first) until an admin sets priority 1000, below dlsched's range:
+	# behind every job dlsched orders. n1 (--nice=1000) and n2: equal but for nice. h: held.
+	p=$(sub --gres=gpu:8 --time=5 --comment "$(claim 30)" --wrap 'sleep 1')
+	scontrol update JobId="$p" Priority=1000
+	n1=$(sub --gres=gpu:8 --nice=1000 --time=5 --comment "$(claim 120)" --wrap 'sleep 30')
+	n2=$(sub --gres=gpu:8 --time=5 --comment "$(claim 120)" --wrap 'sleep 30')
+	h=$(sub --gres=gpu:8 --hold --time=5 --comment "$(claim 60)" --wrap 'sleep 5')
+	cycles_pass 3
+	prio1=$(prio "$p")
+	scancel "$b1"
+	wait_state 10 "$n2" RUNNING
+	[ "$(st "$n2")" = RUNNING ] && [ "$(st "$n1")" = PENDING ] && [ "$(st "$p")" = PENDING ] && [ "$(st "$h")" = PENDING ] &&
+		ok "JobId=$n2 starts first: before its --nice=1000 twin JobId=$n1, admin-pinned JobId=$p and held JobId=$h" ||
+		ko "first start: JobId=$n2 $(st "$n2"); nice JobId=$n1 $(st "$n1"); Priority=1000 JobId=$p $(st "$p"); held JobId=$h $(st "$h")"
+	cycles_pass 3
+	prio2=$(prio "$p")
+	[ "$prio1" = 1000 ] && [ "$prio2" = 1000 ] && ok "scontrol update Priority=1000 kept over the cycles (squeue %Q $prio1, $prio2)" ||
+		ko "admin priority of JobId=$p: set 1000, squeue %Q $prio1 then $prio2"
+	[ "$(st "$h")" = PENDING ] && ! by_dlsched "$h" && ok "held JobId=$h not started ($(reason "$h"))" ||
+		ko "held JobId=$h: $(st "$h")"
+	scontrol release "$h"
+	cycles_pass 2
+	scancel "$b2"
+	wait_state 10 "$h" RUNNING && [ "$(st "$n1")" = PENDING ] &&
+		ok "released JobId=$h starts on the next free node, before the --nice job" ||
+		ko "released JobId=$h $(st "$h") ($(reason "$h")); nice JobId=$n1 $(st "$n1")"
+	scancel "$p" "$n1" "$n2" "$h"
+	wait_done 20 "$b1" "$b2" "$p" "$n1" "$n2" "$h"
+fi
+
 [ $fails -eq 0 ] && echo "all safety checks passed" || echo "$fails safety check(s) failed"
 [ $fails -eq 0 ] && { trap - EXIT; cleanup; rm -rf "$dir"; }
 exit $((fails > 0))

@@ -373,9 +373,11 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 				stats.starts++;
 				changed = true;
 			} else {
-				/* Left to Slurm's main scheduler at its dlsched priority. */
+				/* Left to Slurm's main scheduler at its dlsched priority (an
+				 * administrator's priority stays). */
 				stats.start_failures++;
-				job_ptr->priority = DLSCHED_PRIORITY_TOP;
+				if (!job_ptr->direct_set_prio)
+					job_ptr->priority = DLSCHED_PRIORITY_TOP;
 				debug("sched/dlsched: %pJ not started on its planned nodes; priority %u",
 				      job_ptr, job_ptr->priority);
 			}
@@ -406,12 +408,18 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 		}
 	}
 
-	/* Queue order: most urgent first, all above priority/basic's range. */
+	/*
+	 * Queue order: most urgent first, all above priority/basic's range. A
+	 * priority an administrator set is never overwritten: the core placed the
+	 * job by it (ahead of or behind every job ordered here), and Slurm's main
+	 * scheduler sees the same. Held jobs (0) stay held.
+	 */
 	for (size_t r = 0; r < order_cnt; r++) {
 		uint32_t prio;
 
 		job_ptr = find_job_record(order[r]);
-		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0)
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 ||
+		    job_ptr->direct_set_prio)
 			continue;
 		prio = r < DLSCHED_PRIORITY_TOP - DLSCHED_PRIORITY_FLOOR ?
 			DLSCHED_PRIORITY_TOP - (uint32_t) r : DLSCHED_PRIORITY_FLOOR;
@@ -428,7 +436,9 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 /*
  * While dlsched cannot decide, Slurm's own order stands: pending jobs that still carry a dlsched
  * priority get the one Slurm's priority plugin gives (set_job_prio), in job_list order, which is
- * submission order. Takes the job write lock itself; returns how many jobs it changed.
+ * submission order. Held jobs and priorities an administrator set are not touched. Takes the
+ * locks itself (config read, job write, node write, partition read, federation read); returns how
+ * many jobs it changed.
  */
 static int _restore_slurm_priorities(void)
 {
@@ -441,7 +451,7 @@ static int _restore_slurm_priorities(void)
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 ||
-		    job_ptr->priority < DLSCHED_PRIORITY_FLOOR)
+		    job_ptr->priority < DLSCHED_PRIORITY_FLOOR || job_ptr->direct_set_prio)
 			continue;
 		set_job_prio(job_ptr);	/* only the priority field changes */
 		n++;
