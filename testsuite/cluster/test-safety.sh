@@ -83,7 +83,9 @@ if has nodes; then
 		created=yes
 	fi
 	# A job only sched/dlsched starts: Slurm's main scheduler stops at the two-node job ahead of
-	# it (higher priority, cannot start while n1 is busy); dlsched's plan skips that one.
+	# it (higher priority, cannot start while n1 is busy); dlsched's plan skips that one. (n3 busy
+	# too: the core's allocation counts partition infer's free GPUs as room for the two-node job.)
+	bi=$(blocker n3 -p infer)
 	b=$(blocker n1)
 	big=$(sub -N 2 --gres=gpu:8 --time=1 --comment "$(claim 10)" --wrap 'sleep 1')
 	j=$(sub --gres=gpu:8 --time=1 --comment "$(claim 20)" --wrap 'sleep 1')
@@ -94,8 +96,8 @@ if has nodes; then
 		ko "empty node slots: fallback_cycles=$fb, last_error=$(stat_of last_error)"
 	by_dlsched "$j" && ok "empty node slots: sched/dlsched started JobId=$j itself" ||
 		ko "empty node slots: JobId=$j was not started by sched/dlsched ($(st "$j"))"
-	scancel "$b" "$big" "$j"
-	wait_done 20 "$b" "$big" "$j"
+	scancel "$b" "$bi" "$big" "$j"
+	wait_done 20 "$b" "$bi" "$big" "$j"
 	scontrol delete NodeName=d2 >/dev/null 2>&1
 fi
 
