@@ -71,7 +71,6 @@ extern int dls_job_gpus_requested(job_record_t *job_ptr)
 	gres_state_t *gs = dls_find_gpu_state(job_ptr->gres_list_req);
 	gres_job_state_t *js;
 	uint32_t nodes = 1;
-
 	uint64_t n;
 
 	if (!gs || !gs->gres_data)

@@ -293,6 +293,17 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 			v = &snap->jobs[nj++];
 			_fill_job(v, job_ptr, gpus, now);
 			v->state = DLSCHED_RUNNING;
+			/*
+			 * Priorities and nice order the queue. What puts a
+			 * running job ahead protects it from preemption; what
+			 * puts it behind (a low admin priority, a positive
+			 * nice) would make it the first victim every time it
+			 * runs, which neither Slurm nor the admin meant.
+			 */
+			if (v->admin_priority < DLSCHED_PRIORITY_FLOOR)
+				v->admin_priority = 0;
+			if (v->nice > 0)
+				v->nice = 0;
 			v->shares = snap->shares + ns;
 			v->share_count = k;
 			v->gpus_allocated = gpus;

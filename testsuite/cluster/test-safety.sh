@@ -267,6 +267,21 @@ if has admin; then
 		ko "released JobId=$h $(st "$h") ($(reason "$h")); nice JobId=$n1 $(st "$n1")"
 	scancel "$p" "$n1" "$n2" "$h"
 	wait_done 20 "$b1" "$b2" "$p" "$n1" "$n2" "$h"
+
+	# An admin lowers a running job's priority (below dlsched's range): that orders the queue; it
+	# does not make the job the first victim of srtf for a longer job (n3 busy: see requeue).
+	b2=$(blocker n2) bi=$(blocker n3 -p infer)
+	r=$(sub --gres=gpu:8 -w n1 --time=5 --comment "$(claim 60)" --wrap 'sleep 60')
+	wait_state 10 "$r" RUNNING
+	scontrol update JobId="$r" Priority=1000
+	w=$(sub --gres=gpu:8 --time=10 --comment "$(claim 240)" --wrap 'sleep 1')
+	cycles_pass 4
+	# (squeue and the log: an update of a running job can leave sacct showing PENDING for a while)
+	[ "$(st "$r")" = RUNNING ] && ! grep -q "requeued JobId=$r " "$log" && [ "$(st "$w")" = PENDING ] &&
+		ok "running JobId=$r with admin Priority=1000 not preempted for a longer job" ||
+		ko "running JobId=$r with admin Priority=1000: $(st "$r") ($(grep -c "requeued JobId=$r " "$log") requeues); longer JobId=$w $(st "$w")"
+	scancel "$b2" "$bi" "$r" "$w"
+	wait_done 20 "$b2" "$bi" "$r" "$w"
 fi
 
 [ $fails -eq 0 ] && echo "all safety checks passed" || echo "$fails safety check(s) failed"
