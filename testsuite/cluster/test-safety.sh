@@ -8,7 +8,10 @@
 #            or requeued, and a short job waits; an otherwise identical requeueable job is preempted;
 #  hints     a tiny or overflowing runtime claim with a long time limit does not jump the queue or
 #            preempt; a job without --time is bounded by its partition's MaxTime;
-#  admin     an administrator's priority stays; --nice goes behind; a held job waits for release.
+#  admin     an administrator's priority stays; --nice goes behind; a held job waits for release;
+#            a running job an admin put behind is not preempted for that.
+# Partition infer's node n3 is kept busy where srtf plans across running jobs: the core's allocation
+# counts free GPUs of another partition as room, and then preempts or starts nothing.
 # DLSCHED_SAFETY_SECTIONS="nodes hints" runs only those sections (each cleans up after itself).
 # Jobs claim runtimes with "epochs=1 epoch_time_1gpu=8xS" (no model: linear scaling, S seconds on 8
 # GPUs) and give --time limits that keep claims within [limit / HintTrustFactor, limit].
