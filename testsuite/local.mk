@@ -16,6 +16,10 @@ include testsuite/progress/local.mk
 # A real local Slurm cluster (skips where Slurm, munge or MariaDB are not installed, or not root).
 TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
 EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
+# What sched/dlsched must not do: start jobs Slurm would not, preempt jobs that cannot be requeued, trust
+# users' runtime claims beyond their time limits, override administrators.
+TESTS += testsuite/cluster/test-safety.sh
+EXTRA_DIST += testsuite/cluster/test-safety.sh
 # The learned policies in slurmctld (skips when sched/dlsched was built without libtorch).
 TESTS += testsuite/cluster/test-learned.sh
 EXTRA_DIST += testsuite/cluster/test-learned.sh testsuite/cluster/lib.sh

@@ -76,7 +76,7 @@ static void _cycle(dlsched_scheduler_t *sched)
 	dlsched_action_t a;
 
 	lock_slurmctld(read_lock);
-	snap = dls_snapshot_take(time(NULL), cycles + 1);
+	snap = dls_snapshot_take(time(NULL), cycles + 1, false);
 	unlock_slurmctld(read_lock);
 
 	cycles++;

@@ -6,6 +6,8 @@
 \*****************************************************************************/
 
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +24,6 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "dlsched_slurm.h"
-
-#define DLS_MODEL_LEN 64
 
 extern gres_state_t *dls_find_gpu_state(List gres_list)
 {
@@ -58,33 +58,89 @@ extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used)
 		*used = *total;
 }
 
+extern void dls_node_placeholder(dlsched_node_view_t *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->struct_size = sizeof(*n);
+	n->kind = DLSCHED_TRAINING;
+	n->up = 0;
+}
+
 extern int dls_job_gpus_requested(job_record_t *job_ptr)
 {
 	gres_state_t *gs = dls_find_gpu_state(job_ptr->gres_list_req);
 	gres_job_state_t *js;
 	uint32_t nodes = 1;
+	uint64_t n;
 
 	if (!gs || !gs->gres_data)
 		return 0;
 	js = gs->gres_data;
 	if (js->gres_per_job)
-		return (int) js->gres_per_job;
-	if (job_ptr->details && job_ptr->details->min_nodes > 1)
-		nodes = job_ptr->details->min_nodes;
-	if (js->gres_per_node)
-		return (int) (js->gres_per_node * nodes);
-	return (int) js->total_gres;
+		n = js->gres_per_job;
+	else {
+		if (job_ptr->details && job_ptr->details->min_nodes > 1)
+			nodes = job_ptr->details->min_nodes;
+		/* Slurm accepts any count (SLURM-NOTES.md): no wrap into a small or negative int. */
+		if (js->gres_per_node)
+			n = js->gres_per_node > DLS_MAX_JOB_GPUS / nodes ? DLS_MAX_JOB_GPUS :
+			    js->gres_per_node * nodes;
+		else
+			n = js->total_gres;
+	}
+	return n > DLS_MAX_JOB_GPUS ? DLS_MAX_JOB_GPUS : (int) n;
 }
 
-static void _copy_word(const char *v, char *out, size_t len)
+/* Length of the word at v (up to white space, ',' or the end). */
+static size_t _word_len(const char *v)
 {
-	size_t i = 0;
+	size_t n = 0;
 
-	while (v[i] && !isspace((unsigned char) v[i]) && v[i] != ',' && i + 1 < len) {
-		out[i] = v[i];
-		i++;
-	}
-	out[i] = '\0';
+	while (v[n] && !isspace((unsigned char) v[n]) && v[n] != ',')
+		n++;
+	return n;
+}
+
+/*
+ * The number that is the whole word at v, if it lies in (0, max]: decimal
+ * digits, a point and an exponent only (no hex, inf or nan), finite, no
+ * overflow. `integer` allows digits only.
+ */
+static bool _number(const char *v, double max, bool integer, double *out)
+{
+	size_t n = _word_len(v);
+	char buf[32], *end = NULL;
+	double d;
+
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char) v[i]) &&
+		    (integer || !strchr(".eE+-", v[i])))
+			return false;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	errno = 0;
+	d = strtod(buf, &end);
+	if (*end || errno || !isfinite(d) || !(d > 0 && d <= max))
+		return false;
+	*out = d;
+	return true;
+}
+
+/* A model name as spank/dlsched accepts it: 1 to 64 of letters, digits, '-', '_', '.'. */
+static bool _model_name(const char *v, char *out, size_t len)
+{
+	size_t n = _word_len(v);
+
+	if (n == 0 || n > DLS_MAX_MODEL_NAME || n >= len)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char) v[i]) && !strchr("-_.", v[i]))
+			return false;
+	memcpy(out, v, n);
+	out[n] = '\0';
+	return true;
 }
 
 extern bool dls_parse_job_comment(const char *comment, char *model, size_t model_len, double *epochs,
@@ -96,36 +152,30 @@ extern bool dls_parse_job_comment(const char *comment, char *model, size_t model
 	if (!comment)
 		return false;
 	while (*p) {
-		char *end = NULL;
 		double v;
 
 		while (*p && (isspace((unsigned char) *p) || *p == ','))
 			p++;
 		if (!strncmp(p, "model=", 6)) {
-			_copy_word(p + 6, model, model_len);
-			found = true;
+			if (_model_name(p + 6, model, model_len))
+				found = true;
 		} else if (!strncmp(p, "epochs=", 7)) {
-			v = strtod(p + 7, &end);
-			if (end != p + 7 && v > 0) {
+			if (_number(p + 7, DLS_MAX_EPOCHS, false, &v)) {
 				*epochs = v;
 				found = true;
 			}
 		} else if (!strncmp(p, "gpus_min=", 9) || !strncmp(p, "gpus_max=", 9)) {
-			long g = strtol(p + 9, &end, 10);
-
-			if (end != p + 9 && g > 0 && g < 100000) {
-				*(p[5] == 'i' ? gpus_min : gpus_max) = (int) g;
+			if (_number(p + 9, DLS_MAX_GPUS, true, &v)) {
+				*(p[6] == 'i' ? gpus_min : gpus_max) = (int) v;
 				found = true;
 			}
 		} else if (!strncmp(p, "epoch_time_1gpu=", 16)) {
-			v = strtod(p + 16, &end);
-			if (end != p + 16 && v > 0) {
+			if (_number(p + 16, DLS_MAX_EPOCH_TIME, false, &v)) {
 				*epoch_time_1gpu = v;
 				found = true;
 			}
 		}
-		while (*p && !isspace((unsigned char) *p) && *p != ',')
-			p++;
+		p += _word_len(p);
 	}
 	return found;
 }

@@ -28,33 +28,92 @@ typedef struct {
 	size_t job_cap;
 	int pending;			/* pending jobs in the view */
 	int running;			/* running jobs in the view */
+	/* runnable_only: jobs left out as not runnable that hold a dlsched
+	 * priority (>= DLSCHED_PRIORITY_FLOOR, not set by an admin) */
+	uint32_t *left_out;
+	size_t left_out_cnt;
 } dls_snapshot_t;
 
 /* ---- slurmctld only (dlsched_snapshot.c) ---- */
 
 /*
- * Copy nodes and jobs into a snapshot.
- * Locks: the caller holds at least read locks on config, job, node and
- * partition. Takes nothing else and allocates only (xmalloc).
- * Pending jobs that are held (priority 0) or not eligible yet (begin time in
- * the future, dependency) are left out: Slurm would not start them either.
+ * Copy nodes and jobs into a snapshot. Pending jobs that are held
+ * (priority 0), hetjobs, array meta records and jobs without GPUs are left
+ * out.
+ * runnable_only false - locks: the caller holds at least read locks on
+ *	config, job, node and partition; it reads only. Pending jobs that are
+ *	not eligible yet by their state reason (dependency, hold) or begin time
+ *	are left out too.
+ * runnable_only true - locks: the caller holds config read, job write, node
+ *	write, partition read, federation read (as Slurm's schedulers do).
+ *	Pending jobs that Slurm's own schedulers would not start now
+ *	(dls_job_not_runnable()) are left out, so that they take no planned
+ *	GPUs; Slurm's checks update their state reason, and may end a job
+ *	whose dependency can never be satisfied (kill_invalid_depend).
+ * Takes no lock itself and allocates only (xmalloc).
  */
-extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle);
+extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnable_only);
 extern void dls_snapshot_free(dls_snapshot_t *snap);
+
+/*
+ * Why Slurm's own schedulers would not start pending job `job_ptr` now, or
+ * NULL if they would: the checks of the main scheduler (job_scheduler.c:
+ * _job_runnable_test1/2, _schedule) and of sched/backfill before
+ * select_nodes(), through Slurm's own functions: job_independent()
+ * (dependencies, including never satisfiable ones, begin time, holds,
+ * FAIL_ACCOUNT, FAIL_QOS, WAIT_RESV_DELETED, reservation not active),
+ * partition state (PARTITION_SCHED), job_limits_check(), licences,
+ * accounting policy limits, the association. Reservations on the planned
+ * nodes and the federation lock are the caller's, at start time.
+ * Locks: config read, job write, node write, partition read, federation
+ * read (the checks update the job's state reason and begin time).
+ */
+extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now);
+
+/*
+ * Whether Slurm can requeue the job (job_requeue()), as _job_requeue_op()
+ * decides: a batch job with a partition whose requeue is allowed
+ * (--requeue, or JobRequeue=1 and no --no-requeue). dlsched never
+ * checkpoints, preempts or resizes any other running job.
+ * Locks: job read.
+ */
+extern bool dls_job_requeueable(job_record_t *job_ptr);
 
 /* The gres/gpu record of a gres list (node, job request or allocation), or NULL. */
 extern gres_state_t *dls_find_gpu_state(List gres_list);
 
-/* GPUs a job asked for in total (gres/gpu per node x nodes, or per job). */
+/* Bounds on what users say about their jobs (the comment's words, spank/dlsched's options): as
+ * spank/dlsched checks them at submission, since a client can skip that check. */
+#define DLS_MAX_EPOCHS 1e7		/* epochs= (--dl-epochs) */
+#define DLS_MAX_GPUS 4096		/* gpus_min=, gpus_max= (--dl-elastic) */
+#define DLS_MAX_EPOCH_TIME 1e9		/* epoch_time_1gpu=, seconds */
+#define DLS_MAX_MODEL_NAME 64		/* model= (--dl-model): [A-Za-z0-9._-] */
+/* A job's GPU request above this counts as this (it never fits); the core's sums stay in int. */
+#define DLS_MAX_JOB_GPUS (1 << 24)
+
+/* GPUs a job asked for in total (gres/gpu per node x nodes, or per job), at most DLS_MAX_JOB_GPUS. */
 extern int dls_job_gpus_requested(job_record_t *job_ptr);
 /* GPUs configured on / allocated on a node (gres/gpu). */
 extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used);
 
 /*
+ * A node view for a slot of Slurm's node table that holds no node (dynamic
+ * nodes: MaxNodeCount=, scontrol create/delete NodeName=; next_node() skips
+ * it): no name, no GPUs, not up. Views keep Slurm's node indices, so every
+ * slot below node_record_count gets a view.
+ */
+extern void dls_node_placeholder(dlsched_node_view_t *n);
+
+/*
  * Parse the dlsched job metadata ("model=resnet50 epochs=12
  * epoch_time_1gpu=456.7 gpus_min=2 gpus_max=8", anywhere in the job's comment;
  * see plugins/sched/dlsched/README.md). gpus_min/gpus_max make a job elastic.
- * Unknown or absent fields stay as they are. Returns true if any was found.
+ * Unknown or absent fields stay as they are. A word whose value is not a plain
+ * decimal number within its bounds (0 < epochs <= DLS_MAX_EPOCHS, 0 <
+ * epoch_time_1gpu <= DLS_MAX_EPOCH_TIME, 1 <= gpus <= DLS_MAX_GPUS, an integer;
+ * no hex, inf, nan or trailing characters) or a model name spank/dlsched would
+ * refuse (or that does not fit in model_len) is ignored: these come from users.
+ * Returns true if any was found.
  */
 extern bool dls_parse_job_comment(const char *comment, char *model, size_t model_len, double *epochs,
 				  double *epoch_time_1gpu, int *gpus_min, int *gpus_max);

@@ -8,18 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
+#include "src/common/select.h"
+#include "src/common/slurm_protocol_defs.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/acct_policy.h"
+#include "src/slurmctld/licenses.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "dlsched_slurm.h"
 
-#define DLS_MODEL_LEN 64
+#define DLS_MODEL_LEN (DLS_MAX_MODEL_NAME + 1)
 
 /* Shares of a running job: GPUs allocated on each of its nodes. */
 static size_t _job_shares(job_record_t *job_ptr, dlsched_share_t *out, size_t cap)
@@ -74,6 +79,11 @@ extern bool dls_record_deadline(job_record_t *job_ptr)
 	return true;
 }
 
+/*
+ * The pending jobs dlsched schedules at all: not held, not a hetjob or an
+ * array's meta record (left to Slurm), not still completing a previous run.
+ * Reads the job only. Locks: job read.
+ */
 static bool _eligible_pending(job_record_t *job_ptr, time_t now)
 {
 	/* A requeued job stays COMPLETING until its previous run has ended on every node. */
@@ -87,6 +97,77 @@ static bool _eligible_pending(job_record_t *job_ptr, time_t now)
 	    job_ptr->state_reason == WAIT_HELD_USER)
 		return false;
 	return true;
+}
+
+extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now)
+{
+	part_record_t *part_ptr = job_ptr->part_ptr;
+	uint16_t cleaning = 0;
+
+	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || IS_JOB_REVOKED(job_ptr))
+		return "not pending";
+	if (job_ptr->priority == 0)
+		return "held";
+	if (job_ptr->het_job_id || job_ptr->array_recs)
+		return "hetjob or job array";
+	/* job_limits_check() aborts slurmctld on either. */
+	if (!job_ptr->details || !part_ptr)
+		return "no job details or partition";
+	/* A requeued job whose previous run is still being cleaned up (_job_runnable_test1). */
+	(void) select_g_select_jobinfo_get(job_ptr->select_jobinfo, SELECT_JOBDATA_CLEANING,
+					   &cleaning);
+	if (cleaning || job_ptr->details->prolog_running ||
+	    (job_ptr->step_list && list_count(job_ptr->step_list)))
+		return "previous run still cleaning up";
+	/*
+	 * Dependencies (pending or never satisfiable), begin time, holds,
+	 * FAIL_ACCOUNT, FAIL_QOS, WAIT_RESV_DELETED, a reservation not active
+	 * yet, job array task limits.
+	 */
+	if (!job_independent(job_ptr))
+		return job_reason_string(job_ptr->state_reason);
+	if (!(part_ptr->state_up & PARTITION_SCHED) || !part_ptr->node_bitmap)
+		return "partition not scheduling (down, inactive or without nodes)";
+	/* Partition limits and state, memory per node: as the main scheduler checks. */
+	if (job_limits_check(&job_ptr, false) != WAIT_NO_REASON)
+		return "partition limits";
+	if (license_job_test(job_ptr, now, true) != SLURM_SUCCESS)
+		return "licenses";
+	/* acct_policy_job_runnable_pre_select() takes the assoc_mgr locks it needs. */
+	if (!acct_policy_job_runnable_state(job_ptr) &&
+	    !acct_policy_job_runnable_pre_select(job_ptr, false))
+		return "accounting policy limits";
+	if (assoc_mgr_validate_assoc_id(acct_db_conn, job_ptr->assoc_id, accounting_enforce))
+		return "invalid account";
+	return NULL;
+}
+
+extern bool dls_job_requeueable(job_record_t *job_ptr)
+{
+	/* _job_requeue_op() refuses a job without a partition or details, one
+	 * whose requeue is off (--no-requeue, or JobRequeue=0 and no --requeue),
+	 * and a job that is not a batch job (salloc, srun allocations). */
+	return job_ptr->part_ptr && job_ptr->details && job_ptr->details->requeue &&
+	       job_ptr->batch_flag;
+}
+
+/*
+ * The job's time limit in seconds (0: none), which bounds the runtime its
+ * user claims: its own, else (none given) the one Slurm gives it when it
+ * starts (select_nodes()): the partition's DefaultTime, else its MaxTime.
+ * Locks: job and partition read.
+ */
+static double _time_limit_s(job_record_t *job_ptr)
+{
+	part_record_t *part_ptr = job_ptr->part_ptr;
+	uint32_t limit = job_ptr->time_limit;
+
+	if (limit == NO_VAL && part_ptr)
+		limit = part_ptr->default_time != NO_VAL ? part_ptr->default_time :
+			part_ptr->max_time;
+	if (limit == NO_VAL || limit == INFINITE)
+		return 0;
+	return 60.0 * limit;
 }
 
 static char *_dup_str(const char *s)
@@ -121,8 +202,7 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 		v->gpus_min = gmin;
 	if (gmax >= gpus)
 		v->gpus_max = gmax;
-	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
-		v->time_limit = 60.0 * job_ptr->time_limit;
+	v->time_limit = _time_limit_s(job_ptr);
 	if (epochs <= 0 || epoch_time <= 0) {
 		/* No dlsched metadata: estimate the run time by the time limit, as Slurm's backfill does
 		 * (an unknown model scales linearly, so 1 epoch of limit x GPUs GPU-seconds). */
@@ -133,11 +213,17 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	v->epoch_time_1gpu = epoch_time;
 	v->deadline = job_ptr->deadline ? (double) job_ptr->deadline : 0;
 	v->restarts = job_ptr->restart_cnt;
+	v->requeueable = dls_job_requeueable(job_ptr) ? 1 : 0;
+	/* An administrator's priority (scontrol update Priority=, sbatch --priority) stays. */
+	if (job_ptr->direct_set_prio && job_ptr->priority > 0)
+		v->admin_priority = job_ptr->priority;
+	if (job_ptr->details)
+		v->nice = (int) ((int64_t) job_ptr->details->nice - NICE_OFFSET);
 	v->last_stop_time = -1;
 	v->epochs_done = -1;	/* estimated by the core from the seconds run */
 }
 
-extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle)
+extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnable_only)
 {
 	dls_snapshot_t *snap = xmalloc(sizeof(*snap));
 	ListIterator it;
@@ -147,13 +233,19 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle)
 	int i;
 
 	snap->nodes = xcalloc(node_record_count ? node_record_count : 1, sizeof(dlsched_node_view_t));
+	/*
+	 * View index = Slurm's node index. Slots without a node (dynamic nodes
+	 * not created yet, or deleted; MaxNodeCount=), which next_node() skips,
+	 * stay in the view as placeholders: no GPUs, not up.
+	 */
+	for (i = 0; i < node_record_count; i++)
+		dls_node_placeholder(&snap->nodes[i]);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		dlsched_node_view_t *n = &snap->nodes[i];
 		int total, used;
 		part_record_t *part = NULL;
 
 		dls_node_gpus(node_ptr, &total, &used);
-		n->struct_size = sizeof(*n);
 		n->name = xstrdup(node_ptr->name);
 		n->gpus_total = total;
 		n->gpus_free = total - used;
@@ -201,6 +293,17 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle)
 			v = &snap->jobs[nj++];
 			_fill_job(v, job_ptr, gpus, now);
 			v->state = DLSCHED_RUNNING;
+			/*
+			 * Priorities and nice order the queue. What puts a
+			 * running job ahead protects it from preemption; what
+			 * puts it behind (a low admin priority, a positive
+			 * nice) would make it the first victim every time it
+			 * runs, which neither Slurm nor the admin meant.
+			 */
+			if (v->admin_priority < DLSCHED_PRIORITY_FLOOR)
+				v->admin_priority = 0;
+			if (v->nice > 0)
+				v->nice = 0;
 			v->shares = snap->shares + ns;
 			v->share_count = k;
 			v->gpus_allocated = gpus;
@@ -211,10 +314,22 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle)
 			v->attained_gpu_s = v->executed_s * gpus;
 			ns += k;
 			snap->running++;
-		} else if (_eligible_pending(job_ptr, now)) {
+		} else if (runnable_only ? IS_JOB_PENDING(job_ptr) && job_ptr->priority != 0 :
+			   _eligible_pending(job_ptr, now)) {
+			const char *why;
+
 			gpus = dls_job_gpus_requested(job_ptr);
 			if (gpus <= 0)
 				continue;	/* CPU-only job: Slurm's own order */
+			if (runnable_only && (why = dls_job_not_runnable(job_ptr, now))) {
+				/* Takes no planned GPUs; a stale dlsched priority goes. */
+				if (job_ptr->priority >= DLSCHED_PRIORITY_FLOOR && !job_ptr->direct_set_prio) {
+					xrecalloc(snap->left_out, snap->left_out_cnt + 1, sizeof(uint32_t));
+					snap->left_out[snap->left_out_cnt++] = job_ptr->job_id;
+				}
+				debug3("sched/dlsched: %pJ not runnable now: %s", job_ptr, why);
+				continue;
+			}
 			_fill_job(&snap->jobs[nj++], job_ptr, gpus, now);
 			snap->pending++;
 		}
@@ -248,6 +363,7 @@ extern void dls_snapshot_free(dls_snapshot_t *snap)
 	xfree(snap->nodes);
 	xfree(snap->jobs);
 	xfree(snap->shares);
+	xfree(snap->left_out);
 	xfree(snap);
 }
 

@@ -30,6 +30,9 @@ conf() {  # conf KEY=VALUE...: rewrite dlsched.conf and reconfigure
 	scontrol reconfigure >/dev/null
 	sleep 3
 }
+# dlsched metadata of an imagenet job claiming $1 s on one GPU (about $1 / 7.8 s on 8 GPUs). Claims
+# count only within [time limit / HintTrustFactor (10), time limit] (no limit: at least 3600 s), so
+# jobs ordered by their claims get a --time that keeps them there.
 meta() { echo "model=imagenet epochs=1 epoch_time_1gpu=$1 ${2:-}"; }
 . "$top/testsuite/cluster/lib.sh"  # wait_done, completed
 start_of() { sacct -n -X -P -o Start -j "$1" | tail -n1; }
@@ -46,12 +49,12 @@ log="$dir/c/log/slurmctld.log"
 grep -q "sched/dlsched: loaded .*preset=srtf" "$log" && ok "sched/dlsched loaded dlsched.conf" || ko "sched/dlsched did not log its configuration"
 
 # ---- order: srtf starts the shortest of three waiting jobs first, FIFO would start the first ----
-b1=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 8)" --wrap 'sleep 4')
-b2=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 1)" --wrap 'sleep 25')
+b1=$(sbatch --parsable -o /dev/null --gres=gpu:8 --time=1 --comment "$(meta 8)" --wrap 'sleep 4')
+b2=$(sbatch --parsable -o /dev/null --gres=gpu:8 --time=1 --comment "$(meta 1)" --wrap 'sleep 25')
 sleep 1.5
-l=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 2400)" --wrap 'sleep 3')
-m=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 800)" --wrap 'sleep 3')
-s=$(sbatch --parsable -o /dev/null --gres=gpu:8 --deadline=now+1hour --comment "$(meta 160)" --wrap 'sleep 3')
+l=$(sbatch --parsable -o /dev/null --gres=gpu:8 --time=30 --comment "$(meta 2400)" --wrap 'sleep 3')
+m=$(sbatch --parsable -o /dev/null --gres=gpu:8 --time=10 --comment "$(meta 800)" --wrap 'sleep 3')
+s=$(sbatch --parsable -o /dev/null --gres=gpu:8 --time=3 --deadline=now+1hour --comment "$(meta 160)" --wrap 'sleep 3')
 wait_done 60 $b1 $b2 $l $m $s || ko "order jobs did not finish in 60 s"
 ts=$(start_of $s) tm=$(start_of $m) tl=$(start_of $l)
 if [[ "$ts" < "$tm" && "$tm" < "$tl" ]]; then ok "jobs started in srtf order (S $ts, M $tm, L $tl)"
@@ -74,11 +77,11 @@ if [ -f "$build/plugins/lib/spank_dlsched.so" ]; then
 		ko "--dl-model='res net': rc $rc, $err"
 	# srtf with the epochs from --dl-epochs (the comment gives only the epoch time): the 2-epoch job
 	# starts before the 30-epoch one submitted first.
-	b1=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n1 --comment "$(meta 8)" --wrap 'sleep 6')
-	b2=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n2 --comment "$(meta 1)" --wrap 'sleep 60')
+	b1=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n1 --time=1 --comment "$(meta 8)" --wrap 'sleep 6')
+	b2=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n2 --time=2 --comment "$(meta 1)" --wrap 'sleep 60')
 	sleep 1
-	l=$(sbatch --parsable -o /dev/null --gres=gpu:8 --dl-model=imagenet --dl-epochs=30 --comment "epoch_time_1gpu=80" --wrap 'sleep 2')
-	s=$(sbatch --parsable -o "$dir/spank-%j.out" --gres=gpu:8 --dl-model=imagenet --dl-epochs=2 --comment "epoch_time_1gpu=80" \
+	l=$(sbatch --parsable -o /dev/null --gres=gpu:8 --time=30 --dl-model=imagenet --dl-epochs=30 --comment "epoch_time_1gpu=80" --wrap 'sleep 2')
+	s=$(sbatch --parsable -o "$dir/spank-%j.out" --gres=gpu:8 --time=3 --dl-model=imagenet --dl-epochs=2 --comment "epoch_time_1gpu=80" \
 		--wrap 'echo "model=$SLURM_SPANK_DL_MODEL epochs=$SLURM_SPANK_DL_EPOCHS"; sleep 2')
 	# One node frees at 6 s; the other stays busy, so the two jobs cannot start together.
 	wait_done 50 $b1 $l $s || ko "spank jobs did not finish in 50 s"
@@ -107,7 +110,7 @@ grep -q "select/dlsched_cons_tres: loaded" "$log" && ok "select/dlsched_cons_tre
 
 # ---- a pending job's GPU count: optimus gives an elastic 2-GPU job more on an idle node ----
 conf Policy=optimus SchedInterval=1
-e=$(sbatch --parsable -o /dev/null --gres=gpu:2 --comment "$(meta 600 'gpus_min=1 gpus_max=8')" --wrap 'sleep 3')
+e=$(sbatch --parsable -o /dev/null --gres=gpu:2 --time=10 --comment "$(meta 600 'gpus_min=1 gpus_max=8')" --wrap 'sleep 3')
 wait_done 30 $e
 g=$(sacct -n -X -P -o AllocTRES -j "$e" | tail -n1 | grep -o 'gres/gpu=[0-9]*' | cut -d= -f2)
 [ "${g:-0}" -gt 2 ] && ok "elastic job's GPU count updated before start (2 -> $g)" || ko "elastic job ran with ${g:-?} GPUs"
@@ -115,12 +118,12 @@ g=$(sacct -n -X -P -o AllocTRES -j "$e" | tail -n1 | grep -o 'gres/gpu=[0-9]*' |
 # ---- preemption: signal, requeue, resume from the checkpoint ----
 conf Policy=srtf SchedInterval=1
 mkdir -p "$dir/out"
-long=$(sbatch --parsable --requeue -o "$dir/out/%j.out" --open-mode=append --gres=gpu:8 -w n1 \
+long=$(sbatch --parsable --requeue -o "$dir/out/%j.out" --open-mode=append --gres=gpu:8 -w n1 --time=1 \
 	--comment "model=imagenet epochs=4 epoch_time_1gpu=40" \
 	--wrap "exec $emu --model imagenet --epochs 4 --epoch-time-1gpu 40 --checkpoint $dir/out/ckpt-long --profiles $top/contribs/profiles")
-other=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n2 --comment "$(meta 8)" --wrap 'sleep 6')
+other=$(sbatch --parsable -o /dev/null --gres=gpu:8 -w n2 --time=1 --comment "$(meta 8)" --wrap 'sleep 6')
 sleep 3
-short=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 16)" --wrap 'sleep 2')
+short=$(sbatch --parsable -o /dev/null --gres=gpu:8 --time=1 --comment "$(meta 16)" --wrap 'sleep 2')
 wait_done 120 $long $other $short || ko "preemption jobs did not finish in 120 s"
 recs=$(sacct -n -X -P --duplicates -o State -j "$long" | tr '\n' ' ')
 [[ "$recs" == *REQUEUED* && "$recs" == *COMPLETED* ]] && ok "long job requeued, then completed ($recs)" || ko "long job records: $recs"
@@ -190,10 +193,10 @@ if "$tool" up --nodes 1 --gpus 8 --dir "$dir/a" --port-base $((port + 100)) --mo
 	export SLURM_CONF="$dir/a/etc/slurm.conf"
 	grep -q "site_factor/dlsched: loaded" "$dir/a/log/slurmctld.log" && grep -q "preempt/dlsched: loaded" "$dir/a/log/slurmctld.log" &&
 		ok "advisor plugins loaded" || ko "advisor plugins did not log their configuration"
-	b=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 1)" --wrap 'sleep 120')
+	b=$(sbatch --parsable -o /dev/null --gres=gpu:8 --time=5 --comment "$(meta 1)" --wrap 'sleep 120')
 	sleep 1
-	l=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 2400)" --wrap 'true')
-	s=$(sbatch --parsable -o /dev/null --gres=gpu:8 --comment "$(meta 160)" --wrap 'true')
+	l=$(sbatch --parsable -o /dev/null --gres=gpu:8 --time=30 --comment "$(meta 2400)" --wrap 'true')
+	s=$(sbatch --parsable -o /dev/null --gres=gpu:8 --time=3 --comment "$(meta 160)" --wrap 'true')
 	# site_factor_p_update runs every PriorityCalcPeriod (1 minute).
 	t=0
 	while [ $t -lt 75 ]; do

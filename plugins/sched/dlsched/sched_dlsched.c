@@ -35,9 +35,11 @@
 #include "src/common/slurm_protocol_defs.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/fed_mgr.h"
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/reservation.h"
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/srun_comm.h"
 
@@ -48,10 +50,12 @@ const char plugin_name[] = "dlsched: learned DL scheduling for GPU clusters";
 const char plugin_type[] = "sched/dlsched";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* Priorities we set live above priority/basic's TOP_PRIORITY (0xffff0000), which new jobs count down
- * from: a job submitted between two cycles ranks after every job dlsched has ordered. */
-#define DLS_PRIO_TOP 0xfffffff0u
-#define DLS_PRIO_FLOOR 0xffff0001u
+/*
+ * Priorities we set (DLSCHED_PRIORITY_TOP down to DLSCHED_PRIORITY_FLOOR,
+ * dlsched/api.h) live above priority/basic's TOP_PRIORITY (0xffff0000), which
+ * new jobs count down from: a job submitted between two cycles ranks after
+ * every job dlsched has ordered.
+ */
 
 static pthread_t sched_thread;
 static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -166,9 +170,33 @@ static bool _uniform(const dlsched_share_t *shares, size_t n, int *per_node)
 	return true;
 }
 
+/*
+ * Whether advance reservations let the job start now on the planned nodes:
+ * job_test_resv() as sched/backfill calls it before it tries a job (a job of
+ * a reservation only on its nodes, other jobs not on reserved nodes).
+ * Locks as _update_gpus.
+ */
+static bool _resv_allows(job_record_t *job_ptr, const dlsched_action_t *a, time_t now)
+{
+	bitstr_t *avail = NULL, *exc_core = NULL;
+	bool overlap = false, ok;
+	time_t when = now;
+
+	ok = job_test_resv(job_ptr, &when, false, &avail, &exc_core, &overlap, false) ==
+		SLURM_SUCCESS && when <= now && avail;
+	for (size_t i = 0; ok && i < a->share_count; i++)
+		if (a->shares[i].node_index >= (uint32_t) node_record_count ||
+		    !bit_test(avail, a->shares[i].node_index))
+			ok = false;
+	FREE_NULL_BITMAP(avail);
+	FREE_NULL_BITMAP(exc_core);
+	return ok;
+}
+
 /* Start a pending job on exactly the planned nodes, as backfill starts jobs: the other nodes are
- * excluded for the duration of one select_nodes() call. Locks as _update_gpus. */
-static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a)
+ * excluded for the duration of one select_nodes() call. The caller checked that Slurm would start
+ * the job now (dls_job_not_runnable()). Locks as _update_gpus. */
+static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time_t now)
 {
 	bitstr_t *orig_exc = NULL, *exc;
 	int per_node, rc;
@@ -176,6 +204,8 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a)
 
 	if (!job_ptr->details || !_uniform(a->shares, a->share_count, &per_node))
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	if (!_resv_allows(job_ptr, a, now))
+		return ESLURM_RESERVATION_BUSY;
 	if (requested != a->gpus || (int) job_ptr->details->min_nodes != (int) a->share_count) {
 		if ((rc = _update_gpus(job_ptr, per_node, (int) a->share_count)) != SLURM_SUCCESS)
 			return rc;
@@ -189,7 +219,16 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a)
 	if (orig_exc)
 		bit_or(exc, orig_exc);
 	job_ptr->details->exc_node_bitmap = exc;
-	rc = select_nodes(job_ptr, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
+	/* A federated job starts only where its origin cluster lets it (as both Slurm schedulers). */
+	if (fed_mgr_job_lock(job_ptr)) {
+		rc = ESLURM_FED_JOB_LOCK;
+	} else {
+		rc = select_nodes(job_ptr, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
+		if (rc == SLURM_SUCCESS)
+			fed_mgr_job_start(job_ptr, job_ptr->start_time);
+		else
+			fed_mgr_job_unlock(job_ptr);
+	}
 	if (job_ptr->details) {	/* select_nodes() may replace the bitmap */
 		FREE_NULL_BITMAP(job_ptr->details->exc_node_bitmap);
 		job_ptr->details->exc_node_bitmap = orig_exc;
@@ -209,14 +248,38 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a)
 	return rc;
 }
 
-/* Checkpoint signal, then requeue: the job gets SIGUSR1 to save its state, then Slurm's normal
- * requeue (SIGTERM, KillWait, SIGKILL) ends the run and puts it back in the queue. */
+/* Running jobs already logged as not requeueable: each is logged once (a small ring). */
+#define DLS_REFUSED_MAX 64
+static uint32_t refused[DLS_REFUSED_MAX];
+static int refused_next = 0;
+
+static bool _refused_before(uint32_t job_id)
+{
+	for (int i = 0; i < DLS_REFUSED_MAX; i++)
+		if (refused[i] == job_id)
+			return true;
+	refused[refused_next] = job_id;
+	refused_next = (refused_next + 1) % DLS_REFUSED_MAX;
+	return false;
+}
+
+/*
+ * Checkpoint signal, then requeue: the job gets SIGUSR1 to save its state, then Slurm's normal
+ * requeue (SIGTERM, KillWait, SIGKILL) ends the run and puts it back in the queue. A job Slurm
+ * cannot requeue (dls_job_requeueable()) is never signalled: it would lose its work and keep
+ * running, or end. Locks as _update_gpus.
+ */
 static int _signal_and_requeue(job_record_t *job_ptr, const char *why)
 {
 	int rc;
 
-	if (job_ptr->batch_flag)
-		(void) job_signal(job_ptr, SIGUSR1, KILL_JOB_BATCH, slurm_conf.slurm_user_id, false);
+	if (!dls_job_requeueable(job_ptr)) {
+		if (!_refused_before(job_ptr->job_id))
+			info("sched/dlsched: %pJ cannot be requeued (%s); not preempted (%s)", job_ptr,
+			     !job_ptr->batch_flag ? "not a batch job" : "its requeue is disabled", why);
+		return ESLURM_DISABLED;
+	}
+	(void) job_signal(job_ptr, SIGUSR1, KILL_JOB_BATCH, slurm_conf.slurm_user_id, false);
 	rc = job_requeue(slurm_conf.slurm_user_id, job_ptr->job_id, NULL, false, 0);
 	if (rc == SLURM_SUCCESS) {
 		info("sched/dlsched: requeued %pJ (%s)", job_ptr, why);
@@ -263,7 +326,10 @@ static void _apply_deferred_resizes(void)
 	resize_cnt = kept;
 }
 
-/* Apply one cycle's decisions. Every job is re-checked: the queue moved while the core decided. */
+/*
+ * Apply one cycle's decisions. Every job is re-checked: the queue moved while the core decided.
+ * Locks: config read, job write, node write, partition read, federation read (held by the caller).
+ */
 static void _apply(dlsched_decisions_t *d, time_t now)
 {
 	size_t n = dlsched_decisions_count(d), order_cnt = 0;
@@ -273,6 +339,9 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 	ListIterator it;
 	job_record_t *job_ptr;
 	bool changed = false;
+	/* Both Slurm schedulers start nothing until the federation's siblings are synced. */
+	bool may_start = fed_mgr_sibs_synced();
+	const char *why;
 
 	/* Deadlines into the admin comment, for sacct. */
 	it = list_iterator_create(job_list);
@@ -293,16 +362,22 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 			continue;
 		switch (a.kind) {
 		case DLSCHED_START:
-			if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->priority == 0 ||
-			    (job_ptr->details && job_ptr->details->begin_time > now))
+			if (!may_start)
 				break;
-			if (_start_planned(job_ptr, &a) == SLURM_SUCCESS) {
+			/* Only what Slurm's own schedulers would start now. */
+			if ((why = dls_job_not_runnable(job_ptr, now))) {
+				debug("sched/dlsched: %pJ not started: %s", job_ptr, why);
+				break;
+			}
+			if (_start_planned(job_ptr, &a, now) == SLURM_SUCCESS) {
 				stats.starts++;
 				changed = true;
 			} else {
-				/* Left to Slurm's main scheduler at its dlsched priority. */
+				/* Left to Slurm's main scheduler at its dlsched priority (an
+				 * administrator's priority stays). */
 				stats.start_failures++;
-				job_ptr->priority = DLS_PRIO_TOP;
+				if (!job_ptr->direct_set_prio)
+					job_ptr->priority = DLSCHED_PRIORITY_TOP;
 				debug("sched/dlsched: %pJ not started on its planned nodes; priority %u",
 				      job_ptr, job_ptr->priority);
 			}
@@ -333,14 +408,21 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 		}
 	}
 
-	/* Queue order: most urgent first, all above priority/basic's range. */
+	/*
+	 * Queue order: most urgent first, all above priority/basic's range. A
+	 * priority an administrator set is never overwritten: the core placed the
+	 * job by it (ahead of or behind every job ordered here), and Slurm's main
+	 * scheduler sees the same. Held jobs (0) stay held.
+	 */
 	for (size_t r = 0; r < order_cnt; r++) {
 		uint32_t prio;
 
 		job_ptr = find_job_record(order[r]);
-		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0)
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 ||
+		    job_ptr->direct_set_prio)
 			continue;
-		prio = r < DLS_PRIO_TOP - DLS_PRIO_FLOOR ? DLS_PRIO_TOP - (uint32_t) r : DLS_PRIO_FLOOR;
+		prio = r < DLSCHED_PRIORITY_TOP - DLSCHED_PRIORITY_FLOOR ?
+			DLSCHED_PRIORITY_TOP - (uint32_t) r : DLSCHED_PRIORITY_FLOOR;
 		if (job_ptr->priority != prio) {
 			job_ptr->priority = prio;
 			stats.priorities++;
@@ -354,7 +436,9 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 /*
  * While dlsched cannot decide, Slurm's own order stands: pending jobs that still carry a dlsched
  * priority get the one Slurm's priority plugin gives (set_job_prio), in job_list order, which is
- * submission order. Takes the job write lock itself; returns how many jobs it changed.
+ * submission order. Held jobs and priorities an administrator set are not touched. Takes the
+ * locks itself (config read, job write, node write, partition read, federation read); returns how
+ * many jobs it changed.
  */
 static int _restore_slurm_priorities(void)
 {
@@ -366,7 +450,8 @@ static int _restore_slurm_priorities(void)
 	lock_slurmctld(write_lock);
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
-		if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 || job_ptr->priority < DLS_PRIO_FLOOR)
+		if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 ||
+		    job_ptr->priority < DLSCHED_PRIORITY_FLOOR || job_ptr->direct_set_prio)
 			continue;
 		set_job_prio(job_ptr);	/* only the priority field changes */
 		n++;
@@ -431,11 +516,31 @@ static void _log_notes(dlsched_scheduler_t *sched)
 		info("sched/dlsched: note: %s", line);
 }
 
+/*
+ * Jobs the snapshot left out because Slurm would not start them now, which
+ * still hold a dlsched priority from an earlier cycle: back to the priority
+ * Slurm's priority plugin gives them (set_job_prio), below every job dlsched
+ * orders, until they can start. Locks: job write (held by the caller).
+ */
+static void _unorder_left_out(dls_snapshot_t *snap)
+{
+	for (size_t i = 0; i < snap->left_out_cnt; i++) {
+		job_record_t *job_ptr = find_job_record(snap->left_out[i]);
+
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 ||
+		    job_ptr->direct_set_prio || job_ptr->priority < DLSCHED_PRIORITY_FLOOR)
+			continue;
+		set_job_prio(job_ptr);
+		stats.priorities++;
+		last_job_update = time(NULL);
+	}
+}
+
 static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 {
-	/* The lock sets are Slurm's own: read everything for the snapshot; what job updates take
-	 * (config read, job write, node write, partition read, federation read) to apply. */
-	slurmctld_lock_t read_lock = { READ_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, NO_LOCK };
+	/* The lock set is Slurm's own (sched/backfill's, and what job updates take): config read, job
+	 * write, node write, partition read, federation read. The snapshot needs write locks too:
+	 * Slurm's checks of whether a job can start update its state reason and begin time. */
 	slurmctld_lock_t write_lock = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
 	double t0 = _now_ms(), t1, t2;
 	time_t now = time(NULL);
@@ -444,9 +549,10 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	dlsched_error_t err;
 	int rc, n_restored;
 
-	lock_slurmctld(read_lock);
-	snap = dls_snapshot_take(now, cycle);
-	unlock_slurmctld(read_lock);
+	lock_slurmctld(write_lock);
+	snap = dls_snapshot_take(now, cycle, true);
+	_unorder_left_out(snap);
+	unlock_slurmctld(write_lock);
 
 	t1 = _now_ms();
 	rc = dlsched_scheduler_decide(sched, &snap->view, &d, &err);

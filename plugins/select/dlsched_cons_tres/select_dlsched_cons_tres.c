@@ -191,11 +191,12 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 		return NULL;
 
 	nodes = xcalloc(node_record_count ? node_record_count : 1, sizeof(*nodes));
+	for (i = 0; i < node_record_count; i++)
+		dls_node_placeholder(&nodes[i]);	/* slots next_node() skips */
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		int total, used;
 
 		dls_node_gpus(node_ptr, &total, &used);
-		nodes[i].struct_size = sizeof(nodes[i]);
 		nodes[i].name = node_ptr->name;
 		nodes[i].gpus_total = total;
 		nodes[i].gpus_free = total - used;
