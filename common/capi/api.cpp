@@ -3,6 +3,7 @@
 #include "dlsched/api.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -134,6 +135,8 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 	if (cv->struct_size < sizeof(dlsched_cluster_view_t))
 		return report(err, DLSCHED_EINVAL, "cluster view: struct_size " + std::to_string(cv->struct_size) +
 		                                           " is smaller than " + std::to_string(sizeof(dlsched_cluster_view_t)));
+	if (!std::isfinite(cv->now))
+		return report(err, DLSCHED_EINVAL, "cluster view: now is not a finite number");
 	if ((cv->node_count && !cv->nodes) || (cv->job_count && !cv->jobs))
 		return report(err, DLSCHED_EINVAL, "cluster view: NULL node or job array with a non-zero count");
 	out.nodes.resize(cv->node_count);
@@ -172,6 +175,20 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 			return report(err, DLSCHED_EINVAL, who + ": struct_size too small");
 		if (v.gpus_requested < 1 || v.gpus_min < 0 || v.gpus_max < 0 || v.gpus_allocated < 0)
 			return report(err, DLSCHED_EINVAL, who + ": GPU counts out of range");
+		// A NaN would make the policies' sorts undefined behaviour; an infinite time or amount is
+		// no number either (time limits and deadlines say "none" with 0).
+		const struct {
+			const char* name;
+			double value;
+		} numbers[] = {{"submit_time", v.submit_time},       {"epochs_total", v.epochs_total},
+		               {"epochs_done", v.epochs_done},       {"epoch_time_1gpu", v.epoch_time_1gpu},
+		               {"time_limit", v.time_limit},         {"deadline", v.deadline},
+		               {"start_time", v.start_time},         {"attained_gpu_s", v.attained_gpu_s},
+		               {"executed_s", v.executed_s},         {"last_stop_time", v.last_stop_time},
+		               {"last_run_s", v.last_run_s},         {"checkpoint_requested_at", v.checkpoint_requested_at}};
+		for (const auto& n : numbers)
+			if (!std::isfinite(n.value))
+				return report(err, DLSCHED_EINVAL, who + ": " + n.name + " is not a finite number");
 		dlsched::Job& j = jobs[i];
 		j.id = v.job_id;
 		j.user = str(v.user);

@@ -81,9 +81,11 @@ void greedy_fill(const AllocationInput& in, FreeMap& free, bool strict, Plan& pl
 	// little movement as possible (realize_targets keeps the chosen running jobs where they are).
 	std::vector<int> targets(in.ordered.size(), 0);
 	int left = free.total_free();
-	std::vector<std::pair<const std::string*, int>> eligible;  // per partition, computed once
-	auto eligible_free = [&](const Job& j) {
-		for (const auto& e : eligible)
+	// What each partition still has, computed at its first job and reduced as its jobs take GPUs
+	// (a partition's jobs cannot use another partition's free GPUs).
+	std::vector<std::pair<const std::string*, int>> eligible;
+	auto eligible_left = [&](const Job& j) -> int& {
+		for (auto& e : eligible)
 			if (*e.first == j.partition)
 				return e.second;
 		eligible.push_back({&j.partition, free.eligible_free(j)});
@@ -92,9 +94,11 @@ void greedy_fill(const AllocationInput& in, FreeMap& free, bool strict, Plan& pl
 	for (std::size_t i = 0; i < in.ordered.size() && left > 0; ++i) {
 		const Job* j = in.ordered[i];
 		const int need = j->running() ? j->gpus_allocated : j->gpus_requested;
-		if (need <= left && need <= eligible_free(*j)) {
+		int& part = eligible_left(*j);
+		if (need <= left && need <= part) {
 			targets[i] = need;
 			left -= need;
+			part -= need;
 		} else if (strict) {
 			break;
 		}

@@ -151,6 +151,19 @@ START_TEST(bad_views_are_errors)
 	jobs[0].gpus_min = 4; /* min above requested */
 	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.message, "gpus_min"));
+
+	/* A NaN or infinite number: an error naming the field, never a sort on NaN. */
+	jobs[0].gpus_min = 0;
+	jobs[0].epoch_time_1gpu = 0.0 / 0.0;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
+	ck_assert_str_eq(err.message, "job 7: epoch_time_1gpu is not a finite number");
+	jobs[0].epoch_time_1gpu = 60;
+	jobs[0].epochs_total = 1.0 / 0.0;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
+	ck_assert_str_eq(err.message, "job 7: epochs_total is not a finite number");
+	jobs[0].epochs_total = 10;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+	dlsched_decisions_free(d);
 	dlsched_scheduler_destroy(s);
 }
 END_TEST

@@ -366,6 +366,22 @@ START_TEST(decisions_are_deterministic)
 }
 END_TEST
 
+START_TEST(srtf_counts_each_partition_s_own_gpus)
+{
+	// n0 (partition a) is idle; n1 (partition b) runs a long job of b. A short job of b arrives:
+	// srtf must requeue the long one, although the cluster as a whole has 4 free GPUs (n0's are
+	// not b's). Counting them as room once kept both jobs in the plan, and the short one waited.
+	World w({4, 4});
+	w.nodes[0].partition = "a";
+	w.nodes[1].partition = "b";
+	Job& lng = w.running(1, 0, {{1, 4}}, 100);
+	lng.partition = "b";
+	Job& sh = w.pending(2, 5, 4, 1);
+	sh.partition = "b";
+	expect_decisions(w, "srtf", "requeue 1; start 2 [1:4]");
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("policy");
@@ -388,6 +404,7 @@ int main()
 	tcase_add_test(tc, pack_waits_rather_than_spread_a_job_that_fits_one_node);
 	tcase_add_test(tc, count_places_a_job_wherever_enough_gpus_are_free);
 	tcase_add_test(tc, decisions_are_deterministic);
+	tcase_add_test(tc, srtf_counts_each_partition_s_own_gpus);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
