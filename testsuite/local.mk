@@ -18,8 +18,8 @@ TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.
 EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
 # What sched/dlsched must not do: start jobs Slurm would not, preempt jobs that cannot be requeued, trust
 # users' runtime claims beyond their time limits, override administrators.
-TESTS += testsuite/cluster/test-safety.sh
-EXTRA_DIST += testsuite/cluster/test-safety.sh
+TESTS += testsuite/cluster/test-safety.sh testsuite/cluster/test-preemption.sh
+EXTRA_DIST += testsuite/cluster/test-safety.sh testsuite/cluster/test-preemption.sh
 # The learned policies in slurmctld (skips when sched/dlsched was built without libtorch).
 TESTS += testsuite/cluster/test-learned.sh
 EXTRA_DIST += testsuite/cluster/test-learned.sh testsuite/cluster/lib.sh

@@ -47,6 +47,10 @@ const std::vector<ConfigKey>& config_keys()
 	        {"PreemptGrace", ConfigType::kDouble, "600", 0, 86400,
 	         "seconds a preempted job has to reach a safe point and write its checkpoint before it is "
 	         "requeued anyway (as Slurm's GraceTime)"},
+	        {"CheckpointSignal", ConfigType::kString, "USR1", 0, 0,
+	         "sched/dlsched: the signal that asks a job to checkpoint and stop (the protocol's; the same "
+	         "as plugstack.conf's checkpoint_signal= of spank/dlsched)",
+	         "USR1|USR2|TERM|INT|HUP|URG"},
 	        {"KillWait", ConfigType::kDouble, "30", 0, 65533,
 	         "preempt-qos: seconds Slurm gives a requeued job between SIGTERM and SIGKILL (slurm.conf "
 	         "KillWait), all its victims have to checkpoint"},

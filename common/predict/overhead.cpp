@@ -125,7 +125,11 @@ PreemptionCost measured_cost(const Job& j, const ModelCatalog& models, const Ove
 	}
 	// Resume: the read at the measured bandwidth, and the warm-up as the measured share of a steady
 	// epoch, carried to this job's epoch (the warm-up scales with the epoch: see history.cpp).
-	const Estimate read = resume_cost(bytes, loads, {});
+	// Read back at the measured read speed; never read yet, at the measured write speed (the same
+	// storage); else at the configured bandwidth.
+	Estimate read = resume_cost(bytes, loads, {});
+	if (!read.known())
+		read = resume_cost(bytes, saves, {});
 	double resume = read.known() ? read.value : static_cast<double>(bytes) / 1e6 / p.read_mbps;
 	double resume_var = read.known() ? read.stddev * read.stddev : 0;
 	double frac_sum = 0, frac_sq = 0;

@@ -96,9 +96,13 @@ void ProfileReader::refresh(const std::vector<const Job*>& running, const ModelC
 				return;
 			}
 			std::vector<JobMeasurements> pooled;
-			for (const db::JobProfile& q : past.value())
-				if (q.job.job_id != static_cast<std::int64_t>(j->id) || q.job.cluster != cluster_)
-					pooled.push_back(measurements(q));
+			h.fractional_saves = false;
+			for (const db::JobProfile& q : past.value()) {
+				if (q.job.job_id == static_cast<std::int64_t>(j->id) && q.job.cluster == cluster_)
+					continue;
+				pooled.push_back(measurements(q));
+				h.fractional_saves = h.fractional_saves || job_records(q).fractional_saves;
+			}
 			h.history = pool(pooled);
 			h.read_at = now;
 		}
@@ -151,6 +155,10 @@ bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadPara
 		e.checkpoint_bytes = r->checkpoint_bytes;
 		e.fractional_saves = r->fractional_saves;
 	}
+	// Where jobs of its model stopped when asked: between iterations, if any saved mid-epoch.
+	auto mh = models_.find(j.model);
+	if (mh != models_.end() && mh->second.fractional_saves)
+		e.fractional_saves = true;
 	if (e.checkpoint_bytes == 0 && h && !h->saves.empty())
 		e.checkpoint_bytes = h->saves.back().bytes;
 	j.preempt_cost = measured_cost(j, models, params, e, now);

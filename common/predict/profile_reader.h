@@ -74,6 +74,7 @@ private:
 	std::map<JobId, JobRecords> jobs_;
 	struct ModelHistory {
 		History history;
+		bool fractional_saves = false;  // some job of the model saved mid-epoch
 		double read_at = -1;
 	};
 	std::map<int, ModelHistory> models_;

@@ -79,6 +79,9 @@ extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now);
  */
 extern bool dls_job_requeueable(job_record_t *job_ptr);
 
+/* GPUs a running job holds over all its nodes (its gres/gpu allocation). Locks: job read. */
+extern int dls_job_gpus_allocated(job_record_t *job_ptr);
+
 /* The gres/gpu record of a gres list (node, job request or allocation), or NULL. */
 extern gres_state_t *dls_find_gpu_state(List gres_list);
 

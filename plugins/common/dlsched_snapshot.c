@@ -50,6 +50,19 @@ static size_t _job_shares(job_record_t *job_ptr, dlsched_share_t *out, size_t ca
 	return n;
 }
 
+extern int dls_job_gpus_allocated(job_record_t *job_ptr)
+{
+	gres_state_t *gs = dls_find_gpu_state(job_ptr->gres_list_alloc);
+	gres_job_state_t *js = gs ? gs->gres_data : NULL;
+	int gpus = 0;
+
+	if (!js || !js->gres_cnt_node_alloc)
+		return 0;
+	for (uint32_t k = 0; k < js->node_cnt; k++)
+		gpus += (int) js->gres_cnt_node_alloc[k];
+	return gpus;
+}
+
 extern bool dls_record_deadline(job_record_t *job_ptr)
 {
 	char tok[64];

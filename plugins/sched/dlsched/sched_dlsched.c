@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -45,6 +46,7 @@
 
 #include "../../common/dlsched_slurm.h"
 #include "dlsched_models.h"
+#include "stopping.h"
 
 const char plugin_name[] = "dlsched: learned DL scheduling for GPU clusters";
 const char plugin_type[] = "sched/dlsched";
@@ -84,6 +86,14 @@ typedef struct {
 	uint64_t starts;
 	uint64_t start_failures;
 	uint64_t requeues;
+	uint64_t checkpoint_requests;	/* two-step preemptions begun */
+	uint64_t requeued_checkpointed;	/* ... requeued after the job reported its checkpoint */
+	uint64_t requeued_grace;	/* ... when the grace ran out */
+	uint64_t requeued_exited;	/* ... after the job ended on the request */
+	uint64_t stops_gone;		/* ... ended otherwise (cancelled, finished, requeued by others) */
+	uint64_t preemption_rows;	/* preemption rows written to the profile DB */
+	uint64_t preemption_row_errors;
+	char profile_status[512];	/* why ProfileDB= cannot be read; "" when it can */
 	uint64_t gpu_updates;
 	uint64_t priorities;
 	char last_error[600];
@@ -125,12 +135,17 @@ static void _write_stats(void)
 		"last_jobs_considered=%d\nlast_jobs_running=%d\nstarts=%" PRIu64 "\nstart_failures=%" PRIu64
 		"\nrequeues=%" PRIu64 "\ngpu_updates=%" PRIu64 "\npriorities_set=%" PRIu64 "\nlast_error=%s\n"
 		"notes=%s\nexperience_rows=%" PRIu64 "\nexperience_errors=%" PRIu64 "\nexperience_dropped=%" PRIu64
-		"\nlast_experience_error=%s\n",
+		"\nlast_experience_error=%s\ncheckpoint_requests=%" PRIu64 "\nrequeued_after_checkpoint=%" PRIu64
+		"\nrequeued_after_grace=%" PRIu64 "\nrequeued_after_exit=%" PRIu64 "\nstops_gone=%" PRIu64
+		"\nstopping_now=%d\npreemption_rows=%" PRIu64 "\npreemption_row_errors=%" PRIu64
+		"\nprofile_db_status=%s\n",
 		(int) getpid(), stats.describe, stats.cycles, stats.fallbacks, stats.last_ms,
 		stats.cycles ? stats.sum_ms / stats.cycles : 0.0, stats.max_ms, stats.last_decide_ms,
 		stats.last_considered, stats.last_running, stats.starts, stats.start_failures, stats.requeues,
 		stats.gpu_updates, stats.priorities, stats.last_error, stats.notes, stats.exp_rows, stats.exp_errors,
-		stats.exp_dropped, stats.exp_error);
+		stats.exp_dropped, stats.exp_error, stats.checkpoint_requests, stats.requeued_checkpointed,
+		stats.requeued_grace, stats.requeued_exited, stats.stops_gone, dls_stops_count(),
+		stats.preemption_rows, stats.preemption_row_errors, stats.profile_status);
 	fclose(f);
 	if (rename(tmp, stats_path) != 0)
 		unlink(tmp);
@@ -263,24 +278,15 @@ static bool _refused_before(uint32_t job_id)
 	return false;
 }
 
-/*
- * Checkpoint signal, then requeue: the job gets SIGUSR1 to save its state, then Slurm's normal
- * requeue (SIGTERM, KillWait, SIGKILL) ends the run and puts it back in the queue. A job Slurm
- * cannot requeue (dls_job_requeueable()) is never signalled: it would lose its work and keep
- * running, or end. Locks as _update_gpus.
- */
-static int _signal_and_requeue(job_record_t *job_ptr, const char *why)
-{
-	int rc;
+/* PreemptGrace= and CheckpointSignal= of the loaded dlsched.conf. */
+static double preempt_grace = 600;
+static int checkpoint_signal = SIGUSR1;
 
-	if (!dls_job_requeueable(job_ptr)) {
-		if (!_refused_before(job_ptr->job_id))
-			info("sched/dlsched: %pJ cannot be requeued (%s); not preempted (%s)", job_ptr,
-			     !job_ptr->batch_flag ? "not a batch job" : "its requeue is disabled", why);
-		return ESLURM_DISABLED;
-	}
-	(void) job_signal(job_ptr, SIGUSR1, KILL_JOB_BATCH, slurm_conf.slurm_user_id, false);
-	rc = job_requeue(slurm_conf.slurm_user_id, job_ptr->job_id, NULL, false, 0);
+/* The requeue that ends a preemption. Locks as _update_gpus. */
+static int _requeue(job_record_t *job_ptr, const char *why)
+{
+	int rc = job_requeue(slurm_conf.slurm_user_id, job_ptr->job_id, NULL, false, 0);
+
 	if (rc == SLURM_SUCCESS) {
 		info("sched/dlsched: requeued %pJ (%s)", job_ptr, why);
 		stats.requeues++;
@@ -288,6 +294,58 @@ static int _signal_and_requeue(job_record_t *job_ptr, const char *why)
 		info("sched/dlsched: cannot requeue %pJ (%s): %s", job_ptr, why, slurm_strerror(rc));
 	}
 	return rc;
+}
+
+/*
+ * A preemption's first step: the checkpoint request (the protocol's signal to the batch step; see
+ * dlsched-protocol(7)). The job is requeued later, by _check_stops(), once it reports its checkpoint
+ * through the profile DB, or has ended on the request, or when its grace runs out, whichever comes
+ * first; meanwhile its GPUs count as freeing. A grace of 0 requeues at once (Slurm's own requeue:
+ * SIGTERM, KillWait, SIGKILL). A job Slurm cannot requeue (dls_job_requeueable()) is never
+ * signalled: it would lose its work and keep running, or end. `per_node` and `nodes` give a
+ * resize's new shape (0: none). Locks as _update_gpus.
+ */
+static int _request_checkpoint(job_record_t *job_ptr, const dlsched_action_t *a, time_t now, int per_node,
+			       int nodes)
+{
+	dls_stop_t stop;
+	double grace = a->grace >= 0 ? a->grace : preempt_grace;
+
+	if (!dls_job_requeueable(job_ptr)) {
+		if (!_refused_before(job_ptr->job_id))
+			info("sched/dlsched: %pJ cannot be requeued (%s); not preempted (%s)", job_ptr,
+			     !job_ptr->batch_flag ? "not a batch job" : "its requeue is disabled", a->reason);
+		return ESLURM_DISABLED;
+	}
+	if (dls_stops_find(job_ptr->job_id))
+		return SLURM_SUCCESS;	/* asked already */
+	memset(&stop, 0, sizeof(stop));
+	stop.job_id = job_ptr->job_id;
+	stop.requested = _now_ms() / 1000.0;
+	stop.deadline = stop.requested + grace;
+	stop.gpus = dls_job_gpus_allocated(job_ptr);
+	stop.per_node = per_node;
+	stop.nodes = nodes;
+	stop.predicted_suspend = a->predicted_suspend;
+	stop.predicted_resume = a->predicted_resume;
+	strlcpy(stop.reason, a->reason, sizeof(stop.reason));
+	if (grace > 0 && job_signal(job_ptr, checkpoint_signal, KILL_JOB_BATCH, slurm_conf.slurm_user_id,
+				    false) == SLURM_SUCCESS) {
+		info("sched/dlsched: asked %pJ to checkpoint (%s; predicted %.0f s to stop, %.0f s to resume); "
+		     "it is requeued when it reports its checkpoint, at the latest in %.0f s",
+		     job_ptr, a->reason, a->predicted_suspend, a->predicted_resume, grace);
+		stats.checkpoint_requests++;
+		dls_stops_add(&stop);
+		dls_stops_save();
+		return SLURM_SUCCESS;
+	}
+	/* No grace, or the signal could not be sent: Slurm's requeue at once. The row is still kept
+	 * (with its outcome) so that the preemption is counted. */
+	stop.deadline = stop.requested;
+	stats.checkpoint_requests++;
+	dls_stops_add(&stop);
+	dls_stops_save();
+	return SLURM_SUCCESS;
 }
 
 static void _remember_resize(uint32_t job_id, int per_node, int nodes)
@@ -392,15 +450,14 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 			} else if (IS_JOB_RUNNING(job_ptr)) {
 				int per_node;
 
-				if (_uniform(a.shares, a.share_count, &per_node) &&
-				    _signal_and_requeue(job_ptr, a.reason) == SLURM_SUCCESS)
-					_remember_resize(job_ptr->job_id, per_node, (int) a.share_count);
+				if (_uniform(a.shares, a.share_count, &per_node))
+					(void) _request_checkpoint(job_ptr, &a, now, per_node, (int) a.share_count);
 			}
 			changed = true;
 			break;
 		case DLSCHED_REQUEUE:
 			if (IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr))
-				(void) _signal_and_requeue(job_ptr, a.reason);
+				(void) _request_checkpoint(job_ptr, &a, now, 0, 0);
 			changed = true;
 			break;
 		default:
@@ -536,6 +593,183 @@ static void _unorder_left_out(dls_snapshot_t *snap)
 	}
 }
 
+/* How long a job that ended after its checkpoint request may take to report the checkpoint (the
+ * collector's last delivery) before it is requeued without: well under MinJobAge's 300 s default,
+ * after which Slurm forgets a finished job. */
+#define DLS_REPORT_WAIT_S 10
+
+/* An outcome of a preemption, to complete its profile DB row off the locks. */
+typedef struct {
+	uint32_t job_id;
+	double requested;
+	const char *outcome;
+	double at;
+} dls_done_t;
+
+/* Rows of the preemptions table: written with no slurmctld lock held. A failed write is logged
+ * when its reason changes and counted; it never stops a preemption. */
+static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *done, int done_cnt)
+{
+	static char last_error[512];
+	dlsched_error_t err;
+	bool changed = false;
+
+	for (int i = 0; i < dls_stops_count(); i++) {
+		dls_stop_t *s = dls_stops_at(i);
+
+		if (s->recorded)
+			continue;
+		if (dlsched_scheduler_record_preemption(sched, s->job_id, s->requested, s->deadline - s->requested,
+							s->gpus,
+							s->predicted_suspend, s->predicted_resume, s->reason,
+							&err) == DLSCHED_OK) {
+			stats.preemption_rows++;
+		} else {
+			stats.preemption_row_errors++;
+			if (strcmp(err.message, last_error))
+				info("sched/dlsched: preemption of JobId=%u not recorded in the profile DB (%s)",
+				     s->job_id, err.message);
+			strlcpy(last_error, err.message, sizeof(last_error));
+		}
+		s->recorded = true;	/* tried: never again */
+		changed = true;
+	}
+	if (changed)
+		dls_stops_save();
+	for (int i = 0; i < done_cnt; i++) {
+		if (dlsched_scheduler_finish_preemption(sched, done[i].job_id, done[i].requested, done[i].outcome,
+							done[i].at, &err) != DLSCHED_OK) {
+			stats.preemption_row_errors++;
+			if (strcmp(err.message, last_error))
+				info("sched/dlsched: end of the preemption of JobId=%u not recorded (%s)",
+				     done[i].job_id, err.message);
+			strlcpy(last_error, err.message, sizeof(last_error));
+		}
+	}
+}
+
+/*
+ * The second step of the preemptions in progress: requeue each job that reported its checkpoint
+ * after the request (the profile DB, read first with no lock held), or that ended on the request,
+ * or whose grace ran out. A job that ended by itself - it finished its training (exit 0 with no
+ * checkpoint), was cancelled, timed out - is left as it is; one that failed after the request (its
+ * signal's default action, or its exit) is requeued: it loses at most what it trained since its
+ * last checkpoint, never the job. Takes the locks itself (config read, job write, node write,
+ * partition read, federation read) once, when there is something to do.
+ */
+static void _check_stops(dlsched_scheduler_t *sched)
+{
+	double now = _now_ms() / 1000.0;
+	slurmctld_lock_t write_lock = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+	int n = dls_stops_count(), done_cnt = 0;
+	bool *reported;
+	dls_done_t *done;
+
+	if (!n) {
+		_record_preemptions(sched, NULL, 0);
+		return;
+	}
+	reported = xcalloc(n, sizeof(bool));
+	done = xcalloc(n, sizeof(dls_done_t));
+	for (int i = 0; i < n; i++) {
+		double at = 0;
+
+		reported[i] = dlsched_scheduler_checkpoint_since(sched, dls_stops_at(i)->job_id,
+								 dls_stops_at(i)->requested, now, &at) == DLSCHED_OK;
+	}
+	lock_slurmctld(write_lock);
+	for (int i = 0; i < n; i++) {
+		dls_stop_t *s = dls_stops_at(i);
+		job_record_t *job_ptr = find_job_record(s->job_id);
+		uint32_t base = job_ptr ? (job_ptr->job_state & JOB_STATE_BASE) : JOB_END;
+		const char *outcome = NULL;
+		char why[200];
+		bool requeue = false;
+
+		if (!job_ptr || (IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr))) {
+			outcome = "gone";	/* purged, or requeued by someone else */
+		} else if (IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
+			if (reported[i] || now >= s->deadline) {
+				requeue = true;
+				outcome = reported[i] ? "checkpointed" : "grace";
+			}
+		} else if (reported[i]) {
+			requeue = true;		/* it checkpointed and ended on the request */
+			outcome = "checkpointed";
+		} else if (base == JOB_COMPLETE || base == JOB_FAILED) {
+			/* Ended after the request with no report (yet): its collector delivers within
+			 * seconds; then it ended on the request all the same (a job that does not speak the
+			 * protocol dies of the signal), and is requeued. */
+			if (!s->ended_seen)
+				s->ended_seen = now;
+			if (now - s->ended_seen < DLS_REPORT_WAIT_S)
+				continue;
+			requeue = true;
+			outcome = "exited";
+		} else {
+			outcome = "gone";	/* cancelled, timed out, ... by someone else */
+		}
+		if (!outcome)
+			continue;
+		if (requeue) {
+			snprintf(why, sizeof(why), "%s; %s", s->reason,
+				 !strcmp(outcome, "checkpointed") ? "after its checkpoint" :
+				 !strcmp(outcome, "grace") ? "its grace ran out" : "it ended on the checkpoint request");
+			if (_requeue(job_ptr, why) == SLURM_SUCCESS) {
+				if (!strcmp(outcome, "checkpointed"))
+					stats.requeued_checkpointed++;
+				else if (!strcmp(outcome, "grace"))
+					stats.requeued_grace++;
+				else
+					stats.requeued_exited++;
+				if (s->per_node > 0)
+					_remember_resize(s->job_id, s->per_node, s->nodes);
+			} else {
+				outcome = "gone";
+			}
+		}
+		if (!strcmp(outcome, "gone"))
+			stats.stops_gone++;
+		done[done_cnt++] = (dls_done_t) { .job_id = s->job_id, .requested = s->requested,
+						   .outcome = outcome, .at = now };
+	}
+	unlock_slurmctld(write_lock);
+	for (int i = 0; i < done_cnt; i++)
+		dls_stops_remove(done[i].job_id);
+	if (done_cnt)
+		dls_stops_save();
+	_record_preemptions(sched, done, done_cnt);
+	xfree(reported);
+	xfree(done);
+}
+
+/* The jobs being preempted, as the core sees them: their GPUs are freeing. No lock needed (the
+ * snapshot is ours, the table the scheduler thread's). */
+static void _mark_stopping(dls_snapshot_t *snap)
+{
+	for (size_t i = 0; i < snap->view.job_count && dls_stops_count(); i++) {
+		dls_stop_t *s = dls_stops_find(snap->jobs[i].job_id);
+
+		if (s && snap->jobs[i].state == DLSCHED_RUNNING)
+			snap->jobs[i].checkpoint_requested_at = s->requested;
+	}
+}
+
+/* Logs the profile DB's status when it changes (ProfileDB= unreadable, or readable again). */
+static void _profile_status(dlsched_scheduler_t *sched)
+{
+	char status[sizeof(stats.profile_status)] = "";
+
+	(void) dlsched_scheduler_profile_status(sched, status, sizeof(status));
+	if (!strcmp(status, stats.profile_status))
+		return;
+	if (status[0])
+		error("sched/dlsched: profile DB: %s", status);
+	else
+		info("sched/dlsched: profile DB readable again");
+	strlcpy(stats.profile_status, status, sizeof(stats.profile_status));
+}
+
 static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 {
 	/* The lock set is Slurm's own (sched/backfill's, and what job updates take): config read, job
@@ -549,14 +783,17 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	dlsched_error_t err;
 	int rc, n_restored;
 
+	_check_stops(sched);
 	lock_slurmctld(write_lock);
 	snap = dls_snapshot_take(now, cycle, true);
 	_unorder_left_out(snap);
 	unlock_slurmctld(write_lock);
+	_mark_stopping(snap);
 
 	t1 = _now_ms();
 	rc = dlsched_scheduler_decide(sched, &snap->view, &d, &err);
 	t2 = _now_ms();
+	_profile_status(sched);
 	_experience_after_cycle(sched, cycle);
 	stats.last_considered = snap->pending;
 	stats.last_running = snap->running;
@@ -574,6 +811,8 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 		_apply(d, time(NULL));
 		unlock_slurmctld(write_lock);
 		dlsched_decisions_free(d);
+		/* A grace of 0 requeues at once; the new preemptions get their rows. */
+		_check_stops(sched);
 	}
 	dls_snapshot_free(snap);
 
@@ -587,10 +826,28 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	_write_stats();
 }
 
+/* CheckpointSignal= as a signal number (the key's values are checked when dlsched.conf is read). */
+static int _config_signal(dlsched_scheduler_t *sched)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} sigs[] = { { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "TERM", SIGTERM },
+		     { "INT", SIGINT }, { "HUP", SIGHUP }, { "URG", SIGURG } };
+	char buf[16];
+
+	if (!sched || dlsched_scheduler_config(sched, "CheckpointSignal", buf, sizeof(buf)) != DLSCHED_OK)
+		return SIGUSR1;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!strcasecmp(buf, sigs[i].name))
+			return sigs[i].sig;
+	return SIGUSR1;
+}
+
 static void *_sched_agent(void *arg)
 {
 	dlsched_scheduler_t *sched = NULL;
-	double interval = 60;
+	double interval = 60, next_cycle = 0;
 	uint64_t cycle = 0;
 
 	(void) arg;
@@ -612,6 +869,8 @@ static void *_sched_agent(void *arg)
 			 * ModelFile= again. libtorch itself stays loaded with this plugin. */
 			sched = dls_scheduler_load(plugin_type, NULL);
 			interval = dls_config_double(sched, "SchedInterval", 60);
+			preempt_grace = dls_config_double(sched, "PreemptGrace", 600);
+			checkpoint_signal = _config_signal(sched);
 			memset(&exp_seen, 0, sizeof(exp_seen));
 			_log_notes(sched);
 			stats.describe[0] = '\0';
@@ -627,23 +886,46 @@ static void *_sched_agent(void *arg)
 					info("sched/dlsched: %d pending job(s) back at Slurm's own priority", n);
 			}
 		}
-		if (sched)
+		if (sched) {
 			_cycle(sched, ++cycle);
-		else {
+			next_cycle = _now_ms() / 1000.0 + interval;
+		} else {
 			stats.fallbacks++;
 			_write_stats();
+			next_cycle = _now_ms() / 1000.0 + interval;
 		}
 
-		gettimeofday(&now, NULL);
-		ts.tv_sec = now.tv_sec + (time_t) interval;
-		ts.tv_nsec = now.tv_usec * 1000 + (long) ((interval - (time_t) interval) * 1e9);
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
+		/* Until the next cycle; while jobs are being preempted, their second step is checked
+		 * every second (a job that ended on its request is requeued without waiting). */
+		for (;;) {
+			double wait = next_cycle - _now_ms() / 1000.0;
+			bool quit, again;
+
+			if (sched && dls_stops_count() && wait > 1.0)
+				wait = 1.0;
+			if (wait < 0)
+				wait = 0;
+			gettimeofday(&now, NULL);
+			ts.tv_sec = now.tv_sec + (time_t) wait;
+			ts.tv_nsec = now.tv_usec * 1000 + (long) ((wait - (time_t) wait) * 1e9);
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			slurm_mutex_lock(&term_lock);
+			if (!stop_thread && !reconfig)
+				pthread_cond_timedwait(&term_cond, &term_lock, &ts);
+			quit = stop_thread;
+			again = reconfig;
+			slurm_mutex_unlock(&term_lock);
+			if (quit || again || _now_ms() / 1000.0 >= next_cycle)
+				break;
+			if (sched && dls_stops_count()) {
+				_check_stops(sched);
+				_write_stats();
+			}
 		}
 		slurm_mutex_lock(&term_lock);
-		if (!stop_thread && !reconfig)
-			pthread_cond_timedwait(&term_cond, &term_lock, &ts);
 		if (stop_thread) {
 			slurm_mutex_unlock(&term_lock);
 			break;
@@ -667,6 +949,8 @@ extern int init(void)
 	memset(&stats, 0, sizeof(stats));
 	xfree(stats_path);
 	stats_path = xstrdup_printf("%s/dlsched-sched.stats", slurm_conf.state_save_location);
+	/* Preemptions a restarted slurmctld must still finish (their jobs may have ended meanwhile). */
+	dls_stops_load(slurm_conf.state_save_location);
 	stop_thread = false;
 	slurm_thread_create(&sched_thread, _sched_agent, NULL);
 	return SLURM_SUCCESS;
@@ -686,6 +970,7 @@ extern void fini(void)
 	xfree(resizes);
 	resize_cnt = 0;
 	xfree(stats_path);
+	dls_stops_free();
 }
 
 /* scontrol reconfigure: dlsched.conf is read again before the next cycle. */
