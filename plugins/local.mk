@@ -60,8 +60,7 @@ plugins_common_libdlsched_slurm_la_SOURCES = plugins/common/dlsched_slurm.c plug
 plugins_common_libdlsched_slurm_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_common_libdlsched_slurm_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 # ... and what needs slurmctld's globals (job_list, avail_node_bitmap).
-plugins_common_libdlsched_ctld_la_SOURCES = plugins/common/dlsched_snapshot.c \
-	plugins/common/dlsched_advisor.c plugins/common/dlsched_advisor.h
+plugins_common_libdlsched_ctld_la_SOURCES = plugins/common/dlsched_snapshot.c
 plugins_common_libdlsched_ctld_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_common_libdlsched_ctld_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 
@@ -93,18 +92,31 @@ plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_LIBADD = plugins/co
 	$(DLS_CORE_LIBADD) -ldl
 nodist_EXTRA_plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_SOURCES = force-cxx-link.cpp
 
+# The advisor (site_factor/dlsched and preempt/dlsched) as one shared library that both plugins link,
+# so that slurmctld loads it once and the two share one decision thread and one table. Installed in
+# $(pkglibdir); the plugins find it there (libtool's run path) or beside themselves ($ORIGIN: a
+# build tree's plugins/lib). Its undefined symbols (job_list, ...) resolve from slurmctld.
+pkglib_LTLIBRARIES += plugins/common/libdlsched_advisor.la
+plugins_common_libdlsched_advisor_la_SOURCES = plugins/common/dlsched_advisor.c plugins/common/dlsched_advisor.h
+plugins_common_libdlsched_advisor_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
+plugins_common_libdlsched_advisor_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
+plugins_common_libdlsched_advisor_la_LDFLAGS = -avoid-version -shared
+plugins_common_libdlsched_advisor_la_LIBADD = $(DLS_PLUGIN_LIBADD)
+nodist_EXTRA_plugins_common_libdlsched_advisor_la_SOURCES = force-cxx-link.cpp
+DLS_ADVISOR_LDFLAGS = $(DLS_PLUGIN_LDFLAGS) -Wl,-rpath,'$$ORIGIN'
+
 plugins_site_factor_dlsched_site_factor_dlsched_la_SOURCES = plugins/site_factor/dlsched/site_factor_dlsched.c
 plugins_site_factor_dlsched_site_factor_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_site_factor_dlsched_site_factor_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
-plugins_site_factor_dlsched_site_factor_dlsched_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
-plugins_site_factor_dlsched_site_factor_dlsched_la_LIBADD = $(DLS_PLUGIN_LIBADD)
+plugins_site_factor_dlsched_site_factor_dlsched_la_LDFLAGS = $(DLS_ADVISOR_LDFLAGS)
+plugins_site_factor_dlsched_site_factor_dlsched_la_LIBADD = plugins/common/libdlsched_advisor.la
 nodist_EXTRA_plugins_site_factor_dlsched_site_factor_dlsched_la_SOURCES = force-cxx-link.cpp
 
 plugins_preempt_dlsched_preempt_dlsched_la_SOURCES = plugins/preempt/dlsched/preempt_dlsched.c
 plugins_preempt_dlsched_preempt_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_preempt_dlsched_preempt_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
-plugins_preempt_dlsched_preempt_dlsched_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
-plugins_preempt_dlsched_preempt_dlsched_la_LIBADD = $(DLS_PLUGIN_LIBADD)
+plugins_preempt_dlsched_preempt_dlsched_la_LDFLAGS = $(DLS_ADVISOR_LDFLAGS)
+plugins_preempt_dlsched_preempt_dlsched_la_LIBADD = plugins/common/libdlsched_advisor.la
 nodist_EXTRA_plugins_preempt_dlsched_preempt_dlsched_la_SOURCES = force-cxx-link.cpp
 endif
 
@@ -112,13 +124,16 @@ if HAVE_SLURM
 # A plugin directory inside the build tree (make plugins-local), so that a test cluster loads the
 # plugins just built without installing anything: PluginDir=$(abs_builddir)/plugins/lib:<Slurm's>.
 # Programs a test cluster needs beside them (PLUGINS_LOCAL_EXTRA: dlsched-collect) are copied too.
-plugins-local: $(slurmplugin_LTLIBRARIES) $(PLUGINS_LOCAL_EXTRA)
+plugins-local: $(slurmplugin_LTLIBRARIES) $(PLUGINS_LOCAL_EXTRA) $(pkglib_LTLIBRARIES)
 	@mkdir -p plugins/lib
 	@for p in $(slurmplugin_LTLIBRARIES); do \
 		so=$$(dirname $$p)/.libs/$$(basename $$p .la).so; \
 		cp --remove-destination $$so plugins/lib/; \
 	done
 	@for p in $(PLUGINS_LOCAL_EXTRA); do cp --remove-destination $$p plugins/lib/; done
+if HAVE_SLURM_SRC
+	@cp --remove-destination plugins/common/.libs/libdlsched_advisor.so plugins/lib/
+endif
 all-local: plugins-local
 # Slurm loads the .so files; libtool's .la files have no use in its plugin directory.
 install-data-hook:

@@ -47,6 +47,9 @@ const std::vector<ConfigKey>& config_keys()
 	        {"PreemptGrace", ConfigType::kDouble, "600", 0, 86400,
 	         "seconds a preempted job has to reach a safe point and write its checkpoint before it is "
 	         "requeued anyway (as Slurm's GraceTime)"},
+	        {"PreemptDelayTolerance", ConfigType::kDouble, "5", 0, 3600,
+	         "overhead: victims that free their GPUs within this many seconds of each other count as "
+	         "equally soon; among them the fewest and oldest are stopped"},
 	        {"CheckpointSignal", ConfigType::kString, "USR1", 0, 0,
 	         "sched/dlsched: the signal that asks a job to checkpoint and stop (the protocol's; the same "
 	         "as plugstack.conf's checkpoint_signal= of spank/dlsched)",

@@ -62,7 +62,8 @@ void register_builtin_policies(PolicyRegistry& r)
 	r.add_preemption("overhead",
 	                 "PickyMan: victims of lower QoS classes chosen by least predicted lost time (IPCCC'22)",
 	                 [](const Config& c) -> Result<std::unique_ptr<Preemption>> {
-		                 return std::unique_ptr<Preemption>(new OverheadPreemption(c.get_double("PreemptGrace")));
+		                 return std::unique_ptr<Preemption>(new OverheadPreemption(
+		                         c.get_double("PreemptGrace"), c.get_double("PreemptDelayTolerance")));
 	                 });
 	r.add_preemption("preempt-qos", "Slurm's preempt/qos with PreemptMode=REQUEUE: its victim order, KillWait to checkpoint",
 	                 [](const Config& c) -> Result<std::unique_ptr<Preemption>> {

@@ -185,12 +185,13 @@ public:
 // ---- Preemptions ----
 class OverheadPreemption : public Preemption {  // preempt_overhead.cpp
 public:
-	explicit OverheadPreemption(double grace) : grace_(grace) {}
+	OverheadPreemption(double grace, double tolerance) : grace_(grace), tolerance_(tolerance) {}
 	const char* name() const override { return "overhead"; }
 	VictimChoice select_victims(const PreemptionInput& in) const override;
 
 private:
-	double grace_;  // PreemptGrace
+	double grace_;      // PreemptGrace
+	double tolerance_;  // PreemptDelayTolerance
 };
 
 class QosPreemption : public Preemption {  // preempt_qos.cpp

@@ -34,6 +34,10 @@ static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
 static bool stop_thread = false, reconfig = false;
 static const char *plugin_name_ptr = "dlsched";
+/* The plugins sharing this advisor (it lives in one shared library both link): the first to start
+ * it runs the thread, the last to stop it ends it. */
+static pthread_mutex_t users_lock = PTHREAD_MUTEX_INITIALIZER;
+static int users = 0;
 
 static int _cmp_entry(const void *a, const void *b)
 {
@@ -169,13 +173,26 @@ static void *_agent(void *arg)
 
 extern void dls_advisor_start(const char *plugin)
 {
+	slurm_mutex_lock(&users_lock);
+	if (users++ > 0) {
+		info("%s: shares the advisor %s started (one decision thread for both)", plugin,
+			plugin_name_ptr);
+		slurm_mutex_unlock(&users_lock);
+		return;
+	}
 	plugin_name_ptr = plugin;
 	stop_thread = false;
 	slurm_thread_create(&thread_id, _agent, NULL);
+	slurm_mutex_unlock(&users_lock);
 }
 
 extern void dls_advisor_stop(void)
 {
+	slurm_mutex_lock(&users_lock);
+	if (users == 0 || --users > 0) {
+		slurm_mutex_unlock(&users_lock);
+		return;
+	}
 	slurm_mutex_lock(&term_lock);
 	stop_thread = true;
 	slurm_cond_signal(&term_cond);
@@ -188,6 +205,17 @@ extern void dls_advisor_stop(void)
 	xfree(table);
 	table_cnt = 0;
 	slurm_mutex_unlock(&table_lock);
+	slurm_mutex_unlock(&users_lock);
+}
+
+extern int dls_advisor_users(void)
+{
+	int n;
+
+	slurm_mutex_lock(&users_lock);
+	n = users;
+	slurm_mutex_unlock(&users_lock);
+	return n;
 }
 
 extern void dls_advisor_reconfig(void)

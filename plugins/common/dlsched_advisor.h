@@ -7,6 +7,12 @@
  *  every SchedInterval seconds, runs the dlsched core with no lock held, and
  *  publishes a table of job ranks and preemption victims that the hooks only
  *  look up (a mutex of its own, held for a binary search).
+ *
+ *  One advisor serves both plugins: it lives in libdlsched_advisor.so, a
+ *  shared library both plugins link (installed in dlsched's library
+ *  directory, found through the plugins' run path), so slurmctld loads it
+ *  once. The first plugin to start it runs the thread; the last to stop it
+ *  ends it.
 \*****************************************************************************/
 
 #ifndef _DLSCHED_ADVISOR_H
@@ -15,9 +21,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Start / stop the thread of plugin `plugin` ("site_factor/dlsched"). */
+/* Start / stop the advisor for plugin `plugin` ("site_factor/dlsched"): reference counted. */
 extern void dls_advisor_start(const char *plugin);
 extern void dls_advisor_stop(void);
+/* How many plugins use the advisor now (2 when site_factor/dlsched and preempt/dlsched share it). */
+extern int dls_advisor_users(void);
 /* dlsched.conf is read again before the next cycle. */
 extern void dls_advisor_reconfig(void);
 

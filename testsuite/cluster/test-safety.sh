@@ -47,6 +47,11 @@ export SLURM_CONF="$dir/c/etc/slurm.conf"
 log="$dir/c/log/slurmctld.log"
 stats="$dir/c/state/dlsched-sched.stats"
 . "$top/testsuite/cluster/lib.sh"  # wait_done
+# A victim that does not report a checkpoint (no profiling here) is requeued when its grace runs
+# out: 3 s, so that the preemptions below take seconds, not PreemptGrace's default 10 minutes.
+echo "PreemptGrace=3" >>"$dir/c/etc/dlsched.conf"
+scontrol reconfigure >/dev/null
+sleep 2
 
 claim() { echo "epochs=1 epoch_time_1gpu=$(($1 * 8))"; }  # a claim of $1 s on 8 GPUs
 sub() { sbatch --parsable -o /dev/null "$@"; }
@@ -186,8 +191,8 @@ if has requeue; then
 	wait_state 20 "$s2" RUNNING && s2_ran=yes || s2_ran=no
 	wait_done 20 "$s2"
 	rec_rq=$(records "$rq") rec_nr=$(records "$nr")
-	# USR1 (checkpoint) and the requeue's TERM travel to the node separately: either may come first.
-	[ $s2_ran = yes ] && [[ "$rec_rq" == *REQUEUED* ]] && [ -s "$dir/out/$rq.sig" ] &&
+	# The checkpoint request (USR1) first; the requeue (its TERM) when the grace ran out.
+	[ $s2_ran = yes ] && [[ "$rec_rq" == *REQUEUED* ]] && [ "$(head -1 "$dir/out/$rq.sig" 2>/dev/null)" = USR1 ] &&
 		ok "requeueable JobId=$rq signalled ($(paste -sd' ' "$dir/out/$rq.sig")) and requeued for short JobId=$s2 ($rec_rq)" ||
 		ko "requeueable JobId=$rq: $rec_rq, signals '$(cat "$dir/out/$rq.sig" 2>/dev/null | paste -sd' ')'; short JobId=$s2 ran: $s2_ran"
 	[ "$rec_nr" = RUNNING ] && [ ! -e "$dir/out/$nr.sig" ] &&

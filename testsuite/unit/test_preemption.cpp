@@ -51,6 +51,21 @@ START_TEST(overhead_stops_the_job_nearest_its_safe_point)
 }
 END_TEST
 
+START_TEST(overhead_prefers_the_oldest_among_victims_about_as_soon)
+{
+	World w({3});
+	// Delays 11 s (job 1, submitted at 50), 12 s (job 2, submitted at 10) and 30 s (job 3, at 0).
+	// 11 and 12 s are within one 5-s step (PreemptDelayTolerance): the older job 2 is stopped; job
+	// 3, the oldest, is a step later. With no tolerance, the soonest, job 1.
+	victim(w, 1, {{0, 1}}, 10).submit_time = 50;
+	victim(w, 2, {{0, 1}}, 11).submit_time = 10;
+	victim(w, 3, {{0, 1}}, 29).submit_time = 0;
+	high(w, 9, 1).submit_time = 60;
+	expect_decisions(w, "pickyman", "requeue 2; prio 9=1");
+	expect_decisions(w, "pickyman", "requeue 1; prio 9=1", {{"PreemptDelayTolerance", "0"}});
+}
+END_TEST
+
 START_TEST(overhead_frees_a_whole_node_at_its_latest_victim)
 {
 	World w({2, 2});
@@ -326,6 +341,7 @@ int main()
 	Suite* s = suite_create("preemption");
 	TCase* tc = tcase_create("preemption");
 	tcase_add_test(tc, overhead_stops_the_job_nearest_its_safe_point);
+	tcase_add_test(tc, overhead_prefers_the_oldest_among_victims_about_as_soon);
 	tcase_add_test(tc, overhead_frees_a_whole_node_at_its_latest_victim);
 	tcase_add_test(tc, overhead_waits_for_a_job_that_ends_first);
 	tcase_add_test(tc, overhead_never_touches_jobs_that_cannot_be_requeued_or_are_stopping);

@@ -17,6 +17,7 @@
 \*****************************************************************************/
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -278,9 +279,11 @@ static bool _refused_before(uint32_t job_id)
 	return false;
 }
 
-/* PreemptGrace= and CheckpointSignal= of the loaded dlsched.conf. */
+/* PreemptGrace= and CheckpointSignal= of the loaded dlsched.conf, and whether it names a profile
+ * DB (checkpoint reports can arrive only through one). */
 static double preempt_grace = 600;
 static int checkpoint_signal = SIGUSR1;
+static bool profile_db = false;
 
 /* The requeue that ends a preemption. Locks as _update_gpus. */
 static int _requeue(job_record_t *job_ptr, const char *why)
@@ -595,7 +598,7 @@ static void _unorder_left_out(dls_snapshot_t *snap)
 
 /* How long a job that ended after its checkpoint request may take to report the checkpoint (the
  * collector's last delivery) before it is requeued without: well under MinJobAge's 300 s default,
- * after which Slurm forgets a finished job. */
+ * after which Slurm forgets a finished job. Without ProfileDB= no report can come: no wait. */
 #define DLS_REPORT_WAIT_S 10
 
 /* An outcome of a preemption, to complete its profile DB row off the locks. */
@@ -702,7 +705,7 @@ static void _check_stops(dlsched_scheduler_t *sched)
 			 * protocol dies of the signal), and is requeued. */
 			if (!s->ended_seen)
 				s->ended_seen = now;
-			if (now - s->ended_seen < DLS_REPORT_WAIT_S)
+			if (profile_db && now - s->ended_seen < DLS_REPORT_WAIT_S)
 				continue;
 			requeue = true;
 			outcome = "exited";
@@ -826,6 +829,14 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	_write_stats();
 }
 
+/* Whether a dlsched.conf string key has a value (ProfileDB=). */
+static bool _config_is_set(dlsched_scheduler_t *sched, const char *key)
+{
+	char buf[PATH_MAX];
+
+	return sched && dlsched_scheduler_config(sched, key, buf, sizeof(buf)) == DLSCHED_OK && buf[0];
+}
+
 /* CheckpointSignal= as a signal number (the key's values are checked when dlsched.conf is read). */
 static int _config_signal(dlsched_scheduler_t *sched)
 {
@@ -871,6 +882,7 @@ static void *_sched_agent(void *arg)
 			interval = dls_config_double(sched, "SchedInterval", 60);
 			preempt_grace = dls_config_double(sched, "PreemptGrace", 600);
 			checkpoint_signal = _config_signal(sched);
+			profile_db = _config_is_set(sched, "ProfileDB");
 			memset(&exp_seen, 0, sizeof(exp_seen));
 			_log_notes(sched);
 			stats.describe[0] = '\0';
