@@ -196,7 +196,9 @@ if "$tool" up --nodes 1 --gpus 8 --dir "$dir/a" --port-base $((port + 100)) --mo
 	--plugin-dir "$build/plugins/lib" --dlsched-conf "$dir/advisor.conf" >"$dir/upa.log" 2>&1; then
 	export SLURM_CONF="$dir/a/etc/slurm.conf"
 	log="$dir/a/log/slurmctld.log"
-	wait_log 10 "site_factor/dlsched: .*unknown scheduling policy 'dl2'.*learned policies, which only sched/dlsched" &&
+	# The advisor is shared by site_factor/dlsched and preempt/dlsched; whichever plugin slurmctld
+	# loads first starts it and names it in its messages.
+	wait_log 10 "(site_factor|preempt)/dlsched: .*unknown scheduling policy 'dl2'.*learned policies, which only sched/dlsched" &&
 		ok "advisor mode: Policy=dl2 is a clear logged error (...$(grep -o "unknown scheduling policy 'dl2'.*" "$log" | head -n1 | grep -o '; dl2 and dual-agent [^;]*'))" ||
 		ko "advisor mode: no clear error for Policy=dl2: $(grep dlsched "$log" | tail -n3)"
 	j=$(sbatch --parsable -o /dev/null --gres=gpu:2 --wrap 'true')
