@@ -6,6 +6,16 @@
 
 namespace dlsched::predict {
 
+const db::CheckpointRecord* first_save_after(const db::JobProfile& p, const db::PreemptionRecord& pr)
+{
+	const db::CheckpointRecord* save = nullptr;
+	for (const db::CheckpointRecord& c : p.checkpoints)
+		if (c.kind == "save" && c.at_s >= pr.requested_s - 1e-6 && c.at_s <= pr.requested_s + pr.grace_s + 1 &&
+		    (!save || c.at_s < save->at_s))
+			save = &c;
+	return save;
+}
+
 JobMeasurements measurements(const db::JobProfile& p)
 {
 	JobMeasurements m;
@@ -23,6 +33,12 @@ JobMeasurements measurements(const db::JobProfile& p)
 		if (c.kind == "load")
 			loaded_at[c.run] = c.epoch;
 	}
+	// Each preemption answered by a save: how long the job took to start it.
+	for (const db::PreemptionRecord& pr : p.preemptions) {
+		const db::CheckpointRecord* save = first_save_after(p, pr);
+		if (save)
+			m.stop_waits.push_back(std::max(0.0, save->at_s - save->seconds - pr.requested_s));
+	}
 	for (const auto& [run, epochs] : runs) {
 		if (epochs.size() < 2)
 			continue;  // a lone epoch is a warm-up or a fragment
@@ -33,11 +49,16 @@ JobMeasurements measurements(const db::JobProfile& p)
 			r.epoch_s.push_back(epochs[i]->seconds());
 		// The run's first epoch measures the warm-up only if it was a whole epoch: a first run, or a
 		// restart from a checkpoint taken at an epoch boundary.
+		// A run resumed mid-epoch begins with the rest of one: its warm-up is what that part took
+		// beyond its share of a steady epoch. (A run > 0 without a load started over: no warm-up
+		// can be told apart from the repeated work.)
 		const auto l = loaded_at.find(run);
-		const bool whole = l == loaded_at.end() ? run == 0 : std::fabs(l->second - std::round(l->second)) < 1e-6;
+		const double share = l != loaded_at.end() ? std::ceil(l->second - 1e-6) - l->second : run == 0 ? 1.0 : -1.0;
 		const Estimate steady = steady_epoch_time(r.epoch_s);
-		if (whole && steady.known())
-			m.warmups.push_back({epochs.front()->seconds(), steady.value});
+		if (steady.known() && share >= 0) {
+			const double rest = share < 1e-6 ? 1.0 : share;
+			m.warmups.push_back({steady.value + epochs.front()->seconds() - rest * steady.value, steady.value});
+		}
 		m.runs.push_back(std::move(r));
 	}
 	return m;
@@ -51,6 +72,7 @@ History pool(const std::vector<JobMeasurements>& jobs)
 		h.warmups.insert(h.warmups.end(), j.warmups.begin(), j.warmups.end());
 		h.saves.insert(h.saves.end(), j.saves.begin(), j.saves.end());
 		h.loads.insert(h.loads.end(), j.loads.begin(), j.loads.end());
+		h.stop_waits.insert(h.stop_waits.end(), j.stop_waits.begin(), j.stop_waits.end());
 		h.jobs += j.runs.empty() ? 0 : 1;
 	}
 	return h;

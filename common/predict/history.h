@@ -2,7 +2,8 @@
 // for: a new job's runtime from same-model jobs, a running job's remaining time, and the costs of
 // suspending and resuming it. The DB knows runs (a requeued job starts a new run): the first epoch
 // of a run is its warm-up, or the rest of an epoch interrupted by a checkpoint, so it never counts
-// as a steady epoch; when the run started at an epoch boundary it measures the warm-up.
+// as a steady epoch; it measures the warm-up: what it took beyond its share of a steady epoch (the
+// whole one, or the rest of the one its checkpoint was taken in).
 #ifndef DLSCHED_PREDICT_HISTORY_H
 #define DLSCHED_PREDICT_HISTORY_H
 
@@ -17,18 +18,26 @@ namespace dlsched::predict {
 // What one job's records say, run by run.
 struct JobMeasurements {
 	std::vector<PastJob> runs;           // steady epochs of each run (the first one left out), its GPUs
-	std::vector<Warmup> warmups;         // runs that started at an epoch boundary with >= 2 steady epochs
+	std::vector<Warmup> warmups;         // runs with >= 2 steady epochs: first epoch (the share of
+	                                     // one a mid-epoch resume had to do, plus its warm-up), steady
 	std::vector<Transfer> saves, loads;  // checkpoints
+	std::vector<double> stop_waits;      // preemptions: seconds from the checkpoint request to the
+	                                     // save's start (the signal's way and the next safe point)
 	double training_s = 0;               // sum of all epochs' times
 	int epochs = 0;                      // epochs recorded
 };
 JobMeasurements measurements(const db::JobProfile& p);
+
+// The save that answered a preemption: the first one from its request to its grace's end (and a
+// second's slack); null when it never answered.
+const db::CheckpointRecord* first_save_after(const db::JobProfile& p, const db::PreemptionRecord& pr);
 
 // Same-model jobs' measurements pooled: every run is one past job, warm-ups and transfers merged.
 struct History {
 	std::vector<PastJob> runs;
 	std::vector<Warmup> warmups;
 	std::vector<Transfer> saves, loads;
+	std::vector<double> stop_waits;
 	std::size_t jobs = 0;
 };
 History pool(const std::vector<JobMeasurements>& jobs);

@@ -92,7 +92,22 @@ PreemptionCost measured_cost(const Job& j, const ModelCatalog& models, const Ove
 		frac = std::clamp((now - e.last_epoch_end_s) / epoch, 0.0, 0.999);
 	const bool at_iterations = e.fractional_saves || !p.epoch_safe_points;
 	c.to_safe_point = at_iterations ? 0.0 : std::min((1.0 - frac) * epoch, remaining_s(j, epoch));
-	const double rest_var = at_iterations ? 0.0 : (1.0 - frac) * (1.0 - frac) * epoch_var;
+	double rest_var = at_iterations ? 0.0 : (1.0 - frac) * (1.0 - frac) * epoch_var;
+	if (at_iterations) {
+		std::vector<double> waits;
+		if (e.own)
+			waits = e.own->stop_waits;
+		if (e.model)
+			waits.insert(waits.end(), e.model->stop_waits.begin(), e.model->stop_waits.end());
+		if (waits.empty() && e.cluster)
+			waits = e.cluster->stop_waits;
+		const Estimate w = mean_of(waits);
+		if (w.known()) {
+			c.to_safe_point = std::min(w.value, remaining_s(j, epoch));
+			rest_var = w.stddev * w.stddev;
+			c.measured = true;
+		}
+	}
 	// Training since the latest checkpoint: from the checkpoint's time when it is later than the
 	// epoch's start, else the epoch so far (a checkpoint at every epoch boundary).
 	c.since_checkpoint = frac * epoch;
@@ -116,12 +131,29 @@ PreemptionCost measured_cost(const Job& j, const ModelCatalog& models, const Ove
 		loads.insert(loads.end(), e.model->loads.begin(), e.model->loads.end());
 		warmups.insert(warmups.end(), e.model->warmups.begin(), e.model->warmups.end());
 	}
+	if (e.cluster) {
+		if (saves.empty())
+			saves = e.cluster->saves;
+		if (loads.empty())
+			loads = e.cluster->loads;
+		if (warmups.empty())
+			warmups = e.cluster->warmups;
+	}
 	const Estimate write = suspend_cost(Estimate{}, 0, bytes, saves);
 	double write_var = 0;
 	if (write.known()) {
 		c.checkpoint_write = write.value;
 		write_var = write.stddev * write.stddev;
 		c.measured = true;
+	}
+	// Asked while it writes the checkpoint of the epoch that just ended: that save answers, when it
+	// ends (PickyMan's cheapest victim, the one just past a checkpoint).
+	if (e.save_pending && e.last_epoch_end_s >= 0 && now >= e.last_epoch_end_s &&
+	    now - e.last_epoch_end_s < c.checkpoint_write) {
+		c.checkpoint_write -= now - e.last_epoch_end_s;
+		c.to_safe_point = 0;
+		c.since_checkpoint = 0;
+		rest_var = 0;
 	}
 	// Resume: the read at the measured bandwidth, and the warm-up as the measured share of a steady
 	// epoch, carried to this job's epoch (the warm-up scales with the epoch: see history.cpp).
@@ -132,20 +164,16 @@ PreemptionCost measured_cost(const Job& j, const ModelCatalog& models, const Ove
 		read = resume_cost(bytes, saves, {});
 	double resume = read.known() ? read.value : static_cast<double>(bytes) / 1e6 / p.read_mbps;
 	double resume_var = read.known() ? read.stddev * read.stddev : 0;
-	double frac_sum = 0, frac_sq = 0;
-	std::size_t n = 0;
+	// The mean of the signed shares: a run's first epoch is as often a little faster as slower than
+	// the steady ones when there is no warm-up, and clipping each at 0 would predict one anyway.
+	std::vector<double> shares;
 	for (const Warmup& w : warmups)
-		if (w.steady_epoch_s > 0 && w.first_epoch_s > 0) {
-			const double f = std::max(0.0, (w.first_epoch_s - w.steady_epoch_s) / w.steady_epoch_s);
-			frac_sum += f;
-			frac_sq += f * f;
-			++n;
-		}
-	if (n > 0) {
-		const double mean = frac_sum / static_cast<double>(n);
-		const double sd = n > 1 ? std::sqrt(std::max(0.0, (frac_sq - n * mean * mean) / static_cast<double>(n - 1))) : 0;
-		resume += mean * epoch;
-		resume_var += (sd * epoch) * (sd * epoch);
+		if (w.steady_epoch_s > 0 && w.first_epoch_s > 0)
+			shares.push_back((w.first_epoch_s - w.steady_epoch_s) / w.steady_epoch_s);
+	const Estimate ws = mean_of(shares);
+	if (ws.known()) {
+		resume += std::max(0.0, ws.value) * epoch;
+		resume_var += (ws.stddev * epoch) * (ws.stddev * epoch);
 		c.measured = true;
 	} else {
 		resume += p.warmup_fraction * epoch;

@@ -38,6 +38,16 @@ double predictive_sd(const Moments& m)
 	return m.n >= 2 ? m.sd * std::sqrt(1.0 + 1.0 / static_cast<double>(m.n)) : 0.0;
 }
 
+}  // namespace
+
+Estimate mean_of(const std::vector<double>& values)
+{
+	const Moments m = moments(values);
+	return {m.mean, predictive_sd(m), m.n};
+}
+
+namespace {
+
 // Seconds per byte of past transfers (only those with both a size and a time).
 Moments seconds_per_byte(const std::vector<Transfer>& past)
 {

@@ -33,6 +33,10 @@ struct Estimate {
 	bool known() const { return samples > 0; }
 };
 
+// The mean of a sample, with the spread of a new draw around it (sample sd x sqrt(1 + 1/n); 0 for
+// fewer than two values) and its size.
+Estimate mean_of(const std::vector<double>& values);
+
 // The steady time of one epoch from a run's epoch durations, in order. The first epoch is left out
 // when there are at least three (warm-up). Mean and sample standard deviation of the rest.
 Estimate steady_epoch_time(const std::vector<double>& epoch_s);

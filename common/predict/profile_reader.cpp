@@ -53,17 +53,23 @@ void ProfileReader::give_up(const std::string& why, double now)
 	retry_at_ = now + refresh_s_;
 }
 
-bool ProfileReader::connect(double now)
+bool ProfileReader::connect(double now, bool now_or_never)
 {
 	if (db_)
 		return true;
-	if (path_.empty() || now < retry_at_)
+	if (path_.empty() || (now < retry_at_ && !now_or_never))
 		return false;
 	auto d = db::ProfileDb::open_reader(path_, busy_ms_);
 	if (!d.is_ok()) {
-		give_up(d.status().message() + "; overhead and progress estimates come from the model profiles until it "
-		                            "can be read (tried again every ProfileRefresh seconds)",
-		     now);
+		const bool missing = d.status().code() == StatusCode::kNotFound;
+		give_up(d.status().message() + "; overhead and progress estimates come from the model profiles until it " +
+		                (missing ? "is there (looked for every cycle)"
+		                         : "can be read (tried again every ProfileRefresh seconds)"),
+		        now);
+		// Not there yet (a new cluster: dlsched-ingestd creates it with the first report): a stat
+		// per cycle finds it as soon as it is.
+		if (missing)
+			retry_at_ = now;
 		return false;
 	}
 	db_ = std::make_unique<db::ProfileDb>(std::move(d).value());
@@ -109,6 +115,20 @@ void ProfileReader::refresh(const std::vector<const Job*>& running, const ModelC
 	} catch (const std::exception& e) {
 		give_up(std::string("reading the profile DB: ") + e.what(), now);
 	}
+	// The cluster's: the histories (which leave out the running jobs asked about) and those jobs.
+	std::vector<JobMeasurements> all;
+	for (const auto& [model, h] : models_) {
+		JobMeasurements m;
+		m.runs = h.history.runs;
+		m.warmups = h.history.warmups;
+		m.saves = h.history.saves;
+		m.loads = h.history.loads;
+		m.stop_waits = h.history.stop_waits;
+		all.push_back(std::move(m));
+	}
+	for (const auto& [id, r] : jobs_)
+		all.push_back(r.measured);
+	everyone_ = pool(all);
 }
 
 const JobRecords* ProfileReader::job(JobId id) const
@@ -154,11 +174,16 @@ bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadPara
 		e.last_checkpoint_s = r->last_save_s;
 		e.checkpoint_bytes = r->checkpoint_bytes;
 		e.fractional_saves = r->fractional_saves;
+		// It saved after the epoch before its latest one, not yet after that one. (A job that saves
+		// less often looks so for one write's time after an epoch it does not save at.)
+		e.save_pending = r->last_epoch >= 2 && r->last_save_s >= 0 && r->last_save_s < r->last_epoch_end_s &&
+		                 std::fabs(r->last_save_epoch - (r->last_epoch - 1)) < 1e-6;
 	}
 	// Where jobs of its model stopped when asked: between iterations, if any saved mid-epoch.
 	auto mh = models_.find(j.model);
 	if (mh != models_.end() && mh->second.fractional_saves)
 		e.fractional_saves = true;
+	e.cluster = &everyone_;
 	if (e.checkpoint_bytes == 0 && h && !h->saves.empty())
 		e.checkpoint_bytes = h->saves.back().bytes;
 	j.preempt_cost = measured_cost(j, models, params, e, now);
@@ -167,7 +192,9 @@ bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadPara
 
 double ProfileReader::checkpoint_since(JobId id, double since, double now)
 {
-	if (!connect(now))
+	// A stopping job's report must not wait for the next retry (a database that did not exist yet
+	// when the controller started, say): this is asked once a second per stopping job at most.
+	if (!connect(now, true))
 		return -1;
 	try {
 		auto p = db_->job(cluster_, id);

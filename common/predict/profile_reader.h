@@ -62,7 +62,7 @@ public:
 	bool enabled() const { return !path_.empty(); }
 
 private:
-	bool connect(double now);
+	bool connect(double now, bool now_or_never = false);
 	void give_up(const std::string& why, double now);
 
 	std::string path_, cluster_;
@@ -78,6 +78,7 @@ private:
 		double read_at = -1;
 	};
 	std::map<int, ModelHistory> models_;
+	History everyone_;  // every model's history and running job's records pooled (JobEvidence::cluster)
 };
 
 // JobRecords from one job's profile (exposed for tests).

@@ -101,27 +101,47 @@ START_TEST(measurements_of_a_requeued_job_from_its_records)
 	load.run = 1, load.epoch = 4.5, load.kind = "load", load.bytes = 1000, load.seconds = 1;
 	p.checkpoints = {save, load};
 
+	// Preempted at t=1150 (mid-epoch 4, run 0): the save took 2 s and ended 2.5 s after the request.
+	save.at_s = 1152.5;
+	db::PreemptionRecord pr;
+	pr.requested_s = 1150;
+	pr.grace_s = 60;
+	p.preemptions = {pr};
+	p.checkpoints[0] = save;
+
 	const JobMeasurements j = measurements(p);
-	// Each run without its first epoch; the warm-up only from run 0 (run 1 began mid-epoch).
+	// Each run without its first epoch; warm-ups from both: run 0's first epoch against a steady
+	// one, run 1's (the rest of epoch 5, half of one) against half a steady one: 20 - 11 = 9 s.
 	ck_assert_uint_eq(j.runs.size(), 2);
 	ck_assert_int_eq(j.runs[0].gpus, 2);
 	ck_assert_uint_eq(j.runs[0].epoch_s.size(), 3);
 	ck_assert_int_eq(j.runs[1].gpus, 4);
 	ck_assert_double_eq_tol(j.runs[1].epoch_s[0], 22, kTol);
-	ck_assert_uint_eq(j.warmups.size(), 1);
+	ck_assert_uint_eq(j.warmups.size(), 2);
 	ck_assert_double_eq_tol(j.warmups[0].first_epoch_s, 50, kTol);
 	ck_assert_double_eq_tol(j.warmups[0].steady_epoch_s, 40, kTol);
+	ck_assert_double_eq_tol(j.warmups[1].first_epoch_s, 22 + 9, kTol);
+	ck_assert_double_eq_tol(j.warmups[1].steady_epoch_s, 22, kTol);
+	// The request reached a save 0.5 s later (2.5 s to its end, 2 s of writing).
+	ck_assert_uint_eq(j.stop_waits.size(), 1);
+	ck_assert_double_eq_tol(j.stop_waits[0], 0.5, kTol);
 	ck_assert_double_eq_tol(j.training_s, 256, kTol);
 	ck_assert_int_eq(j.epochs, 8);
 	ck_assert_uint_eq(j.saves.size(), 1);
 	ck_assert_uint_eq(j.loads.size(), 1);
 
 	// Runs as past jobs: 40 s x 2 GPUs = 80 s and 22 s x 4 = 88 s on one GPU, mean 84; 10 epochs on
-	// 4 GPUs: 210 s, plus the warm-up, (50 - 40) / 40 = 25% of one epoch (21 s): 215.25 s.
+	// 4 GPUs: 210 s, plus the warm-up, the mean of (50 - 40) / 40 and 9 / 22 of one epoch (21 s).
 	const History h = pool({j});
 	ck_assert_uint_eq(h.jobs, 1);
+	ck_assert_uint_eq(h.stop_waits.size(), 1);
 	const Estimate e = predict_runtime(models, m, h, 10, 4, 1);
-	ck_assert_double_eq_tol(e.value, 215.25, kTol);
+	ck_assert_double_eq_tol(e.value, 210 + (0.25 + 9.0 / 22) / 2 * 21, kTol);
+	// A request no save answered within its grace: no wait measured.
+	p.preemptions[0].requested_s = 1000;
+	p.preemptions[0].grace_s = 10;
+	ck_assert(first_save_after(p, p.preemptions[0]) == nullptr);
+	ck_assert_uint_eq(measurements(p).stop_waits.size(), 0);
 	ck_assert(!predict_runtime(models, m, History{}, 10, 4, 1).known());
 
 	// MAPE: |110 - 100| / 100 and |90 - 100| / 100; an actual of 0 is left out.

@@ -246,9 +246,88 @@ START_TEST(estimated_cost_from_measurements)
 	ck_assert_double_eq_tol(c.checkpoint_write, 1, 1e-9);  // 0.5 GB at 2 s/GB
 	ck_assert_double_eq_tol(c.resume, 2 + 20, 1e-9);       // read 0.5 GB at 4 s/GB, 20% of 100 s
 	ck_assert(c.stddev > 0);
-	// A job (or model) that saved at fractions of an epoch stops at its next iteration.
+	// A job (or model) that saved at fractions of an epoch stops at its next iteration: at once,
+	// while no preemption says how long the signal and the iteration take.
 	e.fractional_saves = true;
 	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).to_safe_point, 0,
+	                        1e-9);
+	// The cluster's past preemptions: 0.3 s on average from the request to the save.
+	predict::History cluster;
+	cluster.stop_waits = {0.2, 0.4};
+	e.cluster = &cluster;
+	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).to_safe_point, 0.3,
+	                        1e-9);
+	// Its model's come first (the iteration is the model's): 0.6 s.
+	predict::History h;
+	h.stop_waits = {0.5, 0.7};
+	e.model = &h;
+	PreemptionCost w = predict::measured_cost(j, models, predict::OverheadParams(), e, 1030);
+	ck_assert_double_eq_tol(w.to_safe_point, 0.6, 1e-9);
+	// With its own: pooled with its model's.
+	own.stop_waits = {1.0};
+	w = predict::measured_cost(j, models, predict::OverheadParams(), e, 1030);
+	ck_assert_double_eq_tol(w.to_safe_point, (0.5 + 0.7 + 1.0) / 3, 1e-9);
+	// Epoch safe points: the rest of the epoch, whatever the waits.
+	e.fractional_saves = false;
+	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).to_safe_point, 70,
+	                        1e-9);
+	// Asked 0.4 s into the 1-s save of the epoch that ended at t=1000: that save answers in 0.6 s.
+	e.save_pending = true;
+	w = predict::measured_cost(j, models, predict::OverheadParams(), e, 1000.4);
+	ck_assert_double_eq_tol(w.to_safe_point, 0, 1e-9);
+	ck_assert_double_eq_tol(w.checkpoint_write, 0.6, 1e-9);
+	ck_assert_double_eq_tol(w.since_checkpoint, 0, 1e-9);
+	// Past the save's time, it is not being written (any more): the epoch's rest and a new save.
+	w = predict::measured_cost(j, models, predict::OverheadParams(), e, 1030);
+	ck_assert_double_eq_tol(w.to_safe_point, 70, 1e-9);
+	ck_assert_double_eq_tol(w.checkpoint_write, 1, 1e-9);
+}
+END_TEST
+
+START_TEST(no_warm_up_predicted_from_noise)
+{
+	// First epochs as often 3% faster as 3% slower than the steady ones: no warm-up, only the read.
+	ModelCatalog models;
+	ModelProfile p;
+	p.name = "m";
+	p.points = {{1, 1, 1}};
+	p.checkpoint_mb = 500;
+	const int m = models.add(p);
+	Job j;
+	j.model = m;
+	j.state = JobState::kRunning;
+	j.gpus_allocated = 1;
+	j.placement = {{0, 1}};
+	j.epochs_total = 10;
+	j.epochs_done = 4;
+	j.epoch_time_1gpu = 100;
+	predict::JobMeasurements own;
+	own.runs.push_back({1, 1, {100, 100, 100}});
+	own.loads = {{1000000000, 4}};
+	own.warmups = {{103, 100}, {97, 100}, {103, 100}, {97, 100}};
+	predict::JobEvidence e;
+	e.own = &own;
+	e.checkpoint_bytes = 500000000;
+	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).resume, 2, 1e-9);
+	// A real warm-up: 10% and 14% of an epoch, 12 s on average.
+	own.warmups = {{110, 100}, {114, 100}};
+	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).resume, 2 + 12, 1e-9);
+
+	// Nothing measured for it or its model: the cluster's storage and warm-ups (as a share of an
+	// epoch: 30% of a 50-s epoch is 15 s, here 30 s), not the configured 500 MB/s and 10%.
+	own.loads.clear();
+	own.warmups.clear();
+	predict::History cluster;
+	cluster.saves = {{1000000000, 8}};  // 1 GB in 8 s
+	cluster.loads = {{1000000000, 6}};  // 1 GB in 6 s
+	cluster.warmups = {{65, 50}};
+	e.cluster = &cluster;
+	const PreemptionCost c = predict::measured_cost(j, models, predict::OverheadParams(), e, 1030);
+	ck_assert_double_eq_tol(c.checkpoint_write, 4, 1e-9);
+	ck_assert_double_eq_tol(c.resume, 3 + 30, 1e-9);
+	// Its own come first.
+	own.saves = {{1000000000, 2}};
+	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).checkpoint_write, 1,
 	                        1e-9);
 }
 END_TEST
@@ -333,6 +412,41 @@ START_TEST(reader_fills_running_jobs_from_the_profile_db)
 	predict::ProfileReader none("", "c", 60);
 	none.refresh({&k}, models, 1450);
 	ck_assert_str_eq(none.status().c_str(), "");
+	// A database not created yet is looked for every cycle, not every ProfileRefresh seconds.
+	const std::string later = test::temp_path("dlsched-preemption", "later.db");
+	std::remove(later.c_str());
+	predict::ProfileReader waiting(later, "c", 60);
+	waiting.refresh({&k}, models, 1450);
+	ck_assert(waiting.status().find("looked for every cycle") != std::string::npos);
+	ck_assert(db::ProfileDb::open_writer(later).is_ok());
+	waiting.refresh({&k}, models, 1451);
+	ck_assert_str_eq(waiting.status().c_str(), "");
+	std::remove(later.c_str());
+	// A damaged one is tried again after ProfileRefresh seconds, but a stopping job's report is
+	// looked for at once: repaired, the save is seen on the next second.
+	{
+		FILE* f = std::fopen(later.c_str(), "wb");
+		ck_assert_ptr_nonnull(f);
+		std::fputs("this is not an SQLite database at all", f);
+		std::fclose(f);
+	}
+	predict::ProfileReader damaged(later, "c", 60);
+	damaged.refresh({&k}, models, 1450);
+	ck_assert(damaged.status().find("ProfileRefresh") != std::string::npos);
+	std::remove(later.c_str());
+	{
+		auto db = db::ProfileDb::open_writer(later);
+		ck_assert(db.is_ok());
+		db::JobRecord r;
+		r.cluster = "c", r.job_id = 7, r.model = "m", r.gpus = 1, r.epochs_total = 10;
+		ck_assert(db->put_job(r).is_ok());
+		db::CheckpointRecord c;
+		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4.5, c.kind = "save", c.bytes = 1000, c.seconds = 1,
+		c.at_s = 1450.5;
+		ck_assert(db->add_checkpoint(c).is_ok());
+	}
+	ck_assert_double_eq(damaged.checkpoint_since(7, 1450, 1451), 1450.5);
+	std::remove(later.c_str());
 }
 END_TEST
 
@@ -351,6 +465,7 @@ int main()
 	tcase_add_test(tc, high_class_jobs_go_first_and_lower_classes_never_preempt);
 	tcase_add_test(tc, estimated_cost_from_the_profile);
 	tcase_add_test(tc, estimated_cost_from_measurements);
+	tcase_add_test(tc, no_warm_up_predicted_from_noise);
 	tcase_add_test(tc, reader_fills_running_jobs_from_the_profile_db);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
