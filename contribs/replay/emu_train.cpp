@@ -3,17 +3,21 @@
 //  - Epoch time: its model's time on one reference GPU over the measured speedup for the GPUs Slurm
 //    actually allocated (so placement and allocation change its runtime as on real GPUs), divided
 //    by --speedup, times noise: a per-job factor and a per-epoch factor, both log-normal with mean 1
-//    (--noise, the coefficient of variation), and, in the first epoch of each run, --warmup extra.
+//    (--noise, the coefficient of variation). Each run begins with a warm-up of --warmup epochs
+//    (data not cached yet, allocator and cuDNN autotuning) inside its first epoch, whole or, after
+//    a mid-epoch checkpoint, the rest of one.
 //  - Storage traffic: it reads a real file (--data) as it trains, samples_per_epoch x sample_kb of
 //    its model per epoch (times --size-scale), spread over the epoch, so that the collector sees
 //    the data rate of the model.
 //  - Checkpoints: of its model's size (checkpoint_mb x --size-scale), written to a temporary name,
 //    synced, renamed; their write and read times are paced at --storage-mbps (in the job's own,
-//    uncompressed, seconds, then divided by --speedup) and measured.
+//    uncompressed, seconds, then divided by --speedup) and measured; they are reported at the size
+//    they stand for (checkpoint_mb).
 //  - Protocol: it reports each epoch and each checkpoint save and load to DLSCHED_PROGRESS_FILE;
 //    on the checkpoint signal (DLSCHED_CHECKPOINT_SIGNAL, default SIGUSR1) or SIGTERM it saves at
-//    the next iteration and exits; a new run resumes from the saved progress. Epoch numbers count
-//    over the whole job: none is reported twice or skipped across restarts.
+//    the next iteration (--iteration seconds of wall time, default 0.02) and exits; a new run
+//    resumes from the saved progress. Epoch numbers count over the whole job: none is reported
+//    twice or skipped across restarts.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,8 +51,8 @@ int usage(const char* msg)
 	             "dlsched-emu-train: %s\n"
 	             "usage: dlsched-emu-train --model NAME --epochs N --epoch-time-1gpu SECONDS [--speedup X]\n"
 	             "         [--gpus G] [--nodes N] [--profiles DIR] [--checkpoint FILE | --checkpoint-dir DIR]\n"
-	             "         [--data FILE] [--size-scale S] [--storage-mbps MB/S] [--noise CV] [--warmup FRACTION]\n"
-	             "         [--seed N]\n"
+	             "         [--data FILE] [--size-scale S] [--storage-mbps MB/S] [--noise CV] [--warmup EPOCHS]\n"
+	             "         [--iteration SECONDS] [--seed N]\n"
 	             "GPUs and nodes default to what Slurm gave the job (CUDA_VISIBLE_DEVICES, SLURM_JOB_NUM_NODES);\n"
 	             "the checkpoint directory to DLSCHED_CHECKPOINT_DIR; progress goes to DLSCHED_PROGRESS_FILE.\n",
 	             msg);
@@ -264,7 +268,7 @@ int main(int argc, char** argv)
 {
 	std::string model, profiles, checkpoint, data;
 	double epochs = 0, epoch_1gpu = 0, speedup_factor = 1, size_scale = 1e-4, storage_mbps = 500, noise = 0.03,
-	       warmup = 0, seed_arg = -1;
+	       warmup = 0, seed_arg = -1, iteration = 0.02;
 	int gpus = 0, nodes = 0;
 	for (int i = 1; i < argc; ++i) {
 		std::string a = argv[i];
@@ -287,7 +291,7 @@ int main(int argc, char** argv)
 			data = v;
 		else if (a != "--epochs" && a != "--epoch-time-1gpu" && a != "--speedup" && a != "--size-scale" &&
 		         a != "--storage-mbps" && a != "--noise" && a != "--warmup" && a != "--seed" && a != "--gpus" &&
-		         a != "--nodes")
+		         a != "--nodes" && a != "--iteration")
 			return usage(("unknown option " + a).c_str());
 		else if (!number)
 			return usage((a + " '" + v + "' is not a number").c_str());
@@ -307,6 +311,8 @@ int main(int argc, char** argv)
 			warmup = d;
 		else if (a == "--seed")
 			seed_arg = d;
+		else if (a == "--iteration")
+			iteration = d;
 		else if (a == "--gpus")
 			gpus = static_cast<int>(d);
 		else
@@ -314,8 +320,8 @@ int main(int argc, char** argv)
 	}
 	if (model.empty() || epochs <= 0 || epoch_1gpu <= 0 || speedup_factor <= 0)
 		return usage("--model, --epochs > 0, --epoch-time-1gpu > 0 and --speedup > 0 are required");
-	if (size_scale < 0 || storage_mbps <= 0 || noise < 0 || noise > 1 || warmup < 0)
-		return usage("need --size-scale >= 0, --storage-mbps > 0, 0 <= --noise <= 1 and --warmup >= 0");
+	if (size_scale < 0 || storage_mbps <= 0 || noise < 0 || noise > 1 || warmup < 0 || iteration <= 0)
+		return usage("need --size-scale >= 0, --storage-mbps > 0, 0 <= --noise <= 1, --warmup >= 0 and --iteration > 0");
 	if (checkpoint.empty())
 		if (const char* dir = std::getenv("DLSCHED_CHECKPOINT_DIR"); dir && *dir)
 			checkpoint = std::string(dir) + "/emu-train.ckpt";
@@ -347,6 +353,10 @@ int main(int argc, char** argv)
 	const std::int64_t data_per_epoch =
 	        static_cast<std::int64_t>(prof.samples_per_epoch * prof.sample_kb * 1000.0 * size_scale);
 	const std::int64_t ckpt_bytes = static_cast<std::int64_t>(prof.checkpoint_mb * 1e6 * size_scale);
+	// Reported at the size it stands for, the size its paced time is for: the bandwidth a
+	// controller measures from the reports is the emulated storage's, whatever --size-scale wrote.
+	const std::int64_t reported_bytes =
+	        prof.checkpoint_mb > 0 ? static_cast<std::int64_t>(prof.checkpoint_mb * 1e6) : ckpt_bytes;
 	// Paced storage: the real (uncompressed) time to move the checkpoint, compressed like the epochs.
 	const double ckpt_io_s = prof.checkpoint_mb / storage_mbps / speedup_factor;
 
@@ -363,8 +373,10 @@ int main(int argc, char** argv)
 	std::lognormal_distribution<double> factor(-sigma * sigma / 2, sigma);
 	const double job_factor = noise > 0 ? factor(job_rng) : 1.0;
 	std::mt19937_64 rng(seed * 1000003UL + restart);
-	auto epoch_time = [&](bool first) {
-		return base_epoch * job_factor * (noise > 0 ? factor(rng) : 1.0) * (first ? 1 + warmup : 1.0);
+	// An epoch's time; the first of a run holds the warm-up, whatever share of an epoch is left.
+	auto epoch_time = [&](double first_share) {
+		return base_epoch * job_factor * (noise > 0 ? factor(rng) : 1.0) *
+		       (first_share > 0 ? 1 + warmup / first_share : 1.0);
 	};
 
 	const Reporter report;
@@ -378,7 +390,7 @@ int main(int argc, char** argv)
 				std::this_thread::sleep_for(std::chrono::duration<double>(left));
 			const double t1 = now_s();
 			saved.progress = std::min(epochs, saved.progress);
-			report.checkpoint("load", saved.progress, saved.bytes, t1 - t0, t1);
+			report.checkpoint("load", saved.progress, reported_bytes, t1 - t0, t1);
 		}
 	}
 	std::signal(SIGUSR1, on_signal);
@@ -391,7 +403,7 @@ int main(int argc, char** argv)
 	DataReader reader(data);
 	double progress = saved.progress;  // epochs done, fractional
 	int reported = saved.reported;     // last epoch reported (whole job)
-	double this_epoch = epoch_time(true);
+	double this_epoch = epoch_time(std::min(epochs, std::floor(progress + 1e-9) + 1) - progress);
 	double epoch_start = now_s(), last = epoch_start;
 	double data_due = 0;  // bytes owed to the reader
 	auto save = [&]() {
@@ -406,14 +418,15 @@ int main(int argc, char** argv)
 		if (left > 0)
 			std::this_thread::sleep_for(std::chrono::duration<double>(left));
 		const double t1 = now_s();
-		report.checkpoint("save", progress, n, t1 - t0, t1);
+		report.checkpoint("save", progress, reported_bytes, t1 - t0, t1);
 	};
 	while (progress < epochs) {
+		bool answered = false;  // the checkpoint request is answered by this iteration's epoch save
 		// The end of the current epoch (the job's last one may be a fraction).
 		const double target = std::min(epochs, std::floor(progress + 1e-9) + 1);
-		// One iteration: at most 20 ms, and never past the epoch's end.
+		// One iteration, never past the epoch's end.
 		std::this_thread::sleep_for(
-		        std::chrono::duration<double>(std::clamp((target - progress) * this_epoch, 0.0, 0.02)));
+		        std::chrono::duration<double>(std::clamp((target - progress) * this_epoch, 0.0, iteration)));
 		const double t = now_s();
 		const double before = progress;
 		progress = std::min(target, progress + (t - last) / this_epoch);
@@ -432,14 +445,16 @@ int main(int argc, char** argv)
 				std::printf("epoch %d done\n", n);
 				std::fflush(stdout);
 			}
-			this_epoch = epoch_time(false);
+			this_epoch = epoch_time(0);
 			// A checkpoint at every epoch boundary, as training scripts do; the next epoch's time
-			// starts after it.
+			// starts after it. A request that came before it ended is answered by it.
 			save();
+			answered = last_signal.load() != 0;
 			last = epoch_start = now_s();
 		}
 		if (const int sig = last_signal.exchange(0)) {
-			save();
+			if (!answered)
+				save();
 			std::printf("signal %d: checkpoint at epoch %.4f\n", sig, progress);
 			std::fflush(stdout);
 			if (sig == SIGTERM || sig == ckpt_signal)
