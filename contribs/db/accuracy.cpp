@@ -6,13 +6,16 @@
 //    epochs, GPUs and nodes.
 //  - Suspend: each checkpoint save's time against the bytes at the seconds per byte of all the
 //    saves of earlier jobs (any model: they share the storage).
-//  - Resume: each restart's checkpoint load time (plus, when the run started at an epoch boundary,
-//    its warm-up) against earlier jobs' loads and the warm-up of same-model jobs as a fraction of
+//  - Resume: each restart's checkpoint load time plus its warm-up (what the run's first epoch took
+//    beyond its share of a steady epoch: the whole one, or the rest of the one its checkpoint was
+//    taken in) against earlier jobs' loads and the warm-up of same-model jobs as a fraction of
 //    their steady epoch, times the job's own steady epoch before the restart.
 //  - Preemptions the controller carried out (the preemptions table): what it predicted when it sent
 //    the checkpoint request against what followed. Suspend: from the request to the end of the
 //    checkpoint save that answered it (a save at or after the request, within its grace); resume:
-//    the next run's checkpoint load plus its first epoch's extra over its steady epochs.
+//    the next run's checkpoint load plus its warm-up, measured as above.
+//  - Each row: MAPE, and the mean absolute error in seconds (overheads of a few milliseconds, as in
+//    a replay compressed 100x, are below the signal's way to the job: percentages say little there).
 #include "accuracy.h"
 
 #include <algorithm>
@@ -69,6 +72,35 @@ std::vector<predict::PastJob> runs_before(const JobProfile& p, int run)
 	return predict::measurements(before).runs;
 }
 
+// What a restart cost: its checkpoint load, and what its first epoch took beyond its share of a
+// steady epoch (the whole epoch, or the rest of the one the checkpoint was taken in): the warm-up.
+// -1 when the run has too few epochs to know its steady one.
+double measured_resume(const JobProfile& p, const CheckpointRecord& load)
+{
+	std::vector<double> run_epochs;
+	for (const EpochRecord& e : p.epochs)
+		if (e.run == load.run)
+			run_epochs.push_back(e.seconds());
+	if (run_epochs.size() < 3)
+		return -1;
+	const predict::Estimate steady = predict::steady_epoch_time({run_epochs.begin() + 1, run_epochs.end()});
+	const double share = std::ceil(load.epoch - 1e-6) - load.epoch;
+	return load.seconds + run_epochs.front() - (share < 1e-6 ? 1.0 : share) * steady.value;
+}
+
+// Mean absolute error in seconds.
+double mae_s(const std::vector<std::pair<double, double>>& pa)
+{
+	double sum = 0;
+	std::size_t n = 0;
+	for (const auto& [p, a] : pa)
+		if (a > 0) {
+			sum += std::fabs(p - a);
+			++n;
+		}
+	return n ? sum / static_cast<double>(n) : 0;
+}
+
 bool complete(const JobProfile& p)
 {
 	if (p.job.state != "completed" || p.epochs.empty())
@@ -78,7 +110,7 @@ bool complete(const JobProfile& p)
 
 }  // namespace
 
-int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json)
+int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool each)
 {
 	auto catalog = load_model_catalog(profiles_dir);
 	if (!catalog.is_ok()) {
@@ -147,47 +179,35 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json)
 			if (e.known())
 				suspend.emplace_back(e.value, s.seconds);
 		}
-		// Restarts: a run > 0 begins with a load; its warm-up counts when the run began at an
-		// epoch boundary.
+		// Restarts: a run > 0 begins with a load, then its first epoch (the share of one left when
+		// the checkpoint was taken) and the warm-up.
 		for (const CheckpointRecord& c : j.profile->checkpoints) {
 			if (c.kind != "load" || c.run == 0)
 				continue;
-			const bool whole = std::fabs(c.epoch - std::round(c.epoch)) < 1e-6;
-			double actual = c.seconds;
-			std::vector<predict::Warmup> warm;
-			if (whole) {
-				std::vector<double> run_epochs;
-				for (const EpochRecord& e : j.profile->epochs)
-					if (e.run == c.run)
-						run_epochs.push_back(e.seconds());
-				if (run_epochs.size() < 3)
+			const double actual = measured_resume(*j.profile, c);
+			if (actual < 0)
+				continue;
+			// The warm-up of same-model jobs as a fraction of their steady epoch, times this job's
+			// own steady epoch before the restart (at the restarted run's GPUs): the warm-up grows
+			// with the epoch, which the GPU count sets.
+			const int gpus = run_gpus(*j.profile, c.run);
+			double own = 0;
+			std::size_t own_n = 0;
+			for (const predict::PastJob& prev : runs_before(*j.profile, c.run)) {
+				const predict::Estimate st = predict::steady_epoch_time(prev.epoch_s);
+				if (!st.known())
 					continue;
-				const predict::Estimate steady =
-				        predict::steady_epoch_time({run_epochs.begin() + 1, run_epochs.end()});
-				actual += run_epochs.front() - steady.value;
-				// The warm-up of same-model jobs as a fraction of their steady epoch, times this
-				// job's own steady epoch before the restart (at the restarted run's GPUs): the
-				// warm-up grows with the epoch, which the GPU count sets.
-				const int gpus = run_gpus(*j.profile, c.run);
-				double own = 0;
-				std::size_t own_n = 0;
-				for (const predict::PastJob& prev : runs_before(*j.profile, c.run)) {
-					const predict::Estimate st = predict::steady_epoch_time(prev.epoch_s);
-					if (!st.known())
-						continue;
-					own += st.value * catalog->speedup(j.model, std::max(1, prev.gpus), std::max(1, prev.nodes)) /
-					       catalog->speedup(j.model, std::max(1, gpus), std::max(1, prev.nodes));
-					++own_n;
-				}
-				if (own_n == 0 || model_h.warmups.empty())
-					continue;
-				for (const predict::Warmup& w : model_h.warmups)
-					if (w.steady_epoch_s > 0)
-						warm.push_back({own / static_cast<double>(own_n) * w.first_epoch_s / w.steady_epoch_s,
-						                own / static_cast<double>(own_n)});
-				if (warm.empty())
-					continue;
+				own += st.value * catalog->speedup(j.model, std::max(1, prev.gpus), std::max(1, prev.nodes)) /
+				       catalog->speedup(j.model, std::max(1, gpus), std::max(1, prev.nodes));
+				++own_n;
 			}
+			if (own_n == 0 || model_h.warmups.empty())
+				continue;
+			std::vector<predict::Warmup> warm;
+			for (const predict::Warmup& w : model_h.warmups)
+				if (w.steady_epoch_s > 0)
+					warm.push_back({own / static_cast<double>(own_n) * w.first_epoch_s / w.steady_epoch_s,
+					                own / static_cast<double>(own_n)});
 			const predict::Estimate e = predict::resume_cost(c.bytes, storage.loads, warm);
 			if (e.known())
 				resume.emplace_back(e.value, actual);
@@ -196,39 +216,33 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json)
 
 	// Preemptions as carried out: predicted at the request against what the records show.
 	std::vector<std::pair<double, double>> p_suspend, p_resume;
+	struct Row {
+		const JobProfile* job;
+		const PreemptionRecord* pr;
+		double suspend = -1, resume = -1;  // measured; -1: not measurable
+	};
+	std::vector<Row> listed;
 	for (const Held& j : jobs) {
 		const JobProfile& p = *j.profile;
 		for (const PreemptionRecord& pr : p.preemptions) {
-			const CheckpointRecord* save = nullptr;
-			for (const CheckpointRecord& c : p.checkpoints)
-				if (c.kind == "save" && c.at_s >= pr.requested_s - 1e-6 &&
-				    c.at_s <= pr.requested_s + pr.grace_s + 1 && (!save || c.at_s < save->at_s))
-					save = &c;
+			listed.push_back({&p, &pr});
+			const CheckpointRecord* save = predict::first_save_after(p, pr);
 			if (!save)
 				continue;  // it never answered: requeued at its grace, nothing to compare
+			listed.back().suspend = save->at_s - pr.requested_s;
 			if (pr.predicted_suspend_s >= 0)
 				p_suspend.emplace_back(pr.predicted_suspend_s, save->at_s - pr.requested_s);
-			// The run that followed: its load and its first epoch's warm-up.
+			// The run that followed: its load, its first epoch's share and warm-up.
 			const CheckpointRecord* load = nullptr;
 			for (const CheckpointRecord& c : p.checkpoints)
 				if (c.kind == "load" && c.run > save->run && (!load || c.run < load->run))
 					load = &c;
 			if (!load || pr.predicted_resume_s < 0)
 				continue;
-			std::vector<double> run_epochs;
-			for (const EpochRecord& e : p.epochs)
-				if (e.run == load->run)
-					run_epochs.push_back(e.seconds());
-			double actual = load->seconds;
-			// A run resumed mid-epoch: its first epoch is the rest of one; the warm-up is not
-			// measurable then, only the load.
-			if (std::fabs(load->epoch - std::round(load->epoch)) < 1e-6) {
-				if (run_epochs.size() < 3)
-					continue;
-				const predict::Estimate steady = predict::steady_epoch_time({run_epochs.begin() + 1, run_epochs.end()});
-				actual += std::max(0.0, run_epochs.front() - steady.value);
-			}
-			p_resume.emplace_back(pr.predicted_resume_s, actual);
+			const double actual = measured_resume(p, *load);
+			listed.back().resume = actual;
+			if (actual >= 0)
+				p_resume.emplace_back(pr.predicted_resume_s, actual);
 		}
 	}
 	const ErrorSummary psus = predict::mean_abs_pct_error(p_suspend);
@@ -245,10 +259,19 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json)
 			            first ? "" : ",", k, s.n, s.mape_pct, p90_pct(runtime[k]));
 			first = false;
 		}
-		std::printf("],\"suspend\":{\"n\":%zu,\"mape_pct\":%.3f},\"resume\":{\"n\":%zu,\"mape_pct\":%.3f},"
-		            "\"preemption_suspend\":{\"n\":%zu,\"mape_pct\":%.3f},\"preemption_resume\":{\"n\":%zu,"
-		            "\"mape_pct\":%.3f}}\n",
-		            sus.n, sus.mape_pct, res.n, res.mape_pct, psus.n, psus.mape_pct, pres.n, pres.mape_pct);
+		const struct {
+			const char* key;
+			ErrorSummary s;
+			double mae;
+		} parts[] = {{"suspend", sus, mae_s(suspend)},
+		             {"resume", res, mae_s(resume)},
+		             {"preemption_suspend", psus, mae_s(p_suspend)},
+		             {"preemption_resume", pres, mae_s(p_resume)}};
+		std::printf("]");
+		for (const auto& part : parts)
+			std::printf(",\"%s\":{\"n\":%zu,\"mape_pct\":%.3f,\"mae_s\":%.6f}", part.key, part.s.n, part.s.mape_pct,
+			            part.mae);
+		std::printf("}\n");
 		return 0;
 	}
 	std::printf("profiled jobs: %zu", jobs.size());
@@ -267,19 +290,41 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json)
 		else
 			std::printf("%4d %9zu %9.2f %11.2f\n", k, s.n, s.mape_pct, p90_pct(runtime[k]));
 	}
-	std::printf("\noverhead of a preemption\n%-34s %6s %9s\n", "", "n", "MAPE %");
+	std::printf("\noverhead of a preemption\n%-34s %6s %9s %12s\n", "", "n", "MAPE %", "mean abs s");
 	const struct {
 		const char* what;
 		ErrorSummary s;
-	} rows[] = {{"suspend (checkpoint save)", sus},
-	            {"resume (checkpoint load + warm-up)", res},
-	            {"preemption: request to checkpoint", psus},
-	            {"preemption: resume after it", pres}};
+		double mae;
+	} rows[] = {{"suspend (checkpoint save)", sus, mae_s(suspend)},
+	            {"resume (checkpoint load + warm-up)", res, mae_s(resume)},
+	            {"preemption: request to checkpoint", psus, mae_s(p_suspend)},
+	            {"preemption: resume after it", pres, mae_s(p_resume)}};
 	for (const auto& row : rows)
 		if (row.s.n == 0)
-			std::printf("%-34s %6s %9s\n", row.what, "0", "-");
+			std::printf("%-34s %6s %9s %12s\n", row.what, "0", "-", "-");
 		else
-			std::printf("%-34s %6zu %9.2f\n", row.what, row.s.n, row.s.mape_pct);
+			std::printf("%-34s %6zu %9.2f %12.4f\n", row.what, row.s.n, row.s.mape_pct, row.mae);
+	if (!each)
+		return 0;
+	std::sort(listed.begin(), listed.end(),
+	          [](const Row& a, const Row& b) { return a.pr->requested_s < b.pr->requested_s; });
+	std::printf("\neach preemption (seconds; - : not measurable, e.g. it never answered or ran too few epochs after)\n");
+	std::printf("%-10s %8s %-12s %4s %-12s %10s %10s %10s %10s\n", "cluster", "job", "model", "gpus", "outcome",
+	            "suspend", "measured", "resume", "measured");
+	auto num = [](double v, char* buf) {
+		if (v < 0)
+			std::snprintf(buf, 32, "-");
+		else
+			std::snprintf(buf, 32, "%.3f", v);
+		return buf;
+	};
+	for (const Row& r : listed) {
+		char a[32], b[32], c[32], d[32];
+		std::printf("%-10s %8lld %-12s %4d %-12s %10s %10s %10s %10s\n", r.job->job.cluster.c_str(),
+		            static_cast<long long>(r.job->job.job_id), r.job->job.model.c_str(), r.pr->gpus,
+		            r.pr->outcome.empty() ? "-" : r.pr->outcome.c_str(), num(r.pr->predicted_suspend_s, a),
+		            num(r.suspend, b), num(r.pr->predicted_resume_s, c), num(r.resume, d));
+	}
 	return 0;
 }
 

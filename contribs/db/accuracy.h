@@ -10,8 +10,9 @@
 namespace dlsched::db {
 
 // Prints the runtime MAPE after 1, 2, 4 and 8 same-model jobs and the suspend/resume overhead error
-// as a table, or as JSON. Returns the process exit status.
-int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json);
+// as a table, or as JSON; `each`: then every preemption sched/dlsched carried out, predicted against
+// measured. Returns the process exit status.
+int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool each = false);
 
 }  // namespace dlsched::db
 

@@ -24,7 +24,8 @@ const char kUsage[] =
         "  export TABLE         jobs, epochs, checkpoints or preemptions as CSV on standard output\n"
         "  vacuum               reclaim free space (as its writer)\n"
         "  accuracy [--json]    benchmark: runtime MAPE after 1, 2, 4, 8 same-model jobs, overhead error\n"
-        "                       (--profiles DIR: the model catalog, default the bundled one)\n"
+        "           [--each]    (--profiles DIR: the model catalog, default the bundled one; --each: every\n"
+        "                       preemption, predicted against measured)\n"
         "--db FILE defaults to $DLSCHED_PROFILE_DB, else /var/lib/dlsched/profiles.db.\n";
 
 int fail(const Status& st)
@@ -75,7 +76,7 @@ int main(int argc, char** argv)
 	const char* env = std::getenv("DLSCHED_PROFILE_DB");
 	std::string path = env && *env ? env : "/var/lib/dlsched/profiles.db";
 	std::string cluster, profiles;
-	bool json = false;
+	bool json = false, each = false;
 	std::vector<std::string> args;
 	for (int i = 1; i < argc; ++i) {
 		const std::string a = argv[i];
@@ -88,6 +89,8 @@ int main(int argc, char** argv)
 			(a == "--db" ? path : a == "--cluster" ? cluster : profiles) = argv[++i];
 		} else if (a == "--json") {
 			json = true;
+		} else if (a == "--each") {
+			each = true;
 		} else if (a.size() > 1 && a[0] == '-') {
 			return usage_error("unknown option '" + a + "'");
 		} else {
@@ -147,7 +150,7 @@ int main(int argc, char** argv)
 		return 0;
 	}
 	if (cmd == "accuracy")
-		return run_accuracy(*db, profiles, json);
+		return run_accuracy(*db, profiles, json, each);
 	if (cmd == "export") {
 		Status st = db->export_csv(args[1], std::cout);
 		if (!st.is_ok())
