@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
@@ -350,7 +351,19 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 	list_iterator_destroy(it);
 
 	snap->view.struct_size = sizeof(snap->view);
-	snap->view.now = (double) now;
+	/*
+	 * The time with its fraction: the profile DB's times are sub-second, and the overhead model
+	 * places a victim within its epoch and its save by them (a whole-second clock put predictions up
+	 * to a second behind the request they are recorded with). Slurm's own times stay whole seconds.
+	 */
+	{
+		struct timeval tv;
+
+		gettimeofday(&tv, NULL);
+		snap->view.now = (double) tv.tv_sec + tv.tv_usec / 1e6;
+		if (snap->view.now < (double) now || snap->view.now >= (double) now + 1)
+			snap->view.now = (double) now;	/* `now` is not this second: keep the caller's */
+	}
 	snap->view.cycle = cycle;
 	snap->view.nodes = snap->nodes;
 	snap->view.node_count = node_record_count;
