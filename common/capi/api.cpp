@@ -625,6 +625,7 @@ int dlsched_decisions_get(const dlsched_decisions_t* d, size_t i, dlsched_action
 		out->grace = a.grace;
 		out->predicted_suspend = a.predicted_suspend;
 		out->predicted_resume = a.predicted_resume;
+		out->admission = static_cast<int>(a.admission);
 		return ok(err);
 	});
 }

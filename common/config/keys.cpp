@@ -50,6 +50,21 @@ const std::vector<ConfigKey>& config_keys()
 	        {"PreemptDelayTolerance", ConfigType::kDouble, "5", 0, 3600,
 	         "overhead: victims that free their GPUs within this many seconds of each other count as "
 	         "equally soon; among them the fewest and oldest are stopped"},
+	        // ---- Deadlines (policy/deadline.cpp) ----
+	        {"DeadlineConfidence", ConfigType::kDouble, "0.9", 0.5, 0.999,
+	         "deadline, deadline-autoscale: a job counts as finishing in time when it does so with this "
+	         "probability under its prediction's uncertainty"},
+	        {"DeadlineInfeasible", ConfigType::kString, "best-effort", 0, 0,
+	         "deadline: a job whose deadline cannot be met even at its largest size runs best-effort "
+	         "(behind every admitted job, the reason shown), is held, or is cancelled",
+	         "best-effort|hold|cancel"},
+	        {"DeadlineUrgency", ConfigType::kDouble, "0.1", 0, 1e6,
+	         "deadline-autoscale: a deadline job goes ahead of the jobs without one once its slack is at "
+	         "most this many times its remaining time; before that it is ordered among them by "
+	         "remaining time"},
+	        {"LeastSlackBase", ConfigType::kString, "srtf", 0, 0,
+	         "least-slack: the ordering of the jobs without a deadline, behind those with one",
+	         "srtf|fifo|edf|drf"},
 	        {"CheckpointSignal", ConfigType::kString, "USR1", 0, 0,
 	         "sched/dlsched: the signal that asks a job to checkpoint and stop (the protocol's; the same "
 	         "as plugstack.conf's checkpoint_signal= of spank/dlsched)",

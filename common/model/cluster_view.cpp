@@ -35,6 +35,8 @@ const char* action_kind_name(ActionKind kind)
 		return "loan";
 	case ActionKind::kReclaim:
 		return "reclaim";
+	case ActionKind::kAdmission:
+		return "admission";
 	}
 	return "unknown";
 }

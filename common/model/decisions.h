@@ -16,6 +16,15 @@ enum class ActionKind : std::uint8_t {
 	kRequeue,      // running job: checkpoint and requeue (preemption)
 	kLoan,         // node: lend an inference node to training
 	kReclaim,      // node: give a loaned node back to inference
+	kAdmission,    // pending job: the Admission policy did not simply admit it (`admission`, `reason`)
+};
+
+// kAdmission: what the host should do with the job.
+enum class AdmissionAction : std::uint8_t {
+	kNone,
+	kBestEffort,  // it runs when nothing admitted needs the GPUs: show the reason, lower its priority
+	kHold,        // hold it (Slurm: held, the reason shown) until a user or admin releases it
+	kCancel,      // end it (Slurm: cancelled as its own --deadline would), the reason logged
 };
 
 const char* action_kind_name(ActionKind kind);
@@ -27,6 +36,7 @@ struct Action {
 	int gpus = 0;                      // kStart / kResize
 	std::vector<NodeShare> placement;  // kStart / kResize
 	double priority = 0;               // kSetPriority
+	AdmissionAction admission = AdmissionAction::kNone;  // kAdmission
 	// kRequeue / kResize: seconds the job may take to checkpoint before it is requeued anyway
 	// (< 0: the host's PreemptGrace), and what stopping it was predicted to cost when decided
 	// (the job's PreemptionCost: to its safe point + the write; the read + warm-up).

@@ -61,6 +61,10 @@ struct Job {
 	// Seconds per epoch on one reference GPU (speed factor 1) for this job's model and batch size.
 	// In the simulator this is the ground truth; in Slurm it comes from the predictors; 0 = unknown.
 	Seconds epoch_time_1gpu = 0;
+	// Relative uncertainty of that estimate (standard deviation / mean): the deadline policies
+	// admit a job when its finish is likely in time at DeadlineConfidence=. 0: exact (the
+	// simulator's oracle; a job with no measurements in Slurm gets the predictor's spread).
+	double runtime_cv = 0;
 
 	// ---- Current state ----
 	JobState state = JobState::kPending;

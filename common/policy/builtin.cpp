@@ -1,5 +1,8 @@
 // Every policy built into libdlsched, by name, and the presets that compose them. Explicit: adding a
 // policy means adding a line here (no static constructors).
+#include <cctype>
+#include <string>
+
 #include "policy/builtin_policies.h"
 #include "policy/registry.h"
 
@@ -23,6 +26,13 @@ SchedulerSpec spec(const char* ordering, const char* allocation)
 
 PolicyExtension g_extension = nullptr;
 
+std::string lower(std::string s)
+{
+	for (char& ch : s)
+		ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+	return s;
+}
+
 }  // namespace
 
 void set_policy_extension(PolicyExtension extension) { g_extension = extension; }
@@ -38,6 +48,20 @@ void register_builtin_policies(PolicyRegistry& r)
 	               });
 	r.add_ordering("drf", "lowest dominant (GPU) share of the user first", factory<Ordering, DrfOrdering>());
 	r.add_ordering("edf", "earliest deadline first", factory<Ordering, EdfOrdering>());
+	r.add_ordering("least-slack", "least slack (deadline - now - remaining) first; jobs without a deadline follow by LeastSlackBase=",
+	               [](const Config& c) -> Result<std::unique_ptr<Ordering>> {
+		               const std::string b = lower(c.get_string("LeastSlackBase"));
+		               std::unique_ptr<Ordering> base;
+		               if (b == "fifo")
+			               base.reset(new FifoOrdering());
+		               else if (b == "edf")
+			               base.reset(new EdfOrdering());
+		               else if (b == "drf")
+			               base.reset(new DrfOrdering());
+		               else
+			               base.reset(new SrtfOrdering());
+		               return std::unique_ptr<Ordering>(new LeastSlackOrdering(std::move(base)));
+	               });
 
 	r.add_allocation("rigid", "requested GPUs, in order, skipping jobs that do not fit",
 	                 factory<Allocation, RigidAllocation>(false));
@@ -51,6 +75,13 @@ void register_builtin_policies(PolicyRegistry& r)
 	r.add_allocation("optimus", "minimum first, then greedy marginal gain, elastic",
 	                 factory<Allocation, OptimusAllocation>());
 
+	r.add_allocation("deadline-autoscale",
+	                 "deadline jobs at the fewest GPUs in their range that meet the deadline (grown, shrunk), the rest as asked, elastic",
+	                 [](const Config& c) -> Result<std::unique_ptr<Allocation>> {
+		                 return std::unique_ptr<Allocation>(new DeadlineAutoscaleAllocation(c.get_double("DeadlineConfidence"),
+		                                                                          c.get_double("DeadlineUrgency")));
+	                 });
+
 	r.add_placement("pack", "fewest nodes, best fit", factory<Placement, PackPlacement>());
 	r.add_placement("spread", "most free nodes first, one GPU at a time", factory<Placement, SpreadPlacement>());
 	r.add_placement("count", "GPUs counted anywhere, split over nodes in any way (dlsched-sim --placement-model count)",
@@ -58,6 +89,14 @@ void register_builtin_policies(PolicyRegistry& r)
 	r.add_placement("gp-placement", "fastest predicted nodes: GPU type speed learned per node (Gaussian process)",
 	                factory<Placement, GpPlacement>());
 	r.add_admission("admit-all", "every job may be scheduled", factory<Admission, AdmitAll>());
+	r.add_admission("deadline", "a deadline job is admitted when it likely finishes in time at its best size (DeadlineInfeasible= for the rest)",
+	                [](const Config& c) -> Result<std::unique_ptr<Admission>> {
+		                const std::string w = lower(c.get_string("DeadlineInfeasible"));
+		                const auto how = w == "hold"     ? DeadlineAdmission::Infeasible::kHold
+		                                 : w == "cancel" ? DeadlineAdmission::Infeasible::kCancel
+		                                                 : DeadlineAdmission::Infeasible::kBestEffort;
+		                return std::unique_ptr<Admission>(new DeadlineAdmission(c.get_double("DeadlineConfidence"), how));
+	                });
 	r.add_preemption("none", "never preempt for a waiting job", factory<Preemption, NoPreemption>());
 	r.add_preemption("overhead",
 	                 "PickyMan: victims of lower QoS classes chosen by least predicted lost time (IPCCC'22)",
@@ -82,6 +121,12 @@ void register_builtin_policies(PolicyRegistry& r)
 	r.add_preset("optimus", "Optimus greedy marginal gain on the speed model (EuroSys'18), elastic",
 	             spec("srtf", "optimus"));
 	r.add_preset("edf", "earliest deadline first", spec("edf", "rigid"));
+	r.add_preset("lsf", "least slack first, requested sizes (a baseline for qos-deadline)", spec("least-slack", "rigid"));
+	SchedulerSpec qos_deadline = spec("least-slack", "deadline-autoscale");
+	qos_deadline.admission = "deadline";
+	r.add_preset("qos-deadline",
+	             "deadline QoS (IJCNN'19): admission by predicted finish, least slack first, GPUs scaled to each deadline",
+	             qos_deadline);
 	// Preemption by priority class over the same non-preemptive base as Slurm's sched/backfill.
 	SchedulerSpec pickyman = spec("fifo", "easy-backfill");
 	pickyman.preemption = "overhead";

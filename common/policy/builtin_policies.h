@@ -4,7 +4,9 @@
 #ifndef DLSCHED_POLICY_BUILTIN_POLICIES_H
 #define DLSCHED_POLICY_BUILTIN_POLICIES_H
 
+#include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "policy/admission.h"
@@ -167,6 +169,57 @@ private:
 	mutable CycleKey cycle_key_;
 	// Per node, this cycle: (seconds until a running job there ends, GPUs it frees), soonest first.
 	mutable std::vector<std::vector<std::pair<double, int>>> releases_;
+};
+
+// ---- Deadlines (deadline.cpp) ----
+// The standard normal quantile (DeadlineConfidence= 0.9 -> 1.28); +-infinity outside (0, 1).
+double normal_quantile(double p);
+// "42 s", "17.5 min", "5.2 h" (seconds below 10 min, minutes below 2 h).
+std::string format_duration(double seconds);
+// A job's deadline against its predicted remaining time at each size in its range, started (or kept
+// running) now, with the margin z x runtime_cv; a running job's restart cost counts at other sizes.
+struct DeadlineFit {
+	int need = 0;             // the smallest GPU count that meets the deadline; 0: none does (or no deadline)
+	int best_gpus = 0;        // the size with the shortest predicted time
+	double best_time = 0;     // that time, with its margin, in seconds
+	double left = INFINITY;   // seconds until the deadline
+};
+DeadlineFit deadline_fit(const ClusterView& view, const Job& job, double z);
+
+class DeadlineAdmission : public Admission {
+public:
+	enum class Infeasible { kBestEffort, kHold, kCancel };
+	DeadlineAdmission(double confidence, Infeasible on_infeasible)
+	    : z_(normal_quantile(confidence)), on_infeasible_(on_infeasible) {}
+	const char* name() const override { return "deadline"; }
+	AdmissionVerdict admit(const ClusterView& view, const Job& job) const override;
+
+private:
+	double z_;
+	Infeasible on_infeasible_;
+};
+
+class LeastSlackOrdering : public Ordering {
+public:
+	explicit LeastSlackOrdering(std::unique_ptr<Ordering> base) : base_(std::move(base)) {}
+	const char* name() const override { return "least-slack"; }
+	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override;
+
+private:
+	std::unique_ptr<Ordering> base_;  // for the jobs without a deadline
+};
+
+class DeadlineAutoscaleAllocation : public Allocation {
+public:
+	DeadlineAutoscaleAllocation(double confidence, double urgency)
+	    : z_(normal_quantile(confidence)), urgency_(urgency) {}
+	const char* name() const override { return "deadline-autoscale"; }
+	bool elastic() const override { return true; }
+	void allocate(const AllocationInput& in, Plan& plan) const override;
+
+private:
+	double z_;
+	double urgency_;  // DeadlineUrgency=
 };
 
 // ---- The no-op kinds (trivial.cpp) ----

@@ -25,6 +25,7 @@ common_libdlsched_la_SOURCES += \
 	common/policy/drf.cpp \
 	common/policy/optimus.cpp \
 	common/policy/edf.cpp \
+	common/policy/deadline.cpp \
 	common/policy/placement_pack.cpp \
 	common/policy/placement_count.cpp \
 	common/policy/gp_speed_model.h \

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace dlsched {
 
@@ -257,14 +258,32 @@ Decisions Scheduler::decide(const ClusterView& view) const
 	Decisions d;
 
 	// Admission: jobs it holds back stay pending, behind every admitted job.
+	// Best-effort jobs (a deadline they cannot meet, by default) are scheduled behind every other
+	// candidate; the host is told which, and why, as it is told of the jobs to hold or cancel.
 	std::vector<const Job*> candidates;
 	std::vector<const Job*> held;
+	std::unordered_set<JobId> best_effort;
 	candidates.reserve(view.pending.size() + view.running.size());
 	for (const Job* j : view.pending) {
-		if (admission_->admit(view, *j).admit)
+		AdmissionVerdict v = admission_->admit(view, *j);
+		if (v.admit)
 			candidates.push_back(j);
 		else
 			held.push_back(j);
+		const AdmissionAction act = v.cancel ? AdmissionAction::kCancel
+		                            : v.hold ? AdmissionAction::kHold
+		                            : v.admit && v.best_effort ? AdmissionAction::kBestEffort
+		                                                       : AdmissionAction::kNone;
+		if (act == AdmissionAction::kBestEffort)
+			best_effort.insert(j->id);
+		if (act != AdmissionAction::kNone) {
+			Action a;
+			a.kind = ActionKind::kAdmission;
+			a.job = j->id;
+			a.admission = act;
+			a.reason = std::move(v.reason);
+			d.actions.push_back(std::move(a));
+		}
 	}
 
 	// Preemptive orderings and elastic allocations reconsider running jobs as candidates: their
@@ -284,6 +303,9 @@ Decisions Scheduler::decide(const ClusterView& view) const
 		}
 	}
 	ordering_->order(view, candidates);
+	if (!best_effort.empty())
+		std::stable_partition(candidates.begin(), candidates.end(),
+		                      [&](const Job* j) { return !best_effort.count(j->id); });
 	apply_standing(candidates, [this](const Job& j) { return priority_class(j); });
 
 	Plan plan;

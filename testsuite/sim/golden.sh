@@ -150,8 +150,8 @@ printf 'submit_s,gpus,model,epochs,epoch_s\n0,16,cifar10,1,10\n0,1,cifar10,1,10\
 # --print-config shows overrides with their origin; --list-policies lists every preset.
 "$sim" --print-config --set SchedInterval=30 | grep -q '^SchedInterval=30$' && ok "print-config" || ko "print-config"
 n=$("$sim" --list-policies | sed -n '/^presets/,/^ordering/p' | grep -c '^  ')
-want=10 # the builtin presets, plus dl2 and dual-agent when built with libtorch
-"$sim" --list-policies | grep -q '^  dual-agent ' && want=12
+want=12 # the builtin presets, plus dl2 and dual-agent when built with libtorch
+"$sim" --list-policies | grep -q '^  dual-agent ' && want=14
 [ "$n" -eq "$want" ] && ok "list-policies" || ko "list-policies ($n presets, want $want)"
 
 # Documentation keeps up with the key table: every key is in dlsched.conf(5) and in the example,

@@ -10,3 +10,9 @@ TESTS += testsuite/unit/test_preemption
 testsuite_unit_test_preemption_SOURCES = testsuite/unit/test_preemption.cpp testsuite/unit/view_builder.h testsuite/unit/check_main.h
 testsuite_unit_test_preemption_CPPFLAGS = $(UNIT_CPPFLAGS)
 testsuite_unit_test_preemption_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)
+# Deadline admission, least-slack ordering, deadline-autoscale allocation
+check_PROGRAMS += testsuite/unit/test_deadline
+TESTS += testsuite/unit/test_deadline
+testsuite_unit_test_deadline_SOURCES = testsuite/unit/test_deadline.cpp testsuite/unit/view_builder.h testsuite/unit/check_main.h
+testsuite_unit_test_deadline_CPPFLAGS = $(UNIT_CPPFLAGS)
+testsuite_unit_test_deadline_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)

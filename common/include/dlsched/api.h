@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define DLSCHED_API_VERSION 2
+#define DLSCHED_API_VERSION 3
 
 /* The priorities a host gives the jobs it orders for dlsched (sched/dlsched: above priority/basic's
  * range). An administrator's priority at or above DLSCHED_PRIORITY_FLOOR pins a job ahead of every
@@ -57,6 +57,12 @@ enum dlsched_action_kind {
 	DLSCHED_REQUEUE = 3,      /* running job: checkpoint and requeue */
 	DLSCHED_LOAN = 4,         /* node: lend to training */
 	DLSCHED_RECLAIM = 5,      /* node: give back to inference */
+	DLSCHED_ADMISSION = 6,    /* pending job: not simply admitted (`admission`, `reason`) */
+};
+enum dlsched_admission {
+	DLSCHED_ADMIT_BEST_EFFORT = 1, /* it runs behind every admitted job: show the reason */
+	DLSCHED_ADMIT_HOLD = 2,        /* hold it until released; show the reason */
+	DLSCHED_ADMIT_CANCEL = 3,      /* end it (as Slurm's own --deadline does); log the reason */
 };
 
 typedef struct dlsched_node_view {
@@ -141,6 +147,8 @@ typedef struct dlsched_action {
 	double predicted_suspend; /* REQUEUE / RESIZE: predicted seconds to its safe point + the
 				   * checkpoint write; < 0: none */
 	double predicted_resume;  /* and to read it back and warm up */
+	/* ---- API version 3 ---- */
+	int admission;          /* ADMISSION: enum dlsched_admission */
 } dlsched_action_t;
 
 /* "0.1.0" */

@@ -1,0 +1,169 @@
+// The deadline policies (policy/deadline.cpp) on hand-computed cases. The world's linear model
+// runs an epoch in 60 s on one GPU and scales perfectly: 10 epochs take 600 s on 1 GPU, 300 s on 2,
+// 200 s on 3, 150 s on 4.
+#include <check.h>
+
+#include <cmath>
+
+#include "check_main.h"
+
+#include "policy/builtin_policies.h"
+#include "view_builder.h"
+
+using namespace dlsched;
+using namespace dlsched::test;
+
+namespace {
+
+Job& elastic(Job& j, int lo, int hi)
+{
+	j.gpus_min = lo;
+	j.gpus_max = hi;
+	return j;
+}
+
+std::string reason_of_impl(const World& w, const char* preset, std::vector<std::pair<std::string, std::string>> keys = {})
+{
+	Config c;
+	ck_assert(c.set("Policy", preset, "test").is_ok());
+	for (const auto& kv : keys)
+		ck_assert(c.set(kv.first, kv.second, "test").is_ok());
+	PolicyRegistry r;
+	register_builtin_policies(r);
+	auto s = Scheduler::create(c, r);
+	ck_assert_msg(s.is_ok(), "%s", s.status().message().c_str());
+	const Decisions d = (*s)->decide(w.view());
+	for (const Action& a : d.actions)
+		if (a.kind == ActionKind::kAdmission)
+			return a.reason;
+	return "";
+}
+
+// The reason of the first admission action ("" if none), compared with `want`.
+void expect_reason(const World& w, const char* want, std::vector<std::pair<std::string, std::string>> keys = {})
+{
+	const std::string got = reason_of_impl(w, "qos-deadline", std::move(keys));
+	ck_assert_msg(got == want, "reason \"%s\", want \"%s\"", got.c_str(), want);
+}
+
+}  // namespace
+
+START_TEST(normal_quantiles)
+{
+	ck_assert_double_eq_tol(normal_quantile(0.5), 0, 1e-9);
+	ck_assert_double_eq_tol(normal_quantile(0.9), 1.2815516, 1e-6);
+	ck_assert_double_eq_tol(normal_quantile(0.975), 1.9599640, 1e-6);
+	ck_assert(std::isinf(normal_quantile(1)));
+}
+END_TEST
+
+// 150 s at 4 GPUs, its best, against 100 s left: infeasible. Best-effort (the default) still runs
+// it, at its requested size, and says why; cancel ends it; hold holds it. The reason names the
+// need, the size and what is left.
+START_TEST(infeasible_at_its_largest_size)
+{
+	World w({4});
+	elastic(w.pending(1, 0, 1), 1, 4).deadline = 100;
+	expect_decisions(w, "qos-deadline", "admission 1; start 1 [0:1]");
+	expect_reason(w, "deadline infeasible: needs 150 s at 4 GPUs, 100 s left; runs best-effort");
+	expect_decisions(w, "qos-deadline", "admission 1; prio 1=1", {{"DeadlineInfeasible", "cancel"}});
+	expect_reason(w, "deadline infeasible: needs 150 s at 4 GPUs, 100 s left; held", {{"DeadlineInfeasible", "hold"}});
+	// A best-effort job goes behind an admitted one that arrived later.
+	w.pending(2, 5, 4, 1).deadline = 1000;  // 15 s at 4 GPUs: feasible
+	expect_decisions(w, "qos-deadline", "admission 1; start 2 [0:4]; prio 1=1");
+}
+END_TEST
+
+// Exactly on time at 4 GPUs (150 s, 150 s left; 3 GPUs take 200 s): it gets 4, not its requested 1.
+// With a 10% spread and 90% confidence it needs 150 x 1.128 s: infeasible.
+START_TEST(exactly_on_time_takes_the_size_that_meets_it)
+{
+	World w({4});
+	elastic(w.pending(1, 0, 1), 1, 4).deadline = 150;
+	expect_decisions(w, "qos-deadline", "start 1 [0:4]");
+	w.jobs.back().deadline = 200;  // 3 GPUs suffice now: the fewest that meet it
+	expect_decisions(w, "qos-deadline", "start 1 [0:3]");
+	w.jobs.back().deadline = 150;
+	w.jobs.back().runtime_cv = 0.1;
+	expect_reason(w, "deadline infeasible: needs 169 s at 4 GPUs, 150 s left; runs best-effort");
+	expect_reason(w, "", {{"DeadlineConfidence", "0.5"}});
+}
+END_TEST
+
+// Job 1 runs on all 4 GPUs with a far deadline (1 GPU would do: 600 s of 10,000). Job 2 arrives with
+// 400 s left: 2 GPUs (300 s) meet it, 1 does not. Job 1 shrinks to 2 to admit it.
+START_TEST(shrinks_an_over_provisioned_job_to_admit_another)
+{
+	World w({4});
+	elastic(w.running(1, 0, {{0, 4}}), 1, 4).deadline = 10000;
+	elastic(w.pending(2, 0, 1), 1, 4).deadline = 400;
+	expect_decisions(w, "qos-deadline", "resize 1 [0:2]; start 2 [0:2]");
+	// Without a deadline of its own, job 1 is work that can wait: job 2's deadline cannot, and
+	// takes the GPUs it needs from it (job 1 is requeued, as under srtf).
+	w.jobs.front().deadline = kNoDeadline;
+	expect_decisions(w, "qos-deadline", "requeue 1; start 2 [0:2]");
+	// A deadline job with slack to spare (more than DeadlineUrgency= x its remaining time) waits
+	// among the jobs without one by remaining time: job 1 (running, 150 s left at 4 GPUs... 600 s
+	// at its requested 1) goes first as srtf would, and job 2 waits.
+	w.jobs.back().deadline = 1000;  // slack 1000 - 600 = 400 > 0.1 x 600
+	expect_decisions(w, "qos-deadline", "prio 2=1", {{"DeadlineUrgency", "0.1"}});
+	expect_decisions(w, "qos-deadline", "requeue 1; start 2 [0:1]", {{"DeadlineUrgency", "1"}});
+}
+END_TEST
+
+// Job 1 runs on 1 GPU, 600 s left, 200 s to its deadline: it grows to 3 (200 s). When a restart costs
+// 50 s, 3 GPUs take 250 s and 4 take 200 s: it grows to 4.
+START_TEST(grows_a_running_job_that_drifts_behind)
+{
+	World w({4});
+	elastic(w.running(1, 0, {{0, 1}}), 1, 4).deadline = 200;
+	expect_decisions(w, "qos-deadline", "resize 1 [0:3]");
+	w.jobs.front().preempt_cost.checkpoint_write = 20;
+	w.jobs.front().preempt_cost.resume = 30;
+	expect_decisions(w, "qos-deadline", "resize 1 [0:4]");
+	// On time at its size: left alone.
+	w.jobs.front().deadline = 600;
+	expect_decisions(w, "qos-deadline", "");
+}
+END_TEST
+
+// Slack = deadline - now - remaining at the requested size; ties by submit time; jobs without a
+// deadline after, shortest remaining time first.
+START_TEST(least_slack_orders_deadlines_then_the_base)
+{
+	World w({4});
+	w.pending(1, 0, 1, 10);                  // no deadline, 600 s
+	w.pending(2, 1, 1, 1);                   // no deadline, 60 s
+	w.pending(3, 2, 1, 10).deadline = 1000;  // slack 400
+	w.pending(4, 3, 1, 10).deadline = 700;   // slack 100
+	w.pending(5, 4, 1, 10).deadline = 1000;  // slack 400: a tie with 3, submitted later
+	ClusterView v = w.view();
+	std::vector<const Job*> jobs(v.pending.begin(), v.pending.end());
+	LeastSlackOrdering(std::make_unique<SrtfOrdering>()).order(v, jobs);
+	std::string got;
+	for (const Job* j : jobs)
+		got += std::to_string(j->id);
+	ck_assert_str_eq(got.c_str(), "43521");
+	LeastSlackOrdering(std::make_unique<FifoOrdering>()).order(v, jobs);
+	got.clear();
+	for (const Job* j : jobs)
+		got += std::to_string(j->id);
+	ck_assert_str_eq(got.c_str(), "43512");
+	// lsf: the same order at requested sizes, no autoscaling: 4, 3, 5, 2 start on the 4 GPUs.
+	expect_decisions(w, "lsf", "start 4 [0:1]; start 3 [0:1]; start 5 [0:1]; start 2 [0:1]; prio 1=1");
+}
+END_TEST
+
+int main()
+{
+	Suite* s = suite_create("deadline");
+	TCase* tc = tcase_create("deadline");
+	tcase_add_test(tc, normal_quantiles);
+	tcase_add_test(tc, infeasible_at_its_largest_size);
+	tcase_add_test(tc, exactly_on_time_takes_the_size_that_meets_it);
+	tcase_add_test(tc, shrinks_an_over_provisioned_job_to_admit_another);
+	tcase_add_test(tc, grows_a_running_job_that_drifts_behind);
+	tcase_add_test(tc, least_slack_orders_deadlines_then_the_base);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
