@@ -124,11 +124,27 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 		if (make_high && j.qos.empty())
 			j.qos = "high";
 
+		// Deadlines: from the trace, or a seeded fraction of the jobs, at a slack (fixed or drawn
+		// per job) times the runtime at the requested size. Generated ones carry the QoS
+		// "deadline" when the trace gives none, so that by_qos reports them apart.
 		const bool make_deadline = deadline_rng.uniform() < opt.deadline_fraction;
-		if (t.deadline_s > 0)
+		if (t.deadline_s > 0) {
 			j.deadline = j.submit_time + t.deadline_s;
-		else if (make_deadline)
-			j.deadline = j.submit_time + opt.deadline_slack * runtime;
+		} else if (make_deadline) {
+			// A drawn slack takes one more draw of the stream (a fixed one none, as before).
+			const double slack =
+			        opt.deadline_slack_max > opt.deadline_slack
+			                ? opt.deadline_slack + deadline_rng.uniform() * (opt.deadline_slack_max - opt.deadline_slack)
+			                : opt.deadline_slack;
+			j.deadline = j.submit_time + slack * runtime;
+			if (j.qos.empty())
+				j.qos = "deadline";
+		}
+		if (j.has_deadline() && opt.deadline_elastic && !t.min_gpus && !t.max_gpus) {
+			j.gpus_min = 1;
+			j.gpus_max = std::min(ModelCatalog::kMaxGpus,
+			                      std::max(t.gpus, static_cast<int>(std::ceil(opt.elastic_max_factor * t.gpus))));
+		}
 
 		// Traces carry no time limits; Slurm users over-request. Rounded up to the minute.
 		j.time_limit = t.time_limit_s > 0 ? t.time_limit_s

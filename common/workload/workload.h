@@ -31,6 +31,8 @@ struct BuildOptions {
 	double elastic_max_factor = 2; // elastic jobs may use [1, factor x requested] GPUs
 	double deadline_fraction = 0;  // fraction of jobs given a deadline
 	double deadline_slack = 1.5;   // deadline = submit + slack x runtime alone at requested GPUs
+	double deadline_slack_max = 0; // > deadline_slack: each job's slack uniform in [slack, max], seeded
+	bool deadline_elastic = false; // deadline jobs get the elastic range [1, elastic_max_factor x requested]
 	double priority_fraction = 0;  // fraction of jobs without a QoS that get the QoS "high"
 	double load_scale = 1;         // > 1 compresses inter-arrival times (more load)
 	double time_limit_factor = 2;  // time limit = factor x true runtime (traces without limits)

@@ -147,6 +147,7 @@ private:
 	bool periodic_policy_ = false;
 	Seconds next_change_ = INFINITY;  // Ordering::next_change() after the last cycle
 	std::size_t dropped_ = 0;
+	std::size_t newly_cancelled_ = 0;  // held or cancelled by the Admission policy, not yet counted done
 	std::vector<std::size_t> changed_;  // jobs whose allocation an action changed this cycle
 	bool freed_in_cycle_ = false;       // a job stopped during the cycle (its GPUs are free)
 	std::vector<SpeedObservation> observations_;  // oldest first, at most opt_.observation_history
@@ -349,6 +350,21 @@ Status Engine::apply(const Action& a)
 		return fail(a, "no such job");
 	const std::size_t i = index_of_[a.job];
 	Job& j = jobs_[i];
+	if (a.kind == ActionKind::kAdmission) {
+		// Best-effort is only an order (the policy's). A held job is never released here (no user
+		// to release it): it ends as a cancelled one does, never run, its deadline missed.
+		if (a.admission == AdmissionAction::kHold || a.admission == AdmissionAction::kCancel) {
+			if (j.running() || state_[i].done)
+				return fail(a, "only a pending job can be held or cancelled");
+			state_[i].done = true;
+			++state_[i].version;
+			outcome_[i].first_start = now_;
+			outcome_[i].finish = now_;
+			outcome_[i].cancelled = true;
+			++newly_cancelled_;
+		}
+		return Status::ok();
+	}
 	auto release = [&]() {
 		for (const NodeShare& s : j.placement)
 			nodes_[s.node].gpus_free += s.gpus;
@@ -533,7 +549,8 @@ Status Engine::cycle()
 	for (std::size_t i : changed_)
 		update_speed(i);
 	// Rebuild the lists from the jobs' states (keeps their orders).
-	pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [&](std::size_t i) { return jobs_[i].running(); }),
+	pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
+	                              [&](std::size_t i) { return jobs_[i].running() || state_[i].done; }),
 	               pending_.end());
 	running_.clear();
 	for (const Job* r : view.running)
@@ -661,6 +678,8 @@ Result<SimResult> Engine::run()
 					return st;
 			}
 			last_cycle = now_;
+			done += newly_cancelled_;
+			newly_cancelled_ = 0;
 			if (running_.empty() && !pending_.empty() && next_arrival >= n) {
 				std::string ids;
 				for (std::size_t k = 0; k < pending_.size() && k < 5; ++k)

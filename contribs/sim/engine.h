@@ -62,6 +62,7 @@ struct JobOutcome {
 	double lost_gpu_s = 0;   // GPU-seconds of restart costs and work thrown away
 	int preemptions = 0;
 	int resizes = 0;
+	bool cancelled = false;  // held or cancelled by the Admission policy (never ran; finish = then)
 };
 
 struct SimResult {

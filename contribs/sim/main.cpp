@@ -47,7 +47,10 @@ const char kUsage[] =
         "  --elastic-fraction F   mark this fraction of jobs elastic (default 0: rigid)\n"
         "  --elastic-max-factor X elastic jobs may use 1 to X times their requested GPUs (default 2)\n"
         "  --deadline-fraction F  give this fraction of jobs a deadline (default 0)\n"
-        "  --deadline-slack S     deadline = submit + S x runtime alone (default 1.5)\n"
+        "  --deadline-slack S|LO:HI  deadline = submit + S x runtime alone at the requested GPUs\n"
+        "                         (default 1.5); LO:HI: each job's S uniform in [LO, HI], seeded; below 1\n"
+        "                         only more GPUs can meet it. Deadline jobs without a QoS get QoS deadline\n"
+        "  --deadline-elastic     deadline jobs are elastic: 1 to --elastic-max-factor x requested GPUs\n"
         "  --load X               compress inter-arrival times X-fold (default 1)\n"
         "  --time-limit-factor F  time limit = F x runtime alone (default 2)\n"
         "  --max-jobs N           only the first N jobs\n"
@@ -203,7 +206,20 @@ int parse_args(int argc, char** argv, Options& o)
 		} else if (a == "--deadline-fraction") {
 			rc = number(o.build.deadline_fraction, 0, 1);
 		} else if (a == "--deadline-slack") {
-			rc = number(o.build.deadline_slack, 1, 1000);
+			// S, or LO:HI (each job's drawn uniformly, seeded). Below 1 only scaling can meet it.
+			if (!value(v))
+				return usage_error("--deadline-slack needs S or LO:HI");
+			const auto colon = v.find(':');
+			double lo = 0, hi = 0;
+			const bool ok = colon == std::string::npos
+			                        ? parse_number(v, lo) && (hi = lo, true)
+			                        : parse_number(v.substr(0, colon), lo) && parse_number(v.substr(colon + 1), hi);
+			if (!ok || !(lo >= 0.05 && hi <= 1000 && lo <= hi))
+				return usage_error("--deadline-slack '" + v + "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
+			o.build.deadline_slack = lo;
+			o.build.deadline_slack_max = hi;
+		} else if (a == "--deadline-elastic") {
+			o.build.deadline_elastic = true;
 		} else if (a == "--load") {
 			rc = number(o.build.load_scale, 0.001, 1000);
 		} else if (a == "--time-limit-factor") {

@@ -79,15 +79,22 @@ RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const 
 	std::vector<double> jct, queue;
 	double held = 0;
 	std::size_t with_deadline = 0, met = 0;
+	// A job the Admission policy cancelled (or held: the simulator has nobody to release it) never
+	// ran: it misses its deadline and has no JCT.
+	auto met_deadline = [](const JobOutcome& o) { return !o.cancelled && o.finish <= o.deadline + 1e-6; };
 	for (const JobOutcome& o : r.jobs) {
-		jct.push_back(o.finish - o.submit);
-		queue.push_back(o.first_start - o.submit);
+		if (o.cancelled) {
+			++m.cancelled;
+		} else {
+			jct.push_back(o.finish - o.submit);
+			queue.push_back(o.first_start - o.submit);
+		}
 		held += o.gpu_seconds;
 		m.preemptions += o.preemptions;
 		m.resizes += o.resizes;
 		if (o.deadline != kNoDeadline) {
 			++with_deadline;
-			if (o.finish <= o.deadline + 1e-6)
+			if (met_deadline(o))
 				++met;
 		}
 	}
@@ -122,11 +129,13 @@ RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const 
 		std::vector<double> qjct, qqueue;
 		std::size_t qdl = 0, qmet = 0;
 		for (const JobOutcome* o : outs) {
-			qjct.push_back(o->finish - o->submit);
-			qqueue.push_back(o->first_start - o->submit);
+			if (!o->cancelled) {
+				qjct.push_back(o->finish - o->submit);
+				qqueue.push_back(o->first_start - o->submit);
+			}
 			if (o->deadline != kNoDeadline) {
 				++qdl;
-				qmet += o->finish <= o->deadline + 1e-6 ? 1 : 0;
+				qmet += met_deadline(*o) ? 1 : 0;
 			}
 		}
 		q.jobs = outs.size();
@@ -161,6 +170,7 @@ json::Value to_json(const RunMetrics& m)
 	o.set("bound_avg_jct_s", Value::number(m.bound_avg_jct_s));
 	o.set("resizes", Value::integer(m.resizes));
 	o.set("cycles", Value::integer(static_cast<std::int64_t>(m.cycles)));
+	o.set("cancelled", Value::integer(static_cast<std::int64_t>(m.cancelled)));
 	Value by_qos = Value::object();
 	for (const auto& [qos, q] : m.by_qos) {
 		Value v = Value::object();

@@ -34,6 +34,7 @@ struct RunMetrics {
 	double bound_avg_jct_s = 0; // mean runtime alone at requested GPUs: the physical limit
 	std::size_t cycles = 0;
 	std::size_t dropped = 0;
+	std::size_t cancelled = 0;  // held or cancelled by the Admission policy (DeadlineInfeasible=)
 	std::map<std::string, QosMetrics> by_qos;  // by QoS name ("normal" for jobs without one)
 };
 

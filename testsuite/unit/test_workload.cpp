@@ -224,6 +224,38 @@ START_TEST(builder_is_seeded_and_its_options_work)
 	ck_assert_int_lt(static_cast<int>(elastic), 550);
 	ck_assert_int_gt(static_cast<int>(deadlines), 250);
 	ck_assert_int_lt(static_cast<int>(deadlines), 350);
+
+	// Drawn slacks (0.8:2.0), deadline jobs elastic, QoS "deadline" for them.
+	BuildOptions d;
+	d.deadline_fraction = 0.5;
+	d.deadline_slack = 0.8;
+	d.deadline_slack_max = 2.0;
+	d.deadline_elastic = true;
+	d.elastic_max_factor = 4;
+	auto dw = load_workload(philly, {}, d, catalog());
+	ck_assert(dw.is_ok());
+	double lo = 1e9, hi = 0;
+	std::size_t with = 0;
+	for (std::size_t i = 0; i < dw->jobs.size(); ++i) {
+		const Job& j = dw->jobs[i];
+		if (!j.has_deadline()) {
+			ck_assert(!j.elastic());
+			ck_assert(j.qos.empty());
+			continue;
+		}
+		++with;
+		const double slack = (j.deadline - j.submit_time) / dw->trace_runtime_s[i];
+		lo = std::min(lo, slack);
+		hi = std::max(hi, slack);
+		ck_assert_str_eq(j.qos.c_str(), "deadline");
+		ck_assert_int_eq(j.gpus_min, 1);
+		ck_assert_int_eq(j.gpus_max, std::min(ModelCatalog::kMaxGpus, 4 * j.gpus_requested));
+	}
+	ck_assert_int_gt(static_cast<int>(with), 400);
+	ck_assert_double_ge(lo, 0.8 - 1e-9);
+	ck_assert_double_le(hi, 2.0 + 1e-9);
+	ck_assert_double_lt(lo, 0.85);  // uniform over 500 draws reaches both ends
+	ck_assert_double_gt(hi, 1.95);
 }
 END_TEST
 
