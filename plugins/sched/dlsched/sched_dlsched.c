@@ -94,6 +94,7 @@ typedef struct {
 	uint64_t stops_gone;		/* ... ended otherwise (cancelled, finished, requeued by others) */
 	uint64_t preemption_rows;	/* preemption rows written to the profile DB */
 	uint64_t preemption_row_errors;
+	uint64_t admission_verdicts;	/* deadline jobs marked best-effort, held or cancelled */
 	char profile_status[512];	/* why ProfileDB= cannot be read; "" when it can */
 	uint64_t gpu_updates;
 	uint64_t priorities;
@@ -139,14 +140,14 @@ static void _write_stats(void)
 		"\nlast_experience_error=%s\ncheckpoint_requests=%" PRIu64 "\nrequeued_after_checkpoint=%" PRIu64
 		"\nrequeued_after_grace=%" PRIu64 "\nrequeued_after_exit=%" PRIu64 "\nstops_gone=%" PRIu64
 		"\nstopping_now=%d\npreemption_rows=%" PRIu64 "\npreemption_row_errors=%" PRIu64
-		"\nprofile_db_status=%s\n",
+		"\nprofile_db_status=%s\nadmission_verdicts=%" PRIu64 "\n",
 		(int) getpid(), stats.describe, stats.cycles, stats.fallbacks, stats.last_ms,
 		stats.cycles ? stats.sum_ms / stats.cycles : 0.0, stats.max_ms, stats.last_decide_ms,
 		stats.last_considered, stats.last_running, stats.starts, stats.start_failures, stats.requeues,
 		stats.gpu_updates, stats.priorities, stats.last_error, stats.notes, stats.exp_rows, stats.exp_errors,
 		stats.exp_dropped, stats.exp_error, stats.checkpoint_requests, stats.requeued_checkpointed,
 		stats.requeued_grace, stats.requeued_exited, stats.stops_gone, dls_stops_count(),
-		stats.preemption_rows, stats.preemption_row_errors, stats.profile_status);
+		stats.preemption_rows, stats.preemption_row_errors, stats.profile_status, stats.admission_verdicts);
 	fclose(f);
 	if (rename(tmp, stats_path) != 0)
 		unlink(tmp);
@@ -388,6 +389,51 @@ static void _apply_deferred_resizes(void)
 }
 
 /*
+ * The Admission policy's verdict on a pending job (deadline: DeadlineInfeasible=). Best-effort: the
+ * reason is shown in squeue's REASON column (the job is ordered behind the admitted ones). Hold: an
+ * administrator's hold with the reason (scontrol release lets it go; the next cycle judges it
+ * again). Cancel: ended as Slurm's own --deadline check ends a job (state DEADLINE), the reason
+ * logged. Only pending jobs with a deadline are touched. Locks as _apply.
+ */
+static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t now)
+{
+	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !job_ptr->deadline)
+		return false;
+	switch (a->admission) {
+	case DLSCHED_ADMIT_BEST_EFFORT:
+		if (job_ptr->state_desc && !xstrcmp(job_ptr->state_desc, a->reason))
+			return false;
+		xfree(job_ptr->state_desc);
+		job_ptr->state_desc = xstrdup(a->reason);
+		info("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		return true;
+	case DLSCHED_ADMIT_HOLD:
+		if (job_ptr->priority == 0)
+			return false;	/* held already (by us or anyone) */
+		job_ptr->priority = 0;
+		job_ptr->state_reason = WAIT_HELD;
+		xfree(job_ptr->state_desc);
+		job_ptr->state_desc = xstrdup(a->reason);
+		info("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		return true;
+	case DLSCHED_ADMIT_CANCEL:
+		info("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		job_ptr->job_state = JOB_DEADLINE;
+		job_ptr->exit_code = 1;
+		job_ptr->state_reason = FAIL_DEADLINE;
+		xfree(job_ptr->state_desc);
+		job_ptr->state_desc = xstrdup(a->reason);
+		job_ptr->start_time = now;
+		job_ptr->end_time = now;
+		srun_allocate_abort(job_ptr);
+		job_completion_logger(job_ptr, false);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * Apply one cycle's decisions. Every job is re-checked: the queue moved while the core decided.
  * Locks: config read, job write, node write, partition read, federation read (held by the caller).
  */
@@ -462,6 +508,12 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 			if (IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr))
 				(void) _request_checkpoint(job_ptr, &a, now, 0, 0);
 			changed = true;
+			break;
+		case DLSCHED_ADMISSION:
+			if (_admission(job_ptr, &a, now)) {
+				stats.admission_verdicts++;
+				changed = true;
+			}
 			break;
 		default:
 			break;	/* SET_PRIORITY: from the order below; LOAN/RECLAIM: later */
