@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 #include "policy/builtin_policies.h"
 #include "policy/estimates.h"
@@ -130,13 +131,15 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 	// slack than DeadlineUrgency= x its remaining time (at its requested size) can still wait: it
 	// goes among the jobs without a deadline by its remaining time, as srtf would place it. So
 	// deadline work takes GPUs from other work only when waiting longer would cost its deadline.
+	std::unordered_map<const Job*, int> needs;  // deadline_fit(...).need of each deadline job, once
 	std::vector<const Job*> ordered;
 	ordered.reserve(in.ordered.size());
 	std::vector<const Job*> waiting_ok;  // deadline jobs that can wait, in order
 	std::vector<const Job*> rest;
 	for (const Job* j : in.ordered) {
+		const int nj = j->has_deadline() ? needs[j] = deadline_fit(in.view, *j, z_).need : 0;
 		// No deadline, or one it cannot meet (best-effort: the scheduler placed it last).
-		if (!j->has_deadline() || deadline_fit(in.view, *j, z_).need == 0) {
+		if (nj == 0) {
 			rest.push_back(j);
 			continue;
 		}
@@ -162,8 +165,10 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 	const std::size_t n = ordered.size();
 	std::vector<int> targets(n, 0), need(n, 0);
 	int left = in.free.total_free();
-	for (std::size_t i = 0; i < n; ++i)
-		need[i] = deadline_fit(in.view, *ordered[i], z_).need;
+	for (std::size_t i = 0; i < n; ++i) {
+		const auto it = needs.find(ordered[i]);
+		need[i] = it == needs.end() ? 0 : it->second;
+	}
 	// GPUs for job i: free ones first, then what over-provisioned deadline jobs ahead of it can give
 	// up (the least urgent first), down to their own need.
 	auto take = [&](std::size_t i, int want) {

@@ -132,7 +132,6 @@ static void *_agent(void *arg)
 	(void) arg;
 	for (;;) {
 		struct timespec ts;
-		struct timeval now;
 		bool reload;
 
 		slurm_mutex_lock(&term_lock);
@@ -150,13 +149,7 @@ static void *_agent(void *arg)
 		else
 			fallbacks++;
 
-		gettimeofday(&now, NULL);
-		ts.tv_sec = now.tv_sec + (time_t) interval;
-		ts.tv_nsec = now.tv_usec * 1000 + (long) ((interval - (time_t) interval) * 1e9);
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		ts = dls_time_in(interval);
 		slurm_mutex_lock(&term_lock);
 		if (!stop_thread && !reconfig)
 			pthread_cond_timedwait(&term_cond, &term_lock, &ts);

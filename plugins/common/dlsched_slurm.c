@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <sys/time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -257,4 +258,21 @@ extern bool dls_parse_spank_env(char **env, uint32_t env_size, char *model, size
 		found |= dls_parse_job_comment(words, model, model_len, epochs, &unused, gpus_min, gpus_max);
 	}
 	return found;
+}
+
+extern struct timespec dls_time_in(double seconds)
+{
+	struct timeval now;
+	struct timespec ts;
+
+	if (seconds < 0)
+		seconds = 0;
+	gettimeofday(&now, NULL);
+	ts.tv_sec = now.tv_sec + (time_t) seconds;
+	ts.tv_nsec = now.tv_usec * 1000 + (long) ((seconds - (time_t) seconds) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
 }

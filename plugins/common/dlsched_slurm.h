@@ -79,6 +79,9 @@ extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now);
  */
 extern bool dls_job_requeueable(job_record_t *job_ptr);
 
+/* The absolute time `seconds` (>= 0, fractions kept) from now, for pthread_cond_timedwait. */
+extern struct timespec dls_time_in(double seconds);
+
 /* GPUs a running job holds over all its nodes (its gres/gpu allocation). Locks: job read. */
 extern int dls_job_gpus_allocated(job_record_t *job_ptr);
 

@@ -916,7 +916,6 @@ static void *_sched_agent(void *arg)
 	(void) arg;
 	for (;;) {
 		struct timespec ts;
-		struct timeval now;
 		bool reload;
 
 		slurm_mutex_lock(&term_lock);
@@ -969,13 +968,7 @@ static void *_sched_agent(void *arg)
 				wait = 1.0;
 			if (wait < 0)
 				wait = 0;
-			gettimeofday(&now, NULL);
-			ts.tv_sec = now.tv_sec + (time_t) wait;
-			ts.tv_nsec = now.tv_usec * 1000 + (long) ((wait - (time_t) wait) * 1e9);
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
+			ts = dls_time_in(wait);
 			slurm_mutex_lock(&term_lock);
 			if (!stop_thread && !reconfig)
 				pthread_cond_timedwait(&term_cond, &term_lock, &ts);
