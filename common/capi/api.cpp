@@ -121,9 +121,16 @@ std::string str(const char* s)
 }
 
 // The core's copy of a C view: nodes and jobs own their strings; `view` points into them.
+// Relative spread of a runtime that rests on a model profile or a user's claim alone (no
+// measurement of the job or its model on this cluster): the profiles are another cluster's
+// measurements, and the claims are bounded (predict/hints.h), not checked.
+constexpr double kUnmeasuredRuntimeCv = 0.25;
+
 struct ConvertedView {
 	std::vector<dlsched::Node> nodes;
 	std::vector<dlsched::Job> jobs;
+	std::vector<bool> from_profile;  // per job: its epoch time is the model profile's
+	dlsched::predict::HintLimits limits;
 	dlsched::ClusterView view;
 };
 
@@ -161,7 +168,7 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 		d.up = n.up != 0;
 	}
 	// Users' runtime claims count only within their time limits (predict/hints.h).
-	dlsched::predict::HintLimits limits;
+	dlsched::predict::HintLimits& limits = out.limits;
 	limits.trust_factor = sched->config.get_double("HintTrustFactor");
 	limits.floor_no_limit_s = sched->config.get_double("HintFloorNoTimeLimit");
 	if (!nodes.empty() && nodes[0].gpus_total > 0)
@@ -205,6 +212,24 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 		j.epochs_done = v.epochs_done;
 		j.epoch_time_1gpu = v.epoch_time_1gpu;
 		j.time_limit = v.time_limit > 0 ? v.time_limit : dlsched::kNoTimeLimit;
+		out.from_profile.push_back(false);
+		if (!(j.epoch_time_1gpu > 0)) {
+			const dlsched::ModelProfile* mp = j.model >= 0 ? &sched->models.at(j.model) : nullptr;
+			if (mp && v.epochs_total > 0 && mp->samples_per_s_1gpu > 0 && mp->samples_per_epoch > 0) {
+				// Its epochs, at its model's measured epoch time (the profile DB's history of
+				// the model replaces it in decide, where there is one).
+				j.epoch_time_1gpu = mp->samples_per_epoch / mp->samples_per_s_1gpu;
+				out.from_profile.back() = true;
+			} else if (v.time_limit > 0) {
+				// Nothing to go by but the time limit, as Slurm's backfill: one epoch as long as
+				// the limit at its requested size (an unknown model scales linearly).
+				j.epochs_total = 1;
+				j.epoch_time_1gpu = v.time_limit * std::max(1, v.gpus_requested);
+			} else {
+				j.epochs_total = 1;
+				j.epoch_time_1gpu = 0;
+			}
+		}
 		j.deadline = v.deadline > 0 ? v.deadline : dlsched::kNoDeadline;
 		j.state = v.state == DLSCHED_RUNNING ? dlsched::JobState::kRunning : dlsched::JobState::kPending;
 		j.start_time = v.start_time;
@@ -449,11 +474,19 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 			return rc;
 		const dlsched::ClusterView& view = c.view;
 		// Running jobs' progress and preemption costs from the profile DB (off the host's locks).
-		sched->reader->refresh(c.view.running, sched->models, cv->now);
-		for (std::size_t i = 0; i < c.jobs.size(); ++i)
-			if (c.jobs[i].running())
-				(void) sched->reader->apply(c.jobs[i], sched->models, sched->overhead, cv->now,
+		// Runtimes and their spread from the same records and same-model histories: a queued job's
+		// model history (read every ProfileRefresh seconds), a requeued one's checkpoints.
+		sched->reader->refresh(c.view.running, sched->models, cv->now, c.view.pending);
+		for (std::size_t i = 0; i < c.jobs.size(); ++i) {
+			dlsched::Job& j = c.jobs[i];
+			if (j.running())
+				(void) sched->reader->apply(j, sched->models, sched->overhead, cv->now,
 				                            cv->jobs[i].epochs_done < 0);
+			sched->reader->estimate_runtime(j, sched->models, c.from_profile[i], kUnmeasuredRuntimeCv);
+			// The epochs are still the user's claim: bounded as at conversion.
+			if (c.from_profile[i])
+				(void) dlsched::predict::bound_hints(j, sched->models, c.limits);
+		}
 
 		dlsched::StepLog steps;  // the learned ordering's steps of this call
 		if (sched->experience.enabled)

@@ -31,14 +31,23 @@ const char* hint_verdict_name(HintVerdict v)
 	return "?";
 }
 
-double claimed_runtime(const Job& job, const ModelCatalog& models, int gpus_per_node)
+namespace {
+
+double runtime_at(const Job& job, const ModelCatalog& models, int gpus_per_node, int gpus)
 {
 	if (job.epoch_time_1gpu <= 0 || job.epochs_total <= 0)
 		return 0;
 	const int per_node = std::max(1, gpus_per_node);
-	const int gpus = std::max(1, job.gpus_requested);
+	gpus = std::max(1, gpus);
 	const int nodes = (gpus + per_node - 1) / per_node;
 	return job.epochs_total * job.epoch_time_1gpu / models.speedup(job.model, gpus, nodes);
+}
+
+}  // namespace
+
+double claimed_runtime(const Job& job, const ModelCatalog& models, int gpus_per_node)
+{
+	return runtime_at(job, models, gpus_per_node, job.gpus_requested);
 }
 
 HintVerdict bound_hints(Job& job, const ModelCatalog& models, const HintLimits& limits)
@@ -52,8 +61,12 @@ HintVerdict bound_hints(Job& job, const ModelCatalog& models, const HintLimits& 
 	if (job.executed_s > kOverrunFactor * claimed + kOverrunGraceS) {
 		target = limited && job.time_limit > job.executed_s ? job.time_limit : 2 * job.executed_s;
 		verdict = HintVerdict::kVoid;
-	} else if (limited && claimed > job.time_limit) {
-		target = job.time_limit;
+	} else if (const double fastest = runtime_at(job, models, limits.gpus_per_node,
+	                                             std::max(job.gpus_requested, job.gpus_max));
+	           limited && fastest > job.time_limit) {
+		// Too long for its limit even at its largest size. (An elastic job may claim more than its
+		// limit at the size it asked for: it counts on being scaled up, to meet a deadline say.)
+		target = claimed * job.time_limit / fastest;
 		verdict = HintVerdict::kCappedAtLimit;
 	} else {
 		const double floor = limited ? job.time_limit / std::max(1.0, limits.trust_factor) : limits.floor_no_limit_s;

@@ -3,7 +3,8 @@
 // job goes in the queue, and, under a preemptive policy, which running jobs make room for it. A
 // claim that costs nothing would let anyone jump the queue by calling a long job tiny. So a claim
 // counts only within what Slurm enforces:
-//  - never longer than the job's time limit (Slurm ends it there anyway);
+//  - never longer than the job's time limit (Slurm ends it there anyway) at its largest size (an
+//    elastic job may be scaled up to finish within it);
 //  - never shorter than its time limit / HintTrustFactor: a user who wants to look shorter must ask
 //    for a shorter time limit, which Slurm enforces; a job without a time limit gets no credit for
 //    claims shorter than HintFloorNoTimeLimit;

@@ -77,41 +77,52 @@ bool ProfileReader::connect(double now, bool now_or_never)
 	return true;
 }
 
-void ProfileReader::refresh(const std::vector<const Job*>& running, const ModelCatalog& models, double now)
+void ProfileReader::refresh(const std::vector<const Job*>& running, const ModelCatalog& models, double now,
+                            const std::vector<const Job*>& pending)
 {
 	jobs_.clear();
 	if (!connect(now))
 		return;
-	try {
-		for (const Job* j : running) {
+	// A job's own records and its model's history (when due); false when the DB failed.
+	auto read = [&](const Job* j, bool own) {
+		if (own) {
 			auto p = db_->job(cluster_, j->id);
 			if (p.is_ok()) {
 				jobs_[j->id] = job_records(p.value());
 			} else if (p.status().code() != StatusCode::kNotFound) {
 				give_up(p.status().message(), now);
-				return;
+				return false;
 			}
-			if (j->model < 0)
-				continue;
-			ModelHistory& h = models_[j->model];
-			if (h.read_at >= 0 && now - h.read_at < refresh_s_)
-				continue;
-			auto past = db_->model_history(models.at(j->model).name, kHistoryJobs);
-			if (!past.is_ok()) {
-				give_up(past.status().message(), now);
-				return;
-			}
-			std::vector<JobMeasurements> pooled;
-			h.fractional_saves = false;
-			for (const db::JobProfile& q : past.value()) {
-				if (q.job.job_id == static_cast<std::int64_t>(j->id) && q.job.cluster == cluster_)
-					continue;
-				pooled.push_back(measurements(q));
-				h.fractional_saves = h.fractional_saves || job_records(q).fractional_saves;
-			}
-			h.history = pool(pooled);
-			h.read_at = now;
 		}
+		if (j->model < 0)
+			return true;
+		ModelHistory& h = models_[j->model];
+		if (h.read_at >= 0 && now - h.read_at < refresh_s_)
+			return true;
+		auto past = db_->model_history(models.at(j->model).name, kHistoryJobs);
+		if (!past.is_ok()) {
+			give_up(past.status().message(), now);
+			return false;
+		}
+		std::vector<JobMeasurements> pooled;
+		h.fractional_saves = false;
+		for (const db::JobProfile& q : past.value()) {
+			if (q.job.job_id == static_cast<std::int64_t>(j->id) && q.job.cluster == cluster_)
+				continue;
+			pooled.push_back(measurements(q));
+			h.fractional_saves = h.fractional_saves || job_records(q).fractional_saves;
+		}
+		h.history = pool(pooled);
+		h.read_at = now;
+		return true;
+	};
+	try {
+		for (const Job* j : running)
+			if (!read(j, true))
+				return;
+		for (const Job* j : pending)
+			if (!read(j, j->restarts > 0))
+				return;
 	} catch (const std::exception& e) {
 		give_up(std::string("reading the profile DB: ") + e.what(), now);
 	}
@@ -188,6 +199,33 @@ bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadPara
 		e.checkpoint_bytes = h->saves.back().bytes;
 	j.preempt_cost = measured_cost(j, models, params, e, now);
 	return true;
+}
+
+void ProfileReader::estimate_runtime(Job& j, const ModelCatalog& models, bool from_profile, double profile_cv) const
+{
+	const JobRecords* r = job(j.id);
+	if (!j.running() && r && r->last_save_epoch > 0)
+		j.epochs_done = std::min(j.epochs_total, std::max(j.epochs_done, r->last_save_epoch));
+	j.runtime_cv = profile_cv;
+	if (j.running() && r && !r->measured.runs.empty()) {
+		const Estimate left = remaining_time(r->measured.runs.back().epoch_s, j.epochs_total, j.epochs_done);
+		if (left.known() && left.value > 0) {
+			j.runtime_cv = left.stddev / left.value;
+			return;
+		}
+	}
+	const History* h = model(j.model);
+	if (!h)
+		return;
+	const int gpus = j.running() ? j.gpus_allocated : j.gpus_requested;
+	const int nodes = std::max<int>(1, static_cast<int>(j.placement.size()));
+	const double epochs = std::max(1.0, j.epochs_left());
+	const Estimate e = predict_runtime(models, j.model, *h, epochs, gpus, nodes);
+	if (!e.known() || e.value <= 0)
+		return;
+	j.runtime_cv = e.stddev / e.value;
+	if (from_profile)
+		j.epoch_time_1gpu = e.value / epochs * models.speedup(j.model, gpus, nodes);
 }
 
 double ProfileReader::checkpoint_since(JobId id, double since, double now)

@@ -41,7 +41,10 @@ public:
 
 	// Reads the records of these running jobs (and, when due, their models' histories). `now` is
 	// absolute (seconds since the epoch, as the records). Never throws; errors go to status().
-	void refresh(const std::vector<const Job*>& running, const ModelCatalog& models, double now);
+	// `pending`: queued jobs whose models' histories are wanted too, and whose own records are read
+	// when they ran before (restarts > 0: a requeued job's progress is in its checkpoints).
+	void refresh(const std::vector<const Job*>& running, const ModelCatalog& models, double now,
+	             const std::vector<const Job*>& pending = {});
 
 	const JobRecords* job(JobId id) const;
 	const History* model(int model) const;
@@ -52,6 +55,13 @@ public:
 	// were used.
 	bool apply(Job& job, const ModelCatalog& models, const OverheadParams& params, double now,
 	           bool estimate_progress) const;
+
+	// A job's runtime for the deadline policies, from the best evidence there is: its own steady
+	// epochs (running jobs), else its model's history in the DB (replacing epoch_time_1gpu only when
+	// `from_profile`: the host took it from the model profile, not from the user or a measurement),
+	// else what it has. Sets runtime_cv to the evidence's relative spread (`profile_cv` when there
+	// is none). A requeued pending job's progress is the epoch its latest checkpoint holds.
+	void estimate_runtime(Job& job, const ModelCatalog& models, bool from_profile, double profile_cv) const;
 
 	// The time of the job's latest checkpoint save recorded at or after `since` (absolute), read
 	// from the database now; -1 when there is none or the database cannot be read.

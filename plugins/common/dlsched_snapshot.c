@@ -217,12 +217,11 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	if (gmax >= gpus)
 		v->gpus_max = gmax;
 	v->time_limit = _time_limit_s(job_ptr);
-	if (epochs <= 0 || epoch_time <= 0) {
-		/* No dlsched metadata: estimate the run time by the time limit, as Slurm's backfill does
-		 * (an unknown model scales linearly, so 1 epoch of limit x GPUs GPU-seconds). */
-		epochs = 1;
-		epoch_time = v->time_limit > 0 ? v->time_limit * gpus : 0;
-	}
+	/*
+	 * Unknown values stay 0: the library takes a known model's epoch time
+	 * from its profile (or the profile DB's history), and otherwise
+	 * estimates the run time by the time limit, as Slurm's backfill does.
+	 */
 	v->epochs_total = epochs;
 	v->epoch_time_1gpu = epoch_time;
 	v->deadline = job_ptr->deadline ? (double) job_ptr->deadline : 0;

@@ -8,6 +8,9 @@
 #include "check_main.h"
 
 #include "policy/builtin_policies.h"
+#include "predict/profile_reader.h"
+#include "profiledb/profile_db.h"
+#include "temp_path.h"
 #include "view_builder.h"
 
 using namespace dlsched;
@@ -154,6 +157,67 @@ START_TEST(least_slack_orders_deadlines_then_the_base)
 }
 END_TEST
 
+// In Slurm a deadline job's runtime comes from the profile DB: a queued job of a model the cluster
+// has run is predicted from that history (its spread is the margin the admission keeps); a user's
+// own epoch time is kept; a requeued job resumes from the epoch its checkpoint holds.
+START_TEST(runtimes_from_the_profile_db)
+{
+	ModelCatalog models;
+	ModelProfile p;
+	p.name = "m";
+	p.points = {{1, 1, 1}, {2, 1, 2}};
+	const int m = models.add(p);
+	const std::string path = temp_path("dlsched-deadline", "profiles.db");
+	{
+		auto db = db::ProfileDb::open_writer(path);
+		ck_assert(db.is_ok());
+		db::JobRecord r;
+		r.cluster = "c", r.job_id = 7, r.model = "m", r.gpus = 1, r.epochs_total = 10;
+		ck_assert(db->put_job(r).is_ok());
+		// Job 7 on 1 GPU: a warm-up epoch, then 100 +- 4 s; a save at epoch 4.
+		const double epoch_s[] = {130, 104, 96, 100};
+		double t = 1000;
+		for (int e = 1; e <= 4; ++e) {
+			db::EpochRecord er;
+			er.cluster = "c", er.job_id = 7, er.run = 0, er.epoch = e, er.gpus = 1;
+			er.start_s = t;
+			er.end_s = t += epoch_s[e - 1];
+			ck_assert(db->add_epoch(er).is_ok());
+		}
+		db::CheckpointRecord c;
+		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4, c.kind = "save", c.bytes = 1000, c.seconds = 1,
+		c.at_s = t + 1;
+		ck_assert(db->add_checkpoint(c).is_ok());
+	}
+	predict::ProfileReader reader(path, "c", 60);
+	Job fresh;  // a new job of the model on 2 GPUs; the host took 500 s from the model profile
+	fresh.id = 9, fresh.model = m, fresh.gpus_requested = 2, fresh.epochs_total = 20, fresh.epoch_time_1gpu = 500;
+	Job claimed = fresh;  // the same, with the user's own epoch time
+	claimed.id = 10;
+	Job requeued = fresh;  // job 7, requeued: pending again
+	requeued.id = 7, requeued.gpus_requested = 1, requeued.epochs_total = 10, requeued.restarts = 1;
+	Job other;  // a model the DB has never seen
+	other.id = 11, other.model = -1, other.epoch_time_1gpu = 50;
+	reader.refresh({}, models, 2000, {&fresh, &claimed, &requeued, &other});
+	ck_assert_str_eq(reader.status().c_str(), "");
+	reader.estimate_runtime(fresh, models, true, 0.25);
+	reader.estimate_runtime(claimed, models, false, 0.25);
+	reader.estimate_runtime(requeued, models, false, 0.25);
+	reader.estimate_runtime(other, models, false, 0.25);
+	// Job 7's steady epochs: its run's first one left out (the warm-up), and of the three left, the
+	// first again (steady_epoch_time): 96 and 100, 98 s on one GPU; its warm-up, 130 - 98 = 32 s,
+	// spread over the new job's 20 epochs: 98 + 1.6 per epoch.
+	ck_assert_double_eq_tol(fresh.epoch_time_1gpu, 99.6, 1e-6);
+	ck_assert_msg(fresh.runtime_cv > 0.01 && fresh.runtime_cv < 0.1, "cv %g", fresh.runtime_cv);
+	ck_assert_double_eq_tol(claimed.epoch_time_1gpu, 500, 1e-9);
+	ck_assert_double_eq_tol(claimed.runtime_cv, fresh.runtime_cv, 1e-12);
+	ck_assert_double_eq_tol(requeued.epochs_done, 4, 1e-9);
+	ck_assert_double_eq_tol(other.runtime_cv, 0.25, 1e-12);
+	ck_assert_double_eq_tol(other.epoch_time_1gpu, 50, 1e-12);
+	std::remove(path.c_str());
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("deadline");
@@ -164,6 +228,7 @@ int main()
 	tcase_add_test(tc, shrinks_an_over_provisioned_job_to_admit_another);
 	tcase_add_test(tc, grows_a_running_job_that_drifts_behind);
 	tcase_add_test(tc, least_slack_orders_deadlines_then_the_base);
+	tcase_add_test(tc, runtimes_from_the_profile_db);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -197,6 +197,7 @@ START_TEST(user_hints_count_only_within_the_time_limit)
 		int gpus;
 		double want_runtime;
 		HintVerdict want;
+		int gpus_max = 0;  // elastic up to this; 0: rigid
 	};
 	const double none = INFINITY;
 	const Case cases[] = {
@@ -208,6 +209,11 @@ START_TEST(user_hints_count_only_within_the_time_limit)
 	        {"tiny claim", 1, 6, 3600, 0, 1, 360, HintVerdict::kRaisedToFloor},
 	        // Claims 5,000 s with a 1,000-s limit: capped at the limit.
 	        {"longer than its limit", 100, 50, 1000, 0, 1, 1000, HintVerdict::kCappedAtLimit},
+	        // Elastic 1-4 GPUs: 1,600 s at 1 GPU, 400 s at 4, within a 1,000-s limit: kept (it
+	        // counts on being scaled up).
+	        {"elastic, fits at its largest size", 10, 160, 1000, 0, 1, 1600, HintVerdict::kKept, 4},
+	        // 4,000 s at 1 GPU, 1,000 at 2: too long for its limit even at 2, capped there.
+	        {"elastic, too long even at its largest", 10, 400, 500, 0, 1, 1000, HintVerdict::kCappedAtLimit, 2},
 	        // No time limit: nothing shorter than 3,600 s.
 	        {"no limit, short claim", 10, 60, none, 0, 1, 3600, HintVerdict::kRaisedToFloor},
 	        {"no limit, long claim", 100, 60, none, 0, 1, 6000, HintVerdict::kKept},
@@ -227,6 +233,8 @@ START_TEST(user_hints_count_only_within_the_time_limit)
 		j.time_limit = c.time_limit;
 		j.executed_s = c.executed;
 		j.gpus_requested = c.gpus;
+		j.gpus_min = c.gpus;
+		j.gpus_max = c.gpus_max ? c.gpus_max : c.gpus;
 		const HintVerdict v = bound_hints(j, models, limits);
 		ck_assert_msg(v == c.want, "%s: verdict %s", c.what, hint_verdict_name(v));
 		ck_assert_msg(std::fabs(claimed_runtime(j, models, 8) - c.want_runtime) < 1e-6, "%s: runtime %g, want %g",

@@ -94,9 +94,11 @@ typedef struct dlsched_job_view {
 	int gpus_requested;
 	int gpus_min;          /* 0: gpus_requested */
 	int gpus_max;          /* 0: gpus_requested */
-	double epochs_total;
+	double epochs_total;    /* 0: unknown */
 	double epochs_done;     /* < 0: unknown; estimated from executed_s at the current allocation */
-	double epoch_time_1gpu; /* seconds per epoch on one reference GPU; 0: unknown */
+	double epoch_time_1gpu; /* seconds per epoch on one reference GPU; 0: unknown: the model
+	                         * profile's (or the profile DB's same-model history) for a known model
+	                         * and epochs, else one epoch of the time limit */
 	double time_limit;      /* seconds; <= 0: none */
 	double deadline;        /* absolute; <= 0: none */
 	int state;              /* enum dlsched_job_state */
