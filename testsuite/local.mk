@@ -22,6 +22,9 @@ TESTS += testsuite/cluster/test-safety.sh testsuite/cluster/test-preemption.sh
 EXTRA_DIST += testsuite/cluster/test-safety.sh testsuite/cluster/test-preemption.sh
 # The learned policies in slurmctld (skips when sched/dlsched was built without libtorch).
 TESTS += testsuite/cluster/test-learned.sh
+# Deadlines: autoscaling to meet one, DeadlineInfeasible=, completion rates from sacct.
+TESTS += testsuite/cluster/test-deadline.sh
+EXTRA_DIST += testsuite/cluster/test-deadline.sh
 EXTRA_DIST += testsuite/cluster/test-learned.sh testsuite/cluster/lib.sh
 # Model files for it (random or hand-set) and the order a model gives offline, through the C ABI.
 if HAVE_TORCH

@@ -141,6 +141,13 @@ extern bool dls_parse_spank_env(char **env, uint32_t env_size, char *model, size
  */
 extern bool dls_record_deadline(job_record_t *job_ptr);
 
+/*
+ * Add "KEY=<value>" to the job's admin comment unless a KEY= token is there
+ * already (the first one stays). Locks: job write lock held by the caller.
+ * Returns true if the comment changed.
+ */
+extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long value);
+
 /* ---- any daemon (dlsched_slurm.c) ---- */
 
 /*

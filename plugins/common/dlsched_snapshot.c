@@ -93,6 +93,26 @@ extern bool dls_record_deadline(job_record_t *job_ptr)
 	return true;
 }
 
+extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long value)
+{
+	char tok[64];
+	size_t n;
+
+	snprintf(tok, sizeof(tok), "%s=", key);
+	n = strlen(tok);
+	/* A token begins the comment or follows a space. */
+	for (const char *p = job_ptr->admin_comment; p && (p = strstr(p, tok)); p += n)
+		if (p == job_ptr->admin_comment || isspace((unsigned char) p[-1]))
+			return false;
+	if (job_ptr->admin_comment && job_ptr->admin_comment[0])
+		xstrfmtcat(job_ptr->admin_comment, " %s%ld", tok, value);
+	else {
+		xfree(job_ptr->admin_comment);
+		job_ptr->admin_comment = xstrdup_printf("%s%ld", tok, value);
+	}
+	return true;
+}
+
 /*
  * The pending jobs dlsched schedules at all: not held, not a hetjob or an
  * array's meta record (left to Slurm), not still completing a previous run.

@@ -24,7 +24,9 @@
 # queueing {0,0,30,0,30,0}: avg 10, p95 30
 # GPU-s 200+1840+200+180+110+600 = 3130 -> 0.869444 GPU-h; makespan 0:00 .. 6:00 = 360 s;
 # utilisation with 16 GPUs 3130 / (16*360) = 0.543403; requeues 2, preemptions 1, resizes 1;
-# deadlines met 1 of 3; per QOS: normal 1/1, high 0/2.
+# deadlines met 1 of 3; per QOS: normal 1/1, high 0/2; per user: alice 1/2 (101, 103), dave 0/1.
+# Infeasible (AdminComment infeasible=): 103 5 s after its submission (at submit), 105 180 s after
+# (later). Missed: 103 and 105, 110 + 600 GPU-s.
 #
 # data/sacct-header.txt (a header line, a subset of the fields in another order, no Elapsed):
 #   201: 0:00..1:00, 4 GPUs, deadline 1:40 met; 202: submit 0:00 start 1:00 end 3:00, 4 GPUs, missed
@@ -65,6 +67,10 @@ if "$rep" --from-file "$data/sacct.txt" --gpus-total 16 --format json >"$tmp/out
 		&& ok "json: deadlines met 1/3" || ko "json: deadlines: $(cat "$tmp/out.json")"
 	jchk 'd["deadline_by_qos"] == {"high": {"jobs": 2, "met": 0, "rate": 0.0}, "normal": {"jobs": 1, "met": 1, "rate": 1.0}}' \
 		&& ok "json: deadlines per QOS" || ko "json: per QOS: $(cat "$tmp/out.json")"
+	jchk 'd["deadlines"]["by_user"] == {"alice": {"jobs": 2, "met": 1, "rate": 0.5}, "dave": {"jobs": 1, "met": 0, "rate": 0.0}} and d["deadlines"]["by_qos"] == d["deadline_by_qos"]' \
+		&& ok "json: deadlines per user" || ko "json: per user: $(cat "$tmp/out.json")"
+	jchk 'd["deadlines"]["infeasible_at_submit"] == 1 and d["deadlines"]["infeasible_later"] == 1 and d["deadlines"]["missed"] == 2 and abs(d["deadlines"]["missed_gpu_hours"] - 710 / 3600) < 1e-12' \
+		&& ok "json: infeasible at submit 1, later 1, 710 GPU-s on misses" || ko "json: infeasible: $(cat "$tmp/out.json")"
 	# Per QOS: low is job 108 (submitted 20 s, started 20 s, preempted, requeued, done at 140 s: JCT 120,
 	# no queueing, 1 requeue); high is 103 (60 -> 90 -> 200: JCT 140, queued 30) and 105 (120 -> 120 ->
 	# 360, its resize is no requeue: JCT 240): avg JCT 190, queueing avg 15, p95 30.

@@ -228,6 +228,9 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 			return rc;
 		stats.gpu_updates++;
 	}
+	/* Ordered by dlsched (select/dlsched_cons_tres starts an elastic job only once it is). */
+	if (!job_ptr->direct_set_prio && job_ptr->priority && job_ptr->priority < DLSCHED_PRIORITY_FLOOR)
+		job_ptr->priority = DLSCHED_PRIORITY_TOP;
 	exc = bit_alloc(node_record_count);
 	bit_set_all(exc);
 	for (size_t i = 0; i < a->share_count; i++)
@@ -395,23 +398,67 @@ static void _apply_deferred_resizes(void)
  * again). Cancel: ended as Slurm's own --deadline check ends a job (state DEADLINE), the reason
  * logged. Only pending jobs with a deadline are touched. Locks as _apply.
  */
+static uint32_t *held_ids;	/* jobs this plugin held (ids), so that a release sticks */
+static size_t held_cnt, held_cap;
+
+static bool _was_held(uint32_t job_id)
+{
+	for (size_t i = 0; i < held_cnt; i++)
+		if (held_ids[i] == job_id)
+			return true;
+	return false;
+}
+
+static void _remember_held(uint32_t job_id)
+{
+	if (held_cnt == held_cap) {
+		/* Bounded: the oldest half is forgotten (its jobs are long gone or released). */
+		if (held_cap >= 4096) {
+			memmove(held_ids, held_ids + held_cap / 2, (held_cap - held_cap / 2) * sizeof(*held_ids));
+			held_cnt -= held_cap / 2;
+		} else {
+			held_cap = held_cap ? 2 * held_cap : 64;
+			xrecalloc(held_ids, held_cap, sizeof(*held_ids));
+		}
+	}
+	held_ids[held_cnt++] = job_id;
+}
+
 static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t now)
 {
+	int verdict = a->admission;
+
 	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !job_ptr->deadline)
 		return false;
-	switch (a->admission) {
-	case DLSCHED_ADMIT_BEST_EFFORT:
-		if (job_ptr->state_desc && !xstrcmp(job_ptr->state_desc, a->reason))
+	/* When it was first found infeasible, for sacct (dlsched-report: infeasible at submit). */
+	(void) dls_admin_comment_once(job_ptr, "infeasible", (long) now);
+	/* Held once and released since (scontrol release): it runs best-effort, not held again. */
+	if (verdict == DLSCHED_ADMIT_HOLD && job_ptr->priority != 0 && _was_held(job_ptr->job_id))
+		verdict = DLSCHED_ADMIT_BEST_EFFORT;
+	switch (verdict) {
+	case DLSCHED_ADMIT_BEST_EFFORT: {
+		char *reason = NULL;
+		const char *held = xstrstr(a->reason, "; held");
+
+		if (a->admission == DLSCHED_ADMIT_HOLD && held)
+			reason = xstrdup_printf("%.*s; released: runs best-effort", (int) (held - a->reason), a->reason);
+		else
+			reason = xstrdup(a->reason);
+		if (job_ptr->state_desc && !xstrcmp(job_ptr->state_desc, reason)) {
+			xfree(reason);
 			return false;
+		}
 		xfree(job_ptr->state_desc);
-		job_ptr->state_desc = xstrdup(a->reason);
-		info("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		job_ptr->state_desc = reason;
+		info("sched/dlsched: %pJ %s", job_ptr, reason);
 		return true;
+	}
 	case DLSCHED_ADMIT_HOLD:
 		if (job_ptr->priority == 0)
 			return false;	/* held already (by us or anyone) */
 		job_ptr->priority = 0;
 		job_ptr->state_reason = WAIT_HELD;
+		_remember_held(job_ptr->job_id);
 		xfree(job_ptr->state_desc);
 		job_ptr->state_desc = xstrdup(a->reason);
 		info("sched/dlsched: %pJ %s", job_ptr, a->reason);

@@ -93,7 +93,7 @@ static void *real_handle = NULL;
 static bool we_inited = false;
 static dlsched_scheduler_t *sched = NULL;
 static bool sched_tried = false;
-static uint64_t placed_cnt = 0, fallback_cnt = 0;
+static uint64_t placed_cnt = 0, fallback_cnt = 0, deferred_cnt = 0;
 
 /* Find select_cons_tres.so in PluginDir (a colon list), preferring the copy already loaded. */
 static void *_open_cons_tres(bool *fresh)
@@ -161,9 +161,10 @@ extern int fini(void)
 			real_fini();
 	}
 	we_inited = false;
-	if (placed_cnt || fallback_cnt)
+	if (placed_cnt || fallback_cnt || deferred_cnt)
 		info("select/dlsched_cons_tres: %" PRIu64 " jobs placed on dlsched's nodes, %" PRIu64
-		     " left to cons_tres", placed_cnt, fallback_cnt);
+		     " left to cons_tres, %" PRIu64 " elastic starts deferred to sched/dlsched's sizing",
+		     placed_cnt, fallback_cnt, deferred_cnt);
 	return SLURM_SUCCESS;
 }
 
@@ -229,6 +230,38 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 	return pref;
 }
 
+/*
+ * An elastic job (--dl-elastic, gpus_min/gpus_max words) that no sched/dlsched cycle has sized yet:
+ * Slurm's main scheduler would start it at the size it was submitted with, between two cycles, and
+ * the next cycle would resize it at once by checkpoint and requeue. A cycle sizes and orders every
+ * pending job within SchedInterval, which gives it a dlsched priority (sched/dlsched gives one to
+ * the jobs it starts itself before it starts them). Bounded: 2 x SchedInterval + 5 s after its
+ * submission (sched/dlsched not running, or falling back), Slurm starts it as it would. Only with
+ * SchedulerType=sched/dlsched. Locks: as select_p_job_test.
+ */
+static bool _awaits_sizing(job_record_t *job_ptr)
+{
+	char model[DLS_MAX_MODEL_NAME + 1] = "";
+	double epochs = 0, epoch_time = 0, wait;
+	int gmin = 0, gmax = 0;
+
+	if (!sched || !xstrstr(slurm_conf.schedtype, "dlsched") || !job_ptr->details ||
+	    job_ptr->direct_set_prio || job_ptr->priority >= DLSCHED_PRIORITY_FLOOR)
+		return false;
+	dls_parse_job_comment(job_ptr->comment, model, sizeof(model), &epochs, &epoch_time, &gmin, &gmax);
+	dls_parse_spank_env(job_ptr->spank_job_env, job_ptr->spank_job_env_size, model, sizeof(model), &epochs,
+			    &gmin, &gmax);
+	if (gmin <= 0 || gmax <= gmin)
+		return false;
+	wait = 2 * dls_config_double(sched, "SchedInterval", 5) + 5;
+	if (difftime(time(NULL), job_ptr->details->submit_time) >= wait)
+		return false;
+	deferred_cnt++;
+	debug2("select/dlsched_cons_tres: %pJ is elastic and not sized by sched/dlsched yet: not started now",
+	       job_ptr);
+	return true;
+}
+
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			     uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
 			     List preemptee_candidates, List *preemptee_job_list,
@@ -237,6 +270,14 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	bitstr_t *pref;
 	int rc;
 
+	if (mode == SELECT_MODE_RUN_NOW) {
+		if (!sched && !sched_tried) {
+			sched_tried = true;
+			sched = dls_scheduler_load(plugin_type, NULL);
+		}
+		if (_awaits_sizing(job_ptr))
+			return ESLURM_NODES_BUSY;
+	}
 	if (mode == SELECT_MODE_RUN_NOW && (pref = _preferred(job_ptr, bitmap))) {
 		rc = real.job_test(job_ptr, pref, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
 				   preemptee_job_list, exc_core_bitmap);
