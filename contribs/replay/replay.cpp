@@ -28,10 +28,17 @@ const char kUsage[] =
         "usage: dlsched-replay --workload FILE [--speedup X] [--format auto|philly|pollux|dlsched]\n"
         "                      [--max-jobs N] [--seed N] [--gpus-per-node G] [--partition P]\n"
         "                      [--out DIR] [--emu-train PATH] [--priority-fraction F] [--no-wait]\n"
+        "                      [--deadline-fraction F] [--deadline-slack S|LO:HI] [--deadline-elastic]\n"
+        "                      [--elastic-fraction F]\n"
         "Submits every job with sbatch at its arrival time / X; needs SLURM_CONF (e.g. . DIR/env.sh of\n"
         "dlsched-cluster). Writes DIR/jobs.csv (trace job, Slurm job id) and the jobs' output in DIR.\n"
         "--priority-fraction F: a seeded fraction F of the jobs without a QoS are submitted with --qos=high,\n"
-        "the same jobs as dlsched-sim --priority-fraction F marks (the QoS must exist: dlsched-cluster makes it).\n";
+        "the same jobs as dlsched-sim --priority-fraction F marks (the QoS must exist: dlsched-cluster makes it).\n"
+        "--deadline-fraction F, --deadline-slack S|LO:HI, --deadline-elastic, --elastic-fraction F: as\n"
+        "dlsched-sim's (the same seeded jobs). Deadline jobs get QoS deadline and their deadline as the\n"
+        "comment word deadline=<epoch s> (and in the admin comment, for sacct): at compressed time their\n"
+        "deadlines are seconds away, which Slurm's --deadline (minute-granular time limits) cannot express.\n"
+        "Elastic jobs get --dl-elastic=MIN:MAX (or the comment words gpus_min= gpus_max=).\n";
 
 // Runs argv, returns its exit status and standard output.
 int run(const std::vector<std::string>& args, std::string& out)
@@ -115,6 +122,9 @@ int main(int argc, char** argv)
 		} else if (a == "--no-wait") {
 			wait = false;
 			continue;
+		} else if (a == "--deadline-elastic") {
+			build.deadline_elastic = true;
+			continue;
 		}
 		v = value();
 		if (!v) {
@@ -140,6 +150,26 @@ int main(int argc, char** argv)
 				std::fprintf(stderr, "dlsched-replay: --priority-fraction '%s' is not a number in [0, 1]\n", v);
 				return 2;
 			}
+		}
+		else if (a == "--deadline-fraction" || a == "--elastic-fraction") {
+			char* end = nullptr;
+			const double f = std::strtod(v, &end);
+			if (!end || *end || !(f >= 0 && f <= 1)) {
+				std::fprintf(stderr, "dlsched-replay: %s '%s' is not a number in [0, 1]\n", a.c_str(), v);
+				return 2;
+			}
+			(a == "--deadline-fraction" ? build.deadline_fraction : build.elastic_fraction) = f;
+		} else if (a == "--deadline-slack") {
+			char* end = nullptr;
+			double lo = std::strtod(v, &end), hi = lo;
+			if (end && *end == ':')
+				hi = std::strtod(end + 1, &end);
+			if (!end || *end || !(lo >= 0.05 && hi <= 1000 && lo <= hi)) {
+				std::fprintf(stderr, "dlsched-replay: --deadline-slack '%s' is not S or LO:HI with 0.05 <= LO <= HI <= 1000\n", v);
+				return 2;
+			}
+			build.deadline_slack = lo;
+			build.deadline_slack_max = hi;
 		}
 		else if (a == "--partition")
 			partition = v;
@@ -264,21 +294,24 @@ int main(int argc, char** argv)
 		                   " --checkpoint " + ckpt + " --data " + data_path;
 		// What the dlsched plugins read (plugins/README.md): the model and its epochs, with the epoch
 		// time in the replay's compressed seconds.
-		const std::string comment = "model=" + e.name + " epochs=" + fmt(j.epochs_total) +
-		                            " epoch_time_1gpu=" + fmt(j.epoch_time_1gpu / speedup);
-		std::vector<std::string> args = {"sbatch", "--parsable", "--requeue", "-J", "dl-" + std::to_string(j.id),
-		                                 "-N", std::to_string(nodes), "--gres=gpu:" + std::to_string(gpn),
-		                                 "--time=" + std::to_string(minutes), "-o", out_dir + "/%j.out",
-		                                 "--open-mode=append", "--comment", comment, "--wrap", wrap};
+		std::string comment = "model=" + e.name + " epochs=" + fmt(j.epochs_total) +
+		                      " epoch_time_1gpu=" + fmt(j.epoch_time_1gpu / speedup);
 		if (j.has_deadline()) {
-			// A resubmitted job keeps its first submission's deadline.
+			// A resubmitted job keeps its first submission's deadline. Not Slurm's --deadline: at
+			// compressed time it is seconds away, and Slurm cancels a job whose time limit (at least
+			// a minute) ends after its deadline. The dlsched plugins read the comment word.
 			const long now = static_cast<long>(std::time(nullptr));
 			if (e.deadline_epoch == 0)
 				e.deadline_epoch =
 				        now + std::max(1L, static_cast<long>(std::ceil((j.deadline - j.submit_time) / speedup)));
-			args.insert(args.begin() + 1, "--deadline=now+" + std::to_string(std::max(1L, e.deadline_epoch - now)) +
-			                                      "seconds");
+			comment += " deadline=" + std::to_string(e.deadline_epoch);
 		}
+		if (j.elastic() && !dl_options)
+			comment += " gpus_min=" + std::to_string(j.gpus_min) + " gpus_max=" + std::to_string(j.gpus_max);
+		std::vector<std::string> args = {"sbatch", "--parsable", "--requeue", "-J", "dl-" + std::to_string(j.id),
+		                                 "-N", std::to_string(nodes), "--gres=gpu:" + std::to_string(gpn),
+		                                 "--time=" + std::to_string(minutes), "-o", out_dir + "/%j.out",
+		                                 "--open-mode=append", "--comment", comment, "--wrap", wrap};
 		if (!partition.empty())
 			args.insert(args.begin() + 1, "--partition=" + partition);
 		if (!j.qos.empty())
@@ -286,6 +319,9 @@ int main(int argc, char** argv)
 		if (dl_options) {
 			args.insert(args.begin() + 1, "--dl-model=" + e.name);
 			args.insert(args.begin() + 1, "--dl-epochs=" + fmt(j.epochs_total));
+			if (j.elastic())
+				args.insert(args.begin() + 1,
+				            "--dl-elastic=" + std::to_string(j.gpus_min) + ":" + std::to_string(j.gpus_max));
 		}
 		// A controller that is restarting refuses submissions for a while: retry for up to 120 s.
 		std::string out;

@@ -142,6 +142,14 @@ extern bool dls_parse_spank_env(char **env, uint32_t env_size, char *model, size
 extern bool dls_record_deadline(job_record_t *job_ptr);
 
 /*
+ * The job's deadline: Slurm's (--deadline), else the comment word
+ * "deadline=<epoch s>" (dlsched-replay's, for deadlines seconds away at
+ * compressed time, which Slurm's minute-granular time limits cannot express);
+ * 0 when none. Locks: job read.
+ */
+extern time_t dls_job_deadline(job_record_t *job_ptr);
+
+/*
  * Add "KEY=<value>" to the job's admin comment unless a KEY= token is there
  * already (the first one stays). Locks: job write lock held by the caller.
  * Returns true if the comment changed.

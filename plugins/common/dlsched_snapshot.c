@@ -67,10 +67,11 @@ extern int dls_job_gpus_allocated(job_record_t *job_ptr)
 extern bool dls_record_deadline(job_record_t *job_ptr)
 {
 	char tok[64];
+	time_t deadline = dls_job_deadline(job_ptr);
 
-	if (!job_ptr->deadline || job_ptr->deadline == NO_VAL)
+	if (!deadline)
 		return false;
-	snprintf(tok, sizeof(tok), "deadline=%ld", (long) job_ptr->deadline);
+	snprintf(tok, sizeof(tok), "deadline=%ld", (long) deadline);
 	if (job_ptr->admin_comment && strstr(job_ptr->admin_comment, tok))
 		return false;
 	if (job_ptr->admin_comment && strstr(job_ptr->admin_comment, "deadline=")) {
@@ -91,6 +92,25 @@ extern bool dls_record_deadline(job_record_t *job_ptr)
 		job_ptr->admin_comment = xstrdup(tok);
 	}
 	return true;
+}
+
+extern time_t dls_job_deadline(job_record_t *job_ptr)
+{
+	const char *p = job_ptr->comment;
+
+	if (job_ptr->deadline && job_ptr->deadline != NO_VAL)
+		return job_ptr->deadline;
+	for (; p && (p = strstr(p, "deadline=")); p += 9) {
+		char *end = NULL;
+		long long v;
+
+		if (p != job_ptr->comment && !isspace((unsigned char) p[-1]) && p[-1] != ',')
+			continue;
+		v = strtoll(p + 9, &end, 10);
+		if (end != p + 9 && (!*end || isspace((unsigned char) *end) || *end == ',') && v > 0 && v < 100000000000LL)
+			return (time_t) v;
+	}
+	return 0;
 }
 
 extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long value)
@@ -244,7 +264,7 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	 */
 	v->epochs_total = epochs;
 	v->epoch_time_1gpu = epoch_time;
-	v->deadline = job_ptr->deadline ? (double) job_ptr->deadline : 0;
+	v->deadline = (double) dls_job_deadline(job_ptr);
 	v->restarts = job_ptr->restart_cnt;
 	v->requeueable = dls_job_requeueable(job_ptr) ? 1 : 0;
 	/* An administrator's priority (scontrol update Priority=, sbatch --priority) stays. */

@@ -137,6 +137,12 @@ infeasible)
 	[ "$(sed -n 's/^admission_verdicts=//p' "$st")" -ge 3 ] 2>/dev/null &&
 		ok "stats: admission_verdicts=$(sed -n 's/^admission_verdicts=//p' "$st")" ||
 		ko "stats: $(grep admission "$st")"
+	# A deadline as the comment word (dlsched-replay's, for deadlines seconds away): the same verdict.
+	cw=$(sbatch --parsable --requeue -o /dev/null --qos=deadline --time=3 --gres=gpu:1 --dl-model=cifar10 --dl-epochs=30 \
+		--comment "epoch_time_1gpu=14 deadline=$(($(date +%s) + 150))" --wrap 'sleep 30')
+	wait_reason 15 "$cw" "deadline infeasible: needs" && ok "a comment-word deadline is judged too: '$(reason_of "$cw")'" ||
+		ko "comment-word deadline job: $(squeue -h -j "$cw" -o '%T %r')"
+	scancel "$cw"
 	scancel "$b1" "$b2"
 	# The best-effort job runs once the GPUs are free (and misses its deadline).
 	t=0

@@ -428,7 +428,7 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 {
 	int verdict = a->admission;
 
-	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !job_ptr->deadline)
+	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !dls_job_deadline(job_ptr))
 		return false;
 	/* When it was first found infeasible, for sacct (dlsched-report: infeasible at submit). */
 	(void) dls_admin_comment_once(job_ptr, "infeasible", (long) now);
