@@ -109,12 +109,21 @@ void greedy_fill(const AllocationInput& in, FreeMap& free, bool strict, Plan& pl
 void realize_targets(const AllocationInput& in, const std::vector<int>& targets, FreeMap& free, Plan& plan)
 {
 	const std::size_t n = in.ordered.size();
-	std::vector<bool> done(n, false);
-	// 1. Running jobs keeping their size stay where they are; shrinking ones keep part of their nodes.
+	std::vector<bool> done(n, false), kept(n, false);
+	// 1. Running jobs keeping their size stay where they are; shrinking ones keep part of their nodes;
+	// growing ones keep theirs (they grow around them below: a job ahead must not take them, which
+	// would move the job, a restart, only for it to grow).
 	for (std::size_t i = 0; i < n; ++i) {
 		const Job* j = in.ordered[i];
-		if (!j->running() || targets[i] <= 0 || targets[i] > j->gpus_allocated)
+		if (!j->running() || targets[i] <= 0)
 			continue;
+		if (targets[i] > j->gpus_allocated) {
+			if (fits(free, j->placement)) {
+				free.take(j->placement);
+				kept[i] = true;
+			}
+			continue;
+		}
 		std::vector<NodeShare> where =
 		        targets[i] == j->gpus_allocated ? j->placement : shrink(j->placement, targets[i]);
 		if (!fits(free, where))
@@ -128,15 +137,24 @@ void realize_targets(const AllocationInput& in, const std::vector<int>& targets,
 		const Job* j = in.ordered[i];
 		if (done[i] || targets[i] <= 0)
 			continue;
-		if (j->running() && targets[i] > j->gpus_allocated && fits(free, j->placement)) {
-			// Grow around the current nodes: keep them, place only the extra GPUs.
-			free.take(j->placement);
-			int extra = targets[i] - j->gpus_allocated;
-			std::vector<NodeShare> more;
+		if (kept[i]) {
+			// Grow around the current nodes (kept in step 1): on them first (no new node to span),
+			// then the extra GPUs where the placement policy puts them.
+			int extra = targets[i] - j->gpus_allocated, size = j->gpus_allocated;
+			std::vector<NodeShare> local, more;
+			for (const NodeShare& sh : j->placement) {
+				const int g = std::min(extra, free.eligible(*j, sh.node) ? free.free(sh.node) : 0);
+				if (g > 0) {
+					local.push_back({sh.node, g});
+					extra -= g;
+					size += g;
+				}
+			}
+			free.take(local);
 			while (extra > 0 && !in.placement.place(in.view, *j, extra, free, more))
 				--extra;
 			free.take(more);
-			plan.push_back({j, j->gpus_allocated + extra, merge(j->placement, more)});
+			plan.push_back({j, size + extra, merge(merge(j->placement, local), more)});
 			continue;
 		}
 		const int floor = std::min(j->gpus_min, targets[i]);

@@ -8,7 +8,7 @@
 //    normal quantile of DeadlineConfidence=). Otherwise DeadlineInfeasible= decides: best-effort
 //    (behind every admitted job), hold, or cancel; the reason says what it needs and what is left.
 //  - Ordering `least-slack`: jobs with a deadline first, by slack = deadline - now - predicted
-//    remaining time (at the GPUs it holds, or asked for); the rest follow by LeastSlackBase=.
+//    remaining time (at the GPUs it asked for); the rest follow by LeastSlackBase=.
 //  - Allocation `deadline-autoscale`: in order, running jobs included, a deadline job gets the
 //    smallest GPU count in its range that meets its deadline (a running one grows to it when it
 //    drifts behind, its restart cost counted; one above it keeps its size until the surplus is
@@ -113,10 +113,10 @@ void LeastSlackOrdering::order(const ClusterView& view, std::vector<const Job*>&
 {
 	auto split = std::stable_partition(jobs.begin(), jobs.end(), [](const Job* j) { return j->has_deadline(); });
 	std::vector<const Job*> with(jobs.begin(), split), without(split, jobs.end());
-	sort_by_key(with, [&](const Job& j) {
-		const int g = j.running() ? j.gpus_allocated : j.gpus_requested;
-		return j.deadline - view.now - remaining_time(view, j, g);
-	});
+	// Slack at the size the job asked for, running or not: at the size it runs at, a job scaled up
+	// would look less urgent once started than while it waited, be stopped for that, and look
+	// urgent again (a restart per cycle).
+	sort_by_key(with, [&](const Job& j) { return j.deadline - view.now - remaining_time(view, j, j.gpus_requested); });
 	base_->order(view, without);
 	std::copy(with.begin(), with.end(), jobs.begin());
 	std::copy(without.begin(), without.end(), jobs.begin() + static_cast<std::ptrdiff_t>(with.size()));
@@ -145,7 +145,10 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 		}
 		const double rt = remaining_time(in.view, *j, j->gpus_requested);
 		const double slack = j->deadline - in.view.now - rt;
-		if (slack <= urgency_ * rt || !std::isfinite(rt))
+		// A running deadline job stays among the urgent ones once started: as it runs (at more GPUs
+		// than it asked for, or ahead of plan) its slack grows, and putting it back among the others
+		// would stop it, only for it to become urgent again: a restart per cycle.
+		if (j->running() || slack <= urgency_ * rt || !std::isfinite(rt))
 			ordered.push_back(j);
 		else
 			waiting_ok.push_back(j);

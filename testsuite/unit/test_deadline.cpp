@@ -130,6 +130,20 @@ START_TEST(grows_a_running_job_that_drifts_behind)
 }
 END_TEST
 
+// A running job that grows keeps its nodes: job 2 (more urgent: slack at its requested 1 GPU
+// 250 - 600) needs 3 GPUs and would take them on node 0 where job 1 runs; job 1 (300 s left at its
+// 2 GPUs, 200 to its deadline) needs 3. Job 2 goes to node 1 and job 1 grows in place, rather than
+// being moved (a restart) to make room for it.
+START_TEST(a_growing_job_keeps_its_nodes)
+{
+	World w({4, 4});
+	elastic(w.running(1, 0, {{0, 2}}), 1, 4).deadline = 200;
+	w.jobs.back().gpus_requested = 2;
+	elastic(w.pending(2, 0, 1), 1, 4).deadline = 250;
+	expect_decisions(w, "qos-deadline", "resize 1 [0:3]; start 2 [1:3]");
+}
+END_TEST
+
 // Slack = deadline - now - remaining at the requested size; ties by submit time; jobs without a
 // deadline after, shortest remaining time first.
 START_TEST(least_slack_orders_deadlines_then_the_base)
@@ -227,6 +241,7 @@ int main()
 	tcase_add_test(tc, exactly_on_time_takes_the_size_that_meets_it);
 	tcase_add_test(tc, shrinks_an_over_provisioned_job_to_admit_another);
 	tcase_add_test(tc, grows_a_running_job_that_drifts_behind);
+	tcase_add_test(tc, a_growing_job_keeps_its_nodes);
 	tcase_add_test(tc, least_slack_orders_deadlines_then_the_base);
 	tcase_add_test(tc, runtimes_from_the_profile_db);
 	suite_add_tcase(s, tc);
