@@ -120,12 +120,12 @@ std::string str(const char* s)
 	return s ? s : "";
 }
 
-// The core's copy of a C view: nodes and jobs own their strings; `view` points into them.
 // Relative spread of a runtime that rests on a model profile or a user's claim alone (no
 // measurement of the job or its model on this cluster): the profiles are another cluster's
 // measurements, and the claims are bounded (predict/hints.h), not checked.
 constexpr double kUnmeasuredRuntimeCv = 0.25;
 
+// The core's copy of a C view: nodes and jobs own their strings; `view` points into them.
 struct ConvertedView {
 	std::vector<dlsched::Node> nodes;
 	std::vector<dlsched::Job> jobs;
