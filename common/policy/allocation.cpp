@@ -103,10 +103,11 @@ void greedy_fill(const AllocationInput& in, FreeMap& free, bool strict, Plan& pl
 			break;
 		}
 	}
-	realize_targets(in, targets, free, plan);
+	realize_targets(in, targets, free, plan, /*elastic=*/false);
 }
 
-void realize_targets(const AllocationInput& in, const std::vector<int>& targets, FreeMap& free, Plan& plan)
+void realize_targets(const AllocationInput& in, const std::vector<int>& targets, FreeMap& free, Plan& plan,
+                     bool elastic)
 {
 	const std::size_t n = in.ordered.size();
 	std::vector<bool> done(n, false), kept(n, false);
@@ -157,7 +158,7 @@ void realize_targets(const AllocationInput& in, const std::vector<int>& targets,
 			plan.push_back({j, size + extra, merge(merge(j->placement, local), more)});
 			continue;
 		}
-		const int floor = std::min(j->gpus_min, targets[i]);
+		const int floor = elastic ? std::min(j->gpus_min, targets[i]) : targets[i];
 		for (int g = targets[i]; g >= std::max(1, floor); --g) {
 			std::vector<NodeShare> where;
 			if (in.placement.place(in.view, *j, g, free, where)) {

@@ -63,8 +63,11 @@ void greedy_fill(const AllocationInput& in, FreeMap& free, bool strict, Plan& pl
 // Turns per-job GPU targets into a plan while moving as little as possible: jobs keeping their size
 // keep their nodes, shrinking jobs keep a subset of theirs, then growing and starting jobs are placed
 // in `ordered` order (a job that cannot be placed at its target tries smaller sizes down to its
-// minimum; a running job that cannot grow stays as it is). targets[i] is for ordered[i]; 0 = not run.
-void realize_targets(const AllocationInput& in, const std::vector<int>& targets, FreeMap& free, Plan& plan);
+// minimum when `elastic`, else waits; a running job that cannot grow stays as it is). targets[i] is
+// for ordered[i]; 0 = not run. Policies that do not exploit elasticity pass elastic = false, so that
+// every job runs at the size it asked for and comparisons with elastic policies are fair.
+void realize_targets(const AllocationInput& in, const std::vector<int>& targets, FreeMap& free, Plan& plan,
+                     bool elastic = true);
 
 }  // namespace dlsched
 

@@ -52,6 +52,21 @@ START_TEST(srtf_preempts_a_long_job_for_a_short_one)
 }
 END_TEST
 
+// A policy that does not exploit elasticity runs an elastic job at the size it asked for: job 2 (2
+// GPUs, may run on 1) does not fit on either node's 1 free GPU and waits, rather than starting on 1
+// and staying there.
+START_TEST(rigid_allocations_run_elastic_jobs_at_their_requested_size)
+{
+	World w({4, 4});
+	w.running(1, 0, {{0, 3}}, 1);  // 20 s left: both keep their GPUs
+	w.running(3, 0, {{1, 3}}, 1);
+	Job& j = w.pending(2, 1, 2, 100);
+	j.gpus_min = 1;
+	j.gpus_max = 2;
+	expect_decisions(w, "srtf", "prio 2=1");
+}
+END_TEST
+
 // Tiresias' `shortest`: wall-clock remaining time, not GPU-time; a job that does not fit is skipped
 // and the walk goes on; a newcomer as short as a running job does not displace it.
 START_TEST(srtf_ranks_by_wall_clock_time_and_skips_what_does_not_fit)
@@ -387,6 +402,7 @@ int main()
 	Suite* s = suite_create("policy");
 	TCase* tc = tcase_create("baselines");
 	tcase_add_test(tc, fifo_blocks_at_the_head_of_the_line);
+	tcase_add_test(tc, rigid_allocations_run_elastic_jobs_at_their_requested_size);
 	tcase_add_test(tc, backfill_starts_short_jobs_that_do_not_delay_the_reservation);
 	tcase_add_test(tc, backfill_uses_gpus_the_reservation_does_not_need);
 	tcase_add_test(tc, srtf_preempts_a_long_job_for_a_short_one);
