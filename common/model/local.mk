@@ -8,6 +8,8 @@ common_libdlsched_la_SOURCES += \
 	common/model/decisions.h \
 	common/model/model_catalog.h \
 	common/model/model_catalog.cpp \
+	common/model/job_metadata.h \
+	common/model/job_metadata.cpp \
 	common/util/status.h \
 	common/util/span.h \
 	common/util/csv.h \

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "model/cluster_view.h"
+#include "model/job_metadata.h"
 #include "models/features.h"
 #include "util/csv.h"
 
@@ -46,16 +47,6 @@ int gpus_of(const std::string& tres)
 	std::size_t e = tres.find(',', p);
 	const std::string v = tres.substr(p + key.size(), e == std::string::npos ? std::string::npos : e - p - key.size());
 	return parse_integer(v, n) && n > 0 && n < 1000000 ? static_cast<int>(n) : 0;
-}
-
-std::string word(const std::string& comment, const std::string& key)
-{
-	std::stringstream ss(comment);
-	std::string w;
-	while (ss >> w)
-		if (w.compare(0, key.size() + 1, key + "=") == 0)
-			return w.substr(key.size() + 1);
-	return {};
 }
 
 }  // namespace
@@ -111,12 +102,13 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 		j.user = cell("User");
 		j.submit_time = submit;
 		j.gpus_requested = j.gpus_min = j.gpus_max = gpus;
-		const std::string comment = cell("Comment");
-		j.model = models.find(word(comment, "model"));
-		double v = 0;
-		j.epochs_total = parse_number(word(comment, "epochs"), v) && v > 0 ? v : 1;
-		if (parse_number(word(comment, "epoch_time_1gpu"), v) && v > 0)
-			j.epoch_time_1gpu = v;
+		// The job's words, read as the plugins read them (model/job_metadata.h).
+		JobMetadata meta;
+		parse_job_words(cell("Comment"), meta);
+		j.model = models.find(meta.model);
+		j.epochs_total = meta.epochs > 0 ? meta.epochs : 1;
+		if (meta.epoch_time_1gpu > 0)
+			j.epoch_time_1gpu = meta.epoch_time_1gpu;
 		else  // no profile: the run itself, as one epoch at its size (what backfill would know is the limit)
 			j.epoch_time_1gpu = (end - start) * gpus;
 		jobs.push_back(j);

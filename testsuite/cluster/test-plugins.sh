@@ -174,13 +174,17 @@ kill -9 "$(cat "$dir/c/pids/slurmctld.pid")"
 sleep 2
 "$dir/c/bin/slurmctld" -f "$SLURM_CONF"
 wait $rp; rc=$?
-sleep 3
 n_sub=$(($(wc -l <"$dir/replay/jobs.csv") - 1))
 ids=$(tail -n +2 "$dir/replay/jobs.csv" | cut -d, -f2 | paste -sd,)
 # A restarted slurmctld reuses the ids of the jobs it lost: a job is its id and its name.
-n_done=$(sacct -n -X -P --duplicates -o JobIDRaw,JobName,State -j "$ids" |
-	awk -F'|' -v map="$dir/replay/jobs.csv" 'BEGIN { while ((getline l < map) > 0) { split(l, f, ","); want[f[2] "|dl-" f[1]] = 1 } }
-		$3 == "COMPLETED" && (($1 "|" $2) in want) { c[$1 "|" $2] = 1 } END { print length(c) }')
+# Accounting lags slurmctld (more so on a loaded machine): read it until it has them all, 20 s at most.
+for t in $(seq 40); do
+	n_done=$(sacct -n -X -P --duplicates -o JobIDRaw,JobName,State -j "$ids" |
+		awk -F'|' -v map="$dir/replay/jobs.csv" 'BEGIN { while ((getline l < map) > 0) { split(l, f, ","); want[f[2] "|dl-" f[1]] = 1 } }
+			$3 == "COMPLETED" && (($1 "|" $2) in want) { c[$1 "|" $2] = 1 } END { print length(c) }')
+	[ "$n_done" -ge 20 ] && break
+	sleep 0.5
+done
 # Jobs that slurmctld lost (submitted after its last state save) were submitted again by the replay
 # (lost_jobs column); sacct must hold exactly one completed job per trace job, by name.
 n_lost=$(tail -n +2 "$dir/replay/jobs.csv" | cut -d, -f7 | tr ';' '\n' | grep -c . || true)

@@ -151,6 +151,9 @@ wait_for 5 grep -qs started "$log" || ko "collector did not start: $(cat "$log" 
 # ---- epochs with what the step read ----
 step "cat $tmp/data >/dev/null; $progress epoch 1"
 wait_for 5 grep -q '"epoch":1' "$pf"
+# Epoch 1's counters are read when the collector reads its line: wait until it has been delivered,
+# or, on a loaded machine, the next step's reading would count in epoch 1.
+wait_for 10 grep -Eq '"epoch": 1[,}]' "$tmp/r/requests.jsonl"
 step "cat $tmp/data $tmp/data >/dev/null; echo 'not json' >>$pf; $progress epoch 2"
 wait_for 5 grep -q '"epoch":2' "$pf"
 step "$progress checkpoint save --epoch 2 --bytes 1000 --seconds 0.25"

@@ -1,0 +1,48 @@
+// What a Slurm job says about itself to dlsched, read once, by one parser: the comment's words
+// (`model=resnet50 epochs=90 epoch_time_1gpu=120 gpus_min=2 gpus_max=8 deadline=1767225900`,
+// separated by spaces or commas) and spank/dlsched's options as slurmctld keeps them in the job's
+// environment (`DL_MODEL=`, `DL_EPOCHS=`, `DL_ELASTIC=MIN:MAX`; prolog and epilog see them with a
+// `SPANK_` prefix), which take precedence over the words. The limits are spank/dlsched's submit-time
+// checks; a value outside them, or not a plain decimal number, is ignored and named in `problems`.
+// The plugins reach it through the C ABI (dlsched_parse_job_metadata), dlsched-train's sacct reader
+// directly.
+#ifndef DLSCHED_MODEL_JOB_METADATA_H
+#define DLSCHED_MODEL_JOB_METADATA_H
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlsched {
+
+// spank/dlsched's limits (its --dl-* checks), the same everywhere a job's metadata is read.
+inline constexpr std::size_t kMaxModelName = 64;  // letters, digits, '-', '_', '.'
+inline constexpr double kMaxEpochs = 1e7;
+inline constexpr double kMaxEpochTime = 1e9;      // seconds per epoch on one reference GPU
+inline constexpr int kMaxJobGpus = 4096;
+inline constexpr double kMaxDeadline = 1e11;      // seconds since the epoch
+
+struct JobMetadata {
+	std::string model;           // "" when none (or an invalid name)
+	double epochs = 0;           // 0: not given
+	double epoch_time_1gpu = 0;  // 0: not given (a comment word only)
+	int gpus_min = 0;            // 0: not given; both or neither, 1 <= min <= max
+	int gpus_max = 0;
+	double deadline = 0;         // the comment word deadline=<epoch s>; 0: none
+	std::vector<std::string> problems;  // "epochs=abc: not a number in (0, 1e+07]", ...
+
+	bool elastic() const { return gpus_min > 0 && gpus_max > gpus_min; }
+	bool any() const { return !model.empty() || epochs > 0 || epoch_time_1gpu > 0 || gpus_min > 0 || deadline > 0; }
+};
+
+// Reads the comment's words into `m` (a later word replaces an earlier one). Unknown words are
+// left alone: the comment is the user's.
+void parse_job_words(std::string_view comment, JobMetadata& m);
+
+// Reads spank/dlsched's environment entries ("DL_MODEL=bert", "SPANK_DL_ELASTIC=2:8") into `m`,
+// over what the comment said. Other entries are left alone.
+void parse_job_env(const std::vector<std::string_view>& env, JobMetadata& m);
+
+}  // namespace dlsched
+
+#endif
