@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "model/job_metadata.h"
 #include "model/policy_step.h"
 #include "policy/free_map.h"
 #include "policy/scheduler.h"
@@ -627,6 +628,35 @@ int dlsched_scheduler_profile_status(const dlsched_scheduler_t* sched, char* buf
 		const std::string& s = sched->reader->status();
 		std::snprintf(buf, len, "%s", s.c_str());
 		return s.size() < len ? DLSCHED_OK : DLSCHED_EINVAL;
+	});
+}
+
+int dlsched_parse_job_metadata(const char* comment, const char* const* env, size_t env_count,
+                               dlsched_job_metadata_t* out, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_parse_job_metadata", [&]() -> int {
+		if (!out || out->struct_size < sizeof(dlsched_job_metadata_t) || (env_count && !env))
+			return report(err, DLSCHED_EINVAL, "dlsched_parse_job_metadata: NULL out, struct_size too small, or NULL env");
+		dlsched::JobMetadata m;
+		if (comment)
+			dlsched::parse_job_words(comment, m);
+		std::vector<std::string_view> entries;
+		for (size_t i = 0; i < env_count; ++i)
+			if (env[i])
+				entries.emplace_back(env[i]);
+		if (!entries.empty())
+			dlsched::parse_job_env(entries, m);
+		const size_t size = out->struct_size;
+		std::memset(out, 0, sizeof(dlsched_job_metadata_t));
+		out->struct_size = size;
+		std::snprintf(out->model, sizeof(out->model), "%s", m.model.c_str());  // <= 64 characters
+		out->epochs = m.epochs;
+		out->epoch_time_1gpu = m.epoch_time_1gpu;
+		out->gpus_min = m.gpus_min;
+		out->gpus_max = m.gpus_max;
+		out->deadline = m.deadline;
+		out->problems = static_cast<int>(m.problems.size());
+		return ok(err);
 	});
 }
 

@@ -92,93 +92,47 @@ extern int dls_job_gpus_requested(job_record_t *job_ptr)
 	return n > DLS_MAX_JOB_GPUS ? DLS_MAX_JOB_GPUS : (int) n;
 }
 
-/* Length of the word at v (up to white space, ',' or the end). */
-static size_t _word_len(const char *v)
+/* The fields the core's parser found, where the caller's pointers want them; true if any. */
+static bool _take(const dlsched_job_metadata_t *m, char *model, size_t model_len, double *epochs,
+		  double *epoch_time_1gpu, int *gpus_min, int *gpus_max)
 {
-	size_t n = 0;
+	bool found = false;
 
-	while (v[n] && !isspace((unsigned char) v[n]) && v[n] != ',')
-		n++;
-	return n;
-}
-
-/*
- * The number that is the whole word at v, if it lies in (0, max]: decimal
- * digits, a point and an exponent only (no hex, inf or nan), finite, no
- * overflow. `integer` allows digits only.
- */
-static bool _number(const char *v, double max, bool integer, double *out)
-{
-	size_t n = _word_len(v);
-	char buf[32], *end = NULL;
-	double d;
-
-	if (n == 0 || n >= sizeof(buf))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isdigit((unsigned char) v[i]) &&
-		    (integer || !strchr(".eE+-", v[i])))
-			return false;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	errno = 0;
-	d = strtod(buf, &end);
-	if (*end || errno || !isfinite(d) || !(d > 0 && d <= max))
-		return false;
-	*out = d;
-	return true;
-}
-
-/* A model name as spank/dlsched accepts it: 1 to 64 of letters, digits, '-', '_', '.'. */
-static bool _model_name(const char *v, char *out, size_t len)
-{
-	size_t n = _word_len(v);
-
-	if (n == 0 || n > DLS_MAX_MODEL_NAME || n >= len)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char) v[i]) && !strchr("-_.", v[i]))
-			return false;
-	memcpy(out, v, n);
-	out[n] = '\0';
-	return true;
+	if (m->model[0] && strlen(m->model) < model_len) {
+		strcpy(model, m->model);
+		found = true;
+	}
+	if (m->epochs > 0) {
+		*epochs = m->epochs;
+		found = true;
+	}
+	if (epoch_time_1gpu && m->epoch_time_1gpu > 0) {
+		*epoch_time_1gpu = m->epoch_time_1gpu;
+		found = true;
+	}
+	if (m->gpus_min > 0) {
+		*gpus_min = m->gpus_min;
+		found = true;
+	}
+	if (m->gpus_max > 0) {
+		*gpus_max = m->gpus_max;
+		found = true;
+	}
+	return found;
 }
 
 extern bool dls_parse_job_comment(const char *comment, char *model, size_t model_len, double *epochs,
 				  double *epoch_time_1gpu, int *gpus_min, int *gpus_max)
 {
-	const char *p = comment;
-	bool found = false;
+	dlsched_job_metadata_t m;
 
 	if (!comment)
 		return false;
-	while (*p) {
-		double v;
-
-		while (*p && (isspace((unsigned char) *p) || *p == ','))
-			p++;
-		if (!strncmp(p, "model=", 6)) {
-			if (_model_name(p + 6, model, model_len))
-				found = true;
-		} else if (!strncmp(p, "epochs=", 7)) {
-			if (_number(p + 7, DLS_MAX_EPOCHS, false, &v)) {
-				*epochs = v;
-				found = true;
-			}
-		} else if (!strncmp(p, "gpus_min=", 9) || !strncmp(p, "gpus_max=", 9)) {
-			if (_number(p + 9, DLS_MAX_GPUS, true, &v)) {
-				*(p[6] == 'i' ? gpus_min : gpus_max) = (int) v;
-				found = true;
-			}
-		} else if (!strncmp(p, "epoch_time_1gpu=", 16)) {
-			if (_number(p + 16, DLS_MAX_EPOCH_TIME, false, &v)) {
-				*epoch_time_1gpu = v;
-				found = true;
-			}
-		}
-		p += _word_len(p);
-	}
-	return found;
+	memset(&m, 0, sizeof(m));
+	m.struct_size = sizeof(m);
+	if (dlsched_parse_job_metadata(comment, NULL, 0, &m, NULL) != DLSCHED_OK)
+		return false;
+	return _take(&m, model, model_len, epochs, epoch_time_1gpu, gpus_min, gpus_max);
 }
 
 extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, char **conf_path_out)
@@ -224,40 +178,15 @@ extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, dou
 extern bool dls_parse_spank_env(char **env, uint32_t env_size, char *model, size_t model_len, double *epochs,
 				int *gpus_min, int *gpus_max)
 {
-	bool found = false;
+	dlsched_job_metadata_t m;
 
-	/* Each entry is put in the comment's words and read by the one metadata parser. */
-	for (uint32_t i = 0; env && i < env_size; i++) {
-		const char *e = env[i];
-		char words[256];
-		double unused = 0;
-		int lo = 0, hi = 0;
-
-		if (!e)
-			continue;
-		/* slurmctld keeps them as set (DL_MODEL=...); prolog and epilog see SPANK_DL_MODEL. */
-		if (!strncmp(e, "SPANK_", 6))
-			e += 6;
-		if (!strncmp(e, "DL_MODEL=", 9))
-			snprintf(words, sizeof(words), "model=%s", e + 9);
-		else if (!strncmp(e, "DL_EPOCHS=", 10))
-			snprintf(words, sizeof(words), "epochs=%s", e + 10);
-		else if (!strncmp(e, "DL_ELASTIC=", 11) && strchr(e + 11, ':')) {
-			/* MIN:MAX -> gpus_min=MIN gpus_max=MAX, both or neither. */
-			snprintf(words, sizeof(words), "gpus_min=%.*s gpus_max=%s", (int) (strchr(e + 11, ':') - (e + 11)),
-				 e + 11, strchr(e + 11, ':') + 1);
-			if (dls_parse_job_comment(words, model, model_len, epochs, &unused, &lo, &hi) && lo > 0 &&
-			    hi >= lo) {
-				*gpus_min = lo;
-				*gpus_max = hi;
-				found = true;
-			}
-			continue;
-		} else
-			continue;
-		found |= dls_parse_job_comment(words, model, model_len, epochs, &unused, gpus_min, gpus_max);
-	}
-	return found;
+	if (!env || !env_size)
+		return false;
+	memset(&m, 0, sizeof(m));
+	m.struct_size = sizeof(m);
+	if (dlsched_parse_job_metadata(NULL, (const char *const *) env, env_size, &m, NULL) != DLSCHED_OK)
+		return false;
+	return _take(&m, model, model_len, epochs, NULL, gpus_min, gpus_max);
 }
 
 extern struct timespec dls_time_in(double seconds)

@@ -119,7 +119,8 @@ extern void dls_node_placeholder(dlsched_node_view_t *n);
  * epoch_time_1gpu <= DLS_MAX_EPOCH_TIME, 1 <= gpus <= DLS_MAX_GPUS, an integer;
  * no hex, inf, nan or trailing characters) or a model name spank/dlsched would
  * refuse (or that does not fit in model_len) is ignored: these come from users.
- * Returns true if any was found.
+ * Returns true if any was found. The core's one parser does it
+ * (dlsched_parse_job_metadata, common/model/job_metadata.h), with these limits.
  */
 extern bool dls_parse_job_comment(const char *comment, char *model, size_t model_len, double *epochs,
 				  double *epoch_time_1gpu, int *gpus_min, int *gpus_max);

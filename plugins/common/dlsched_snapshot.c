@@ -96,21 +96,17 @@ extern bool dls_record_deadline(job_record_t *job_ptr)
 
 extern time_t dls_job_deadline(job_record_t *job_ptr)
 {
-	const char *p = job_ptr->comment;
+	dlsched_job_metadata_t m;
 
 	if (job_ptr->deadline && job_ptr->deadline != NO_VAL)
 		return job_ptr->deadline;
-	for (; p && (p = strstr(p, "deadline=")); p += 9) {
-		char *end = NULL;
-		long long v;
-
-		if (p != job_ptr->comment && !isspace((unsigned char) p[-1]) && p[-1] != ',')
-			continue;
-		v = strtoll(p + 9, &end, 10);
-		if (end != p + 9 && (!*end || isspace((unsigned char) *end) || *end == ',') && v > 0 && v < 100000000000LL)
-			return (time_t) v;
-	}
-	return 0;
+	if (!job_ptr->comment)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.struct_size = sizeof(m);
+	if (dlsched_parse_job_metadata(job_ptr->comment, NULL, 0, &m, NULL) != DLSCHED_OK)
+		return 0;
+	return (time_t) m.deadline;
 }
 
 extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long value)

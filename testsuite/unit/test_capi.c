@@ -389,6 +389,27 @@ START_TEST(preemptions_are_recorded_and_read_back)
 }
 END_TEST
 
+/* The core's one metadata parser, from C: comment words, then spank/dlsched's environment. */
+START_TEST(job_metadata_from_comment_and_environment)
+{
+	dlsched_job_metadata_t m;
+	const char *env[] = { "PATH=/bin", "DL_EPOCHS=90", "SPANK_DL_ELASTIC=2:8" };
+
+	memset(&m, 0, sizeof(m));
+	m.struct_size = sizeof(m);
+	ck_assert_int_eq(dlsched_parse_job_metadata("model=bert epochs=3 epoch_time_1gpu=60 deadline=1767225900 "
+						    "gpus_min=9 gpus_max=4", env, 3, &m, NULL), DLSCHED_OK);
+	ck_assert_str_eq(m.model, "bert");
+	ck_assert(m.epochs == 90 && m.epoch_time_1gpu == 60 && m.deadline == 1767225900);
+	ck_assert(m.gpus_min == 2 && m.gpus_max == 8);
+	ck_assert_int_eq(m.problems, 1); /* gpus_min=9 gpus_max=4: the wrong way round */
+	ck_assert_int_eq(dlsched_parse_job_metadata(NULL, NULL, 0, &m, NULL), DLSCHED_OK);
+	ck_assert(m.model[0] == '\0' && m.epochs == 0 && m.gpus_min == 0 && m.problems == 0);
+	m.struct_size = 8;
+	ck_assert_int_eq(dlsched_parse_job_metadata("epochs=1", NULL, 0, &m, NULL), DLSCHED_EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("capi");
@@ -401,6 +422,7 @@ int main(void)
 	tcase_add_test(tc, place_prefers_the_policys_nodes);
 	tcase_add_test(tc, unknown_progress_is_estimated_from_run_time);
 	tcase_add_test(tc, preemptions_are_recorded_and_read_back);
+	tcase_add_test(tc, job_metadata_from_comment_and_environment);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define DLSCHED_API_VERSION 3
+#define DLSCHED_API_VERSION 4
 
 /* The priorities a host gives the jobs it orders for dlsched (sched/dlsched: above priority/basic's
  * range). An administrator's priority at or above DLSCHED_PRIORITY_FLOOR pins a job ahead of every
@@ -226,6 +226,24 @@ int dlsched_scheduler_finish_preemption(dlsched_scheduler_t *sched, uint32_t job
 /* "" while ProfileDB= is read fine (or none is set); otherwise why it cannot be read, in which case
  * progress and overhead come from the model profiles. Hosts log it when it changes. */
 int dlsched_scheduler_profile_status(const dlsched_scheduler_t *sched, char *buf, size_t len);
+
+/* ---- API version 4: a job's dlsched metadata, read by the core's one parser ---- */
+typedef struct {
+	size_t struct_size;
+	char model[65];         /* "" when none */
+	double epochs;          /* 0: not given */
+	double epoch_time_1gpu; /* 0: not given (comment word only) */
+	int gpus_min;           /* 0: not given */
+	int gpus_max;           /* 0: not given */
+	double deadline;        /* the comment word deadline=<epoch s>; 0: none */
+	int problems;           /* values given but ignored (out of spank/dlsched's limits, not numbers) */
+} dlsched_job_metadata_t;
+
+/* Parses the job's comment words (model= epochs= epoch_time_1gpu= gpus_min= gpus_max= deadline=) and
+ * then spank/dlsched's environment entries (DL_MODEL=, DL_EPOCHS=, DL_ELASTIC=MIN:MAX, with or
+ * without a SPANK_ prefix), which win. Either may be NULL. Set out->struct_size first. */
+int dlsched_parse_job_metadata(const char *comment, const char *const *env, size_t env_count,
+			       dlsched_job_metadata_t *out, dlsched_error_t *err);
 
 size_t dlsched_decisions_count(const dlsched_decisions_t *d);
 /* Fills *out (set out->struct_size first) with action i, 0 <= i < count. */
