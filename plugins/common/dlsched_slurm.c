@@ -92,47 +92,16 @@ extern int dls_job_gpus_requested(job_record_t *job_ptr)
 	return n > DLS_MAX_JOB_GPUS ? DLS_MAX_JOB_GPUS : (int) n;
 }
 
-/* The fields the core's parser found, where the caller's pointers want them; true if any. */
-static bool _take(const dlsched_job_metadata_t *m, char *model, size_t model_len, double *epochs,
-		  double *epoch_time_1gpu, int *gpus_min, int *gpus_max)
+extern bool dls_job_metadata(job_record_t *job_ptr, dlsched_job_metadata_t *m)
 {
-	bool found = false;
-
-	if (m->model[0] && strlen(m->model) < model_len) {
-		strcpy(model, m->model);
-		found = true;
-	}
-	if (m->epochs > 0) {
-		*epochs = m->epochs;
-		found = true;
-	}
-	if (epoch_time_1gpu && m->epoch_time_1gpu > 0) {
-		*epoch_time_1gpu = m->epoch_time_1gpu;
-		found = true;
-	}
-	if (m->gpus_min > 0) {
-		*gpus_min = m->gpus_min;
-		found = true;
-	}
-	if (m->gpus_max > 0) {
-		*gpus_max = m->gpus_max;
-		found = true;
-	}
-	return found;
-}
-
-extern bool dls_parse_job_comment(const char *comment, char *model, size_t model_len, double *epochs,
-				  double *epoch_time_1gpu, int *gpus_min, int *gpus_max)
-{
-	dlsched_job_metadata_t m;
-
-	if (!comment)
-		return false;
-	memset(&m, 0, sizeof(m));
-	m.struct_size = sizeof(m);
-	if (dlsched_parse_job_metadata(comment, NULL, 0, &m, NULL) != DLSCHED_OK)
-		return false;
-	return _take(&m, model, model_len, epochs, epoch_time_1gpu, gpus_min, gpus_max);
+	memset(m, 0, sizeof(*m));
+	m->struct_size = sizeof(*m);
+	if (dlsched_parse_job_metadata(job_ptr->comment, (const char *const *) job_ptr->spank_job_env,
+				       job_ptr->spank_job_env ? job_ptr->spank_job_env_size : 0, m, NULL) == DLSCHED_OK)
+		return true;
+	memset(m, 0, sizeof(*m));
+	m->struct_size = sizeof(*m);
+	return false;
 }
 
 extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, char **conf_path_out)
@@ -173,20 +142,6 @@ extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, dou
 		return def;
 	v = strtod(buf, &end);
 	return end != buf ? v : def;
-}
-
-extern bool dls_parse_spank_env(char **env, uint32_t env_size, char *model, size_t model_len, double *epochs,
-				int *gpus_min, int *gpus_max)
-{
-	dlsched_job_metadata_t m;
-
-	if (!env || !env_size)
-		return false;
-	memset(&m, 0, sizeof(m));
-	m.struct_size = sizeof(m);
-	if (dlsched_parse_job_metadata(NULL, (const char *const *) env, env_size, &m, NULL) != DLSCHED_OK)
-		return false;
-	return _take(&m, model, model_len, epochs, NULL, gpus_min, gpus_max);
 }
 
 extern struct timespec dls_time_in(double seconds)

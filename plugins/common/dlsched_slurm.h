@@ -88,14 +88,21 @@ extern int dls_job_gpus_allocated(job_record_t *job_ptr);
 /* The gres/gpu record of a gres list (node, job request or allocation), or NULL. */
 extern gres_state_t *dls_find_gpu_state(List gres_list);
 
-/* Bounds on what users say about their jobs (the comment's words, spank/dlsched's options): as
- * spank/dlsched checks them at submission, since a client can skip that check. */
-#define DLS_MAX_EPOCHS 1e7		/* epochs= (--dl-epochs) */
-#define DLS_MAX_GPUS 4096		/* gpus_min=, gpus_max= (--dl-elastic) */
-#define DLS_MAX_EPOCH_TIME 1e9		/* epoch_time_1gpu=, seconds */
-#define DLS_MAX_MODEL_NAME 64		/* model= (--dl-model): [A-Za-z0-9._-] */
 /* A job's GPU request above this counts as this (it never fits); the core's sums stay in int. */
 #define DLS_MAX_JOB_GPUS (1 << 24)
+
+/*
+ * All of a job's dlsched metadata in one reading, by the core's one parser
+ * (dlsched_parse_job_metadata, common/model/job_metadata.h): the comment's words
+ * ("model=resnet50 epochs=12 epoch_time_1gpu=456.7 gpus_min=2 gpus_max=8
+ * deadline=<epoch s>"), then what spank/dlsched put in the job's environment
+ * (DL_MODEL, DL_EPOCHS, DL_ELASTIC; sbatch --dl-*) over them. These come from
+ * users: values outside spank/dlsched's submit-time limits (kMaxEpochs, ... in
+ * job_metadata.h; a client can skip that check) are ignored. Returns false
+ * (and *m all zero) if the core could not be asked.
+ * Locks: job read.
+ */
+extern bool dls_job_metadata(job_record_t *job_ptr, dlsched_job_metadata_t *m);
 
 /* GPUs a job asked for in total (gres/gpu per node x nodes, or per job), at most DLS_MAX_JOB_GPUS. */
 extern int dls_job_gpus_requested(job_record_t *job_ptr);
@@ -110,29 +117,9 @@ extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used);
  */
 extern void dls_node_placeholder(dlsched_node_view_t *n);
 
-/*
- * Parse the dlsched job metadata ("model=resnet50 epochs=12
- * epoch_time_1gpu=456.7 gpus_min=2 gpus_max=8", anywhere in the job's comment;
- * see plugins/sched/dlsched/README.md). gpus_min/gpus_max make a job elastic.
- * Unknown or absent fields stay as they are. A word whose value is not a plain
- * decimal number within its bounds (0 < epochs <= DLS_MAX_EPOCHS, 0 <
- * epoch_time_1gpu <= DLS_MAX_EPOCH_TIME, 1 <= gpus <= DLS_MAX_GPUS, an integer;
- * no hex, inf, nan or trailing characters) or a model name spank/dlsched would
- * refuse (or that does not fit in model_len) is ignored: these come from users.
- * Returns true if any was found. The core's one parser does it
- * (dlsched_parse_job_metadata, common/model/job_metadata.h), with these limits.
- */
-extern bool dls_parse_job_comment(const char *comment, char *model, size_t model_len, double *epochs,
-				  double *epoch_time_1gpu, int *gpus_min, int *gpus_max);
 
-/*
- * What spank/dlsched put in the job's SPANK job-control environment (sbatch --dl-model=NAME
- * --dl-epochs=N --dl-elastic=MIN:MAX): DL_MODEL, DL_EPOCHS, DL_ELASTIC (job_ptr->spank_job_env;
- * a SPANK_ prefix, as prolog and epilog see them, is accepted too). Sets
- * only what is there and valid; these override the comment's values. Returns true if any was found.
- */
-extern bool dls_parse_spank_env(char **env, uint32_t env_size, char *model, size_t model_len, double *epochs,
-				int *gpus_min, int *gpus_max);
+
+
 
 /*
  * Record the job's deadline in its admin comment as "deadline=<epoch s>", so

@@ -25,7 +25,6 @@
 
 #include "dlsched_slurm.h"
 
-#define DLS_MODEL_LEN (DLS_MAX_MODEL_NAME + 1)
 
 /* Shares of a running job: GPUs allocated on each of its nodes. */
 static size_t _job_shares(job_record_t *job_ptr, dlsched_share_t *out, size_t cap)
@@ -100,13 +99,7 @@ extern time_t dls_job_deadline(job_record_t *job_ptr)
 
 	if (job_ptr->deadline && job_ptr->deadline != NO_VAL)
 		return job_ptr->deadline;
-	if (!job_ptr->comment)
-		return 0;
-	memset(&m, 0, sizeof(m));
-	m.struct_size = sizeof(m);
-	if (dlsched_parse_job_metadata(job_ptr->comment, NULL, 0, &m, NULL) != DLSCHED_OK)
-		return 0;
-	return (time_t) m.deadline;
+	return dls_job_metadata(job_ptr, &m) ? (time_t) m.deadline : 0;
 }
 
 extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long value)
@@ -227,9 +220,9 @@ static char *_dup_str(const char *s)
 
 static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, time_t now)
 {
-	char model[DLS_MODEL_LEN] = "";
-	double epochs = 0, epoch_time = 0;
-	int gmin = 0, gmax = 0;
+	dlsched_job_metadata_t m;
+	double epochs, epoch_time;
+	int gmin, gmax;
 
 	memset(v, 0, sizeof(*v));
 	v->struct_size = sizeof(*v);
@@ -240,11 +233,13 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 		v->user = xstrdup_printf("uid%u", job_ptr->user_id);
 	v->partition = _dup_str(job_ptr->part_ptr ? job_ptr->part_ptr->name : "");
 	v->qos = _dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : "");
-	dls_parse_job_comment(job_ptr->comment, model, sizeof(model), &epochs, &epoch_time, &gmin, &gmax);
-	/* sbatch --dl-model/--dl-epochs/--dl-elastic (spank/dlsched) take precedence over the comment. */
-	dls_parse_spank_env(job_ptr->spank_job_env, job_ptr->spank_job_env_size, model, sizeof(model), &epochs,
-			    &gmin, &gmax);
-	v->model = model[0] ? xstrdup(model) : NULL;
+	/* One reading: the comment's words, sbatch --dl-model/--dl-epochs/--dl-elastic over them. */
+	(void) dls_job_metadata(job_ptr, &m);
+	epochs = m.epochs;
+	epoch_time = m.epoch_time_1gpu;
+	gmin = m.gpus_min;
+	gmax = m.gpus_max;
+	v->model = m.model[0] ? xstrdup(m.model) : NULL;
 	v->submit_time = job_ptr->details ? (double) job_ptr->details->submit_time : (double) now;
 	v->gpus_requested = gpus;
 	/* Elastic range: only where it contains the current size (else rigid). */
@@ -260,7 +255,8 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	 */
 	v->epochs_total = epochs;
 	v->epoch_time_1gpu = epoch_time;
-	v->deadline = (double) dls_job_deadline(job_ptr);
+	/* Slurm's --deadline, else the comment word (as dls_job_deadline, without a second reading). */
+	v->deadline = job_ptr->deadline && job_ptr->deadline != NO_VAL ? (double) job_ptr->deadline : m.deadline;
 	v->restarts = job_ptr->restart_cnt;
 	v->requeueable = dls_job_requeueable(job_ptr) ? 1 : 0;
 	/* An administrator's priority (scontrol update Priority=, sbatch --priority) stays. */

@@ -241,17 +241,13 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
  */
 static bool _awaits_sizing(job_record_t *job_ptr)
 {
-	char model[DLS_MAX_MODEL_NAME + 1] = "";
-	double epochs = 0, epoch_time = 0, wait;
-	int gmin = 0, gmax = 0;
+	dlsched_job_metadata_t m;
+	double wait;
 
 	if (!sched || !xstrstr(slurm_conf.schedtype, "dlsched") || !job_ptr->details ||
 	    job_ptr->direct_set_prio || job_ptr->priority >= DLSCHED_PRIORITY_FLOOR)
 		return false;
-	dls_parse_job_comment(job_ptr->comment, model, sizeof(model), &epochs, &epoch_time, &gmin, &gmax);
-	dls_parse_spank_env(job_ptr->spank_job_env, job_ptr->spank_job_env_size, model, sizeof(model), &epochs,
-			    &gmin, &gmax);
-	if (gmin <= 0 || gmax <= gmin)
+	if (!dls_job_metadata(job_ptr, &m) || m.gpus_min <= 0 || m.gpus_max <= m.gpus_min)
 		return false;
 	wait = 2 * dls_config_double(sched, "SchedInterval", 5) + 5;
 	if (difftime(time(NULL), job_ptr->details->submit_time) >= wait)
