@@ -255,6 +255,8 @@ int main(int argc, char** argv)
 		bool done = false;
 		bool missing = false;
 		std::chrono::steady_clock::time_point missing_since;
+		bool ended = false;  // seen in a final state; done once it stays there kEndGrace
+		std::chrono::steady_clock::time_point ended_since;
 	};
 	std::vector<Entry> entries;
 	entries.reserve(w->jobs.size());
@@ -362,6 +364,9 @@ int main(int argc, char** argv)
 	// (sacctmgr show runawayjobs); jobs.csv lists it in lost_jobs. The restarted slurmctld gives
 	// the lost ids to new jobs again, so jobs are matched by id and name (dl-<trace job>).
 	const auto kMissingGrace = std::chrono::seconds(15);
+	// A job that ends on dlsched's checkpoint request (two-step preemption, a resize) shows a final
+	// state until sched/dlsched requeues it at its next cycle: final only once it stays so this long.
+	const auto kEndGrace = std::chrono::seconds(5);
 	static const std::set<std::string> kActive = {
 	        "PENDING",  "RUNNING",      "SUSPENDED",  "COMPLETING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD",
 	        "REQUEUE_FED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", "SPECIAL_EXIT", "RESV_DEL_HOLD"};
@@ -395,7 +400,14 @@ int main(int argc, char** argv)
 			auto it = state.find(e.id + " " + name);
 			if (it != state.end()) {
 				e.missing = false;
-				e.done = kActive.count(it->second) == 0;
+				if (kActive.count(it->second)) {
+					e.ended = false;
+				} else if (!e.ended) {
+					e.ended = true;
+					e.ended_since = now;
+				} else if (now - e.ended_since >= kEndGrace) {
+					e.done = true;
+				}
 				continue;
 			}
 			if (!e.missing) {
@@ -451,7 +463,7 @@ int main(int argc, char** argv)
 			const auto due = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
 			                              std::chrono::duration<double>(j.submit_time / speedup));
 			if (now >= due) {
-				entries.push_back(Entry{&j, models->at(j.model).name, "", {}, 0, false, false, {}});
+				entries.push_back(Entry{&j, models->at(j.model).name, "", {}, 0, false, false, {}, false, {}});
 				if (!submit(entries.back()))
 					return 1;
 				map_row(map, entries.back());
