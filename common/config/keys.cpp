@@ -65,6 +65,12 @@ const std::vector<ConfigKey>& config_keys()
 	        {"LeastSlackBase", ConfigType::kString, "srtf", 0, 0,
 	         "least-slack: the ordering of the jobs without a deadline, behind those with one",
 	         "srtf|fifo|edf|drf"},
+	        // ---- Capacity loaning (policy/loaning_aryl.cpp) ----
+	        {"ReclaimTimeout", ConfigType::kDouble, "300", 1, 86400,
+	         "aryl: seconds within which a loaned node taken back must be free for inference; its "
+	         "training jobs get this long to checkpoint (a later reclaim is counted and logged)"},
+	        {"LoanHeadroom", ConfigType::kInt, "0", 0, 100000,
+	         "aryl: inference nodes kept back beyond what the declared demand needs"},
 	        {"CheckpointSignal", ConfigType::kString, "USR1", 0, 0,
 	         "sched/dlsched: the signal that asks a job to checkpoint and stop (the protocol's; the same "
 	         "as plugstack.conf's checkpoint_signal= of spank/dlsched)",

@@ -37,6 +37,10 @@ struct ClusterView {
 	DecisionRecorder* recorder = nullptr;
 	// Recent speed measurements, oldest first; the host bounds how many (a few hundred). Not owned.
 	Span<const SpeedObservation> observations;
+	// Capacity loaning: the fraction of the inference nodes' GPUs that inference needs now (declared
+	// by an inference autoscaler or an admin; dlsched-sim --inference-demand). Inference uses the
+	// nodes that are not loaned; the Loaning policy lends the rest and takes nodes back when it rises.
+	double inference_demand = 0;
 
 	int total_gpus() const;
 	int free_gpus() const;

@@ -1,6 +1,8 @@
 // Building blocks shared by allocation policies (declared in allocation.h).
 #include "policy/allocation.h"
 
+#include "policy/estimates.h"
+
 #include <algorithm>
 #include <map>
 
@@ -51,6 +53,114 @@ std::vector<NodeShare> merge(const std::vector<NodeShare>& a, const std::vector<
 	for (const auto& kv : m)
 		out.push_back({kv.first, kv.second});
 	return out;
+}
+
+std::size_t packed_nodes(const ClusterView& view, int gpus)
+{
+	const int per_node = node_size_hint(view);
+	return static_cast<std::size_t>((gpus + per_node - 1) / per_node);
+}
+
+// `free` with only the loaned nodes' GPUs (loaned = true) or only the others' (false).
+FreeMap only_loaned(const FreeMap& free, bool loaned)
+{
+	FreeMap f = free;
+	std::vector<NodeShare> hide;
+	for (std::size_t i = 0; i < f.node_count(); ++i)
+		if (f.view().nodes[i].loaned != loaned && f.free(static_cast<NodeIndex>(i)) > 0)
+			hide.push_back({static_cast<NodeIndex>(i), f.free(static_cast<NodeIndex>(i))});
+	f.take(hide);
+	return f;
+}
+
+bool any_loaned_free(const FreeMap& free)
+{
+	for (std::size_t i = 0; i < free.node_count(); ++i)
+		if (free.view().nodes[i].loaned && free.free(static_cast<NodeIndex>(i)) > 0)
+			return true;
+	return false;
+}
+
+// An elastic job's start at `gpus` with its minimum off the loaned nodes and the rest on them as
+// far as they go (then anywhere). False when that split cannot be placed.
+bool place_split(const AllocationInput& in, const Job& j, int gpus, const FreeMap& free, std::vector<NodeShare>& out)
+{
+	out.clear();
+	// The size it asked for is its base; only GPUs beyond it are surplus.
+	const int base = std::min(gpus, std::clamp(j.gpus_requested, j.gpus_min, j.gpus_max));
+	std::vector<NodeShare> first, extra, rest;
+	FreeMap others = only_loaned(free, false);
+	if (!in.placement.place(in.view, j, base, others, first))
+		return false;
+	FreeMap after = free;
+	after.take(first);
+	int surplus = gpus - base;
+	FreeMap loaned = only_loaned(after, true);
+	int on_loan = std::min(surplus, loaned.eligible_free(j));
+	while (on_loan > 0 && !in.placement.place(in.view, j, on_loan, loaned, extra))
+		--on_loan;
+	after.take(extra);
+	surplus -= on_loan;
+	if (surplus > 0 && !in.placement.place(in.view, j, surplus, after, rest))
+		return false;
+	out = merge(merge(first, extra), rest);
+	if (out.size() > packed_nodes(in.view, gpus)) {  // spread: slower than packed
+		out.clear();
+		return false;
+	}
+	return true;
+}
+
+// A running job `j` (its GPUs taken in `free`) grows towards `target`: on its own nodes first (no new
+// node to span), then loaned nodes first when `surplus_on_loaned`, then where the placement policy
+// puts the rest; if that spans more nodes than the size needs (a slower job: growing restarts it
+// anyway), placed afresh. The largest size with a compact placement wins; none: it stays as it is.
+// Returns the placement chosen, taken in `free`.
+std::vector<NodeShare> grow(const AllocationInput& in, const Job& j, int target, FreeMap& free, bool surplus_on_loaned)
+{
+	for (int size = target; size > j.gpus_allocated; --size) {
+		const std::size_t limit = std::max(packed_nodes(in.view, size), j.placement.size());
+		// Around the current nodes.
+		FreeMap trial = free;
+		int extra = size - j.gpus_allocated;
+		std::vector<NodeShare> local, more;
+		for (const NodeShare& sh : j.placement) {
+			const int g = std::min(extra, trial.eligible(j, sh.node) ? trial.free(sh.node) : 0);
+			if (g > 0) {
+				local.push_back({sh.node, g});
+				extra -= g;
+			}
+		}
+		trial.take(local);
+		if (surplus_on_loaned && extra > 0 && any_loaned_free(trial)) {
+			FreeMap loaned = only_loaned(trial, true);
+			int on_loan = std::min(extra, loaned.eligible_free(j));
+			std::vector<NodeShare> lent;
+			while (on_loan > 0 && !in.placement.place(in.view, j, on_loan, loaned, lent))
+				--on_loan;
+			trial.take(lent);
+			local = merge(local, lent);
+			extra -= on_loan;
+		}
+		if (extra == 0 || in.placement.place(in.view, j, extra, trial, more)) {
+			trial.take(more);
+			std::vector<NodeShare> where = merge(merge(j.placement, local), more);
+			if (where.size() <= limit) {
+				free = trial;
+				return where;
+			}
+		}
+		// Afresh, its own GPUs counted free.
+		FreeMap fresh = free;
+		fresh.release(j.placement);
+		std::vector<NodeShare> where;
+		if (in.placement.place(in.view, j, size, fresh, where) && where.size() <= packed_nodes(in.view, size)) {
+			fresh.take(where);
+			free = fresh;
+			return where;
+		}
+	}
+	return j.placement;
 }
 
 }  // namespace
@@ -107,7 +217,7 @@ void greedy_fill(const AllocationInput& in, FreeMap& free, bool strict, Plan& pl
 }
 
 void realize_targets(const AllocationInput& in, const std::vector<int>& targets, FreeMap& free, Plan& plan,
-                     bool elastic)
+                     bool elastic, bool surplus_on_loaned)
 {
 	const std::size_t n = in.ordered.size();
 	std::vector<bool> done(n, false), kept(n, false);
@@ -139,29 +249,18 @@ void realize_targets(const AllocationInput& in, const std::vector<int>& targets,
 		if (done[i] || targets[i] <= 0)
 			continue;
 		if (kept[i]) {
-			// Grow around the current nodes (kept in step 1): on them first (no new node to span),
-			// then the extra GPUs where the placement policy puts them.
-			int extra = targets[i] - j->gpus_allocated, size = j->gpus_allocated;
-			std::vector<NodeShare> local, more;
-			for (const NodeShare& sh : j->placement) {
-				const int g = std::min(extra, free.eligible(*j, sh.node) ? free.free(sh.node) : 0);
-				if (g > 0) {
-					local.push_back({sh.node, g});
-					extra -= g;
-					size += g;
-				}
-			}
-			free.take(local);
-			while (extra > 0 && !in.placement.place(in.view, *j, extra, free, more))
-				--extra;
-			free.take(more);
-			plan.push_back({j, size + extra, merge(merge(j->placement, local), more)});
+			plan.push_back({j, 0, grow(in, *j, targets[i], free, surplus_on_loaned)});
+			plan.back().gpus = 0;
+			for (const NodeShare& sh : plan.back().placement)
+				plan.back().gpus += sh.gpus;
 			continue;
 		}
 		const int floor = elastic ? std::min(j->gpus_min, targets[i]) : targets[i];
+		const bool split = surplus_on_loaned && j->elastic() && targets[i] > j->gpus_requested && any_loaned_free(free);
 		for (int g = targets[i]; g >= std::max(1, floor); --g) {
 			std::vector<NodeShare> where;
-			if (in.placement.place(in.view, *j, g, free, where)) {
+			if ((split && g > j->gpus_requested && place_split(in, *j, g, free, where)) ||
+			    in.placement.place(in.view, *j, g, free, where)) {
 				free.take(where);
 				plan.push_back({j, g, std::move(where)});
 				break;

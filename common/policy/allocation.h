@@ -66,8 +66,10 @@ void greedy_fill(const AllocationInput& in, FreeMap& free, bool strict, Plan& pl
 // minimum when `elastic`, else waits; a running job that cannot grow stays as it is). targets[i] is
 // for ordered[i]; 0 = not run. Policies that do not exploit elasticity pass elastic = false, so that
 // every job runs at the size it asked for and comparisons with elastic policies are fair.
+// `surplus_on_loaned`: an elastic job's GPUs beyond its minimum go to loaned inference nodes first
+// (and its minimum to other nodes first), so that taking a loaned node back shrinks it (Aryl).
 void realize_targets(const AllocationInput& in, const std::vector<int>& targets, FreeMap& free, Plan& plan,
-                     bool elastic = true);
+                     bool elastic = true, bool surplus_on_loaned = false);
 
 }  // namespace dlsched
 

@@ -75,6 +75,10 @@ void register_builtin_policies(PolicyRegistry& r)
 	r.add_allocation("optimus", "minimum first, then greedy marginal gain, elastic",
 	                 factory<Allocation, OptimusAllocation>());
 
+	r.add_allocation("mckp",
+	                 "Aryl: minimums first, then spare GPUs to elastic jobs by a multiple-choice knapsack on JCT reduction, elastic",
+	                 factory<Allocation, MckpAllocation>());
+
 	r.add_allocation("deadline-autoscale",
 	                 "deadline jobs at the fewest GPUs in their range that meet the deadline (grown, shrunk), the rest as asked, elastic",
 	                 [](const Config& c) -> Result<std::unique_ptr<Allocation>> {
@@ -109,6 +113,12 @@ void register_builtin_policies(PolicyRegistry& r)
 		                 return std::unique_ptr<Preemption>(new QosPreemption(c.get_double("KillWait"), 1));
 	                 });
 	r.add_loaning("none", "never loan inference nodes", factory<Loaning, NoLoaning>());
+	r.add_loaning("aryl",
+	              "Aryl/Lyra: lend inference nodes inference does not need; take back the cheapest to reclaim first (EuroSys'23)",
+	              [](const Config& c) -> Result<std::unique_ptr<Loaning>> {
+		              return std::unique_ptr<Loaning>(
+		                      new ArylLoaning(c.get_double("ReclaimTimeout"), static_cast<int>(c.get_int("LoanHeadroom"))));
+	              });
 
 	r.add_preset("fifo", "first come first served, head-of-line blocking (sched/builtin)",
 	             spec("fifo", "rigid-strict"));
@@ -136,6 +146,13 @@ void register_builtin_policies(PolicyRegistry& r)
 	preempt_qos.preemption = "preempt-qos";
 	r.add_preset("preempt-qos", "Slurm's preempt/qos (REQUEUE) over FIFO with backfill: the baseline for pickyman",
 	             preempt_qos);
+	r.add_preset("mckp", "srtf with Aryl's knapsack allocation of spare GPUs to elastic jobs (no loaning), elastic",
+	             spec("srtf", "mckp"));
+	SchedulerSpec aryl = spec("srtf", "mckp");
+	aryl.loaning = "aryl";
+	r.add_preset("aryl",
+	             "Aryl/Lyra (EuroSys'23): srtf, spare GPUs to elastic jobs by knapsack, idle inference nodes loaned",
+	             aryl);
 	SchedulerSpec srtf_gp = spec("srtf", "rigid");
 	srtf_gp.placement = "gp-placement";
 	r.add_preset("srtf-gp", "srtf with speed-aware gp-placement (heterogeneous clusters)", srtf_gp);

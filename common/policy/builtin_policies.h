@@ -264,6 +264,27 @@ public:
 	void plan(const ClusterView&, std::vector<Action>&) const override {}
 };
 
+class ArylLoaning : public Loaning {  // loaning_aryl.cpp
+public:
+	ArylLoaning(double reclaim_timeout, int headroom) : timeout_(reclaim_timeout), headroom_(headroom) {}
+	const char* name() const override { return "aryl"; }
+	void plan(const ClusterView& view, std::vector<Action>& out) const override;
+	// Inference nodes inference needs now: ceil(demand x inference nodes) + LoanHeadroom=.
+	int inference_nodes_needed(const ClusterView& view) const;
+
+private:
+	double timeout_;  // ReclaimTimeout=
+	int headroom_;    // LoanHeadroom=
+};
+
+// ---- Elastic allocation with a knapsack (mckp.cpp) ----
+class MckpAllocation : public Allocation {
+public:
+	const char* name() const override { return "mckp"; }
+	bool elastic() const override { return true; }
+	void allocate(const AllocationInput& in, Plan& plan) const override;
+};
+
 }  // namespace dlsched
 
 #endif

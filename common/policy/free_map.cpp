@@ -18,6 +18,9 @@ bool FreeMap::eligible(const Job& job, NodeIndex node) const
 	const Node& n = view_->nodes[node];
 	if (!n.up)
 		return false;
+	// A loaned node may be taken back within ReclaimTimeout=: only jobs the host can requeue go there.
+	if (n.loaned && !job.requeueable)
+		return false;
 	if (job.partition.empty())
 		return n.kind == PartitionKind::kTraining || n.loaned;
 	// A loaned inference node serves training jobs of any training partition.

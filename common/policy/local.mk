@@ -24,6 +24,9 @@ common_libdlsched_la_SOURCES += \
 	common/policy/tiresias.cpp \
 	common/policy/drf.cpp \
 	common/policy/optimus.cpp \
+	common/policy/mckp.h \
+	common/policy/mckp.cpp \
+	common/policy/loaning_aryl.cpp \
 	common/policy/edf.cpp \
 	common/policy/deadline.cpp \
 	common/policy/placement_pack.cpp \

@@ -1,5 +1,7 @@
 #include "policy/scheduler.h"
 
+#include <deque>
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -255,6 +257,57 @@ void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job
 
 Decisions Scheduler::decide(const ClusterView& view) const
 {
+	// Loaning first: nodes lent now serve this cycle's plan, nodes taken back do not, and the jobs
+	// the Loaning policy stops or shrinks to free them are not planned again this cycle.
+	std::vector<Action> loans;
+	loaning_->plan(view, loans);
+	if (loans.empty())
+		return decide_jobs(view);
+
+	std::vector<Node> nodes(view.nodes.begin(), view.nodes.end());
+	std::unordered_map<JobId, const Action*> touched;
+	for (const Action& a : loans) {
+		if (a.kind == ActionKind::kLoan && a.node < nodes.size())
+			nodes[a.node].loaned = true;
+		else if (a.kind == ActionKind::kReclaim && a.node < nodes.size())
+			nodes[a.node].loaned = false;
+		else if (a.kind == ActionKind::kRequeue || a.kind == ActionKind::kResize)
+			touched[a.job] = &a;
+	}
+	std::deque<Job> copies;
+	ClusterView after = view;
+	after.nodes = Span<const Node>(nodes.data(), nodes.size());
+	for (const Job*& r : after.running) {
+		auto it = touched.find(r->id);
+		if (it == touched.end())
+			continue;
+		copies.push_back(*r);
+		Job& c = copies.back();
+		if (it->second->kind == ActionKind::kRequeue) {
+			c.checkpoint_requested_at = view.now;  // stopping: keeps its GPUs until it frees them
+		} else {
+			// Shrunk off the returned nodes: its shares there are free (for inference), and it keeps
+			// its new size this cycle (not requeueable for the plan).
+			for (const NodeShare& s : c.placement) {
+				bool kept = false;
+				for (const NodeShare& k : it->second->placement)
+					kept = kept || k.node == s.node;
+				if (!kept && s.node < nodes.size())
+					nodes[s.node].gpus_free += s.gpus;
+			}
+			c.gpus_allocated = it->second->gpus;
+			c.placement = it->second->placement;
+			c.requeueable = false;
+		}
+		r = &c;
+	}
+	Decisions d = decide_jobs(after);
+	d.actions.insert(d.actions.begin(), loans.begin(), loans.end());
+	return d;
+}
+
+Decisions Scheduler::decide_jobs(const ClusterView& view) const
+{
 	Decisions d;
 
 	// Admission: jobs it holds back stay pending, behind every admitted job.
@@ -392,7 +445,6 @@ Decisions Scheduler::decide(const ClusterView& view) const
 		d.actions.push_back(std::move(a));
 	}
 
-	loaning_->plan(view, d.actions);
 	return d;
 }
 

@@ -40,6 +40,9 @@ public:
 private:
 	Scheduler() = default;
 
+	// decide() after the Loaning policy's decisions are applied to the view.
+	Decisions decide_jobs(const ClusterView& view) const;
+
 	std::string preset_;
 	SchedulerSpec spec_;
 	std::unique_ptr<Ordering> ordering_;

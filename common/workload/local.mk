@@ -9,5 +9,7 @@ common_libdlsched_la_SOURCES += \
 	common/workload/native.cpp \
 	common/workload/builder.cpp \
 	common/workload/load.cpp \
-	common/workload/profiles.cpp
+	common/workload/profiles.cpp \
+	common/workload/inference_demand.h \
+	common/workload/inference_demand.cpp
 common_libdlsched_la_CPPFLAGS += -DDLSCHED_PKGDATADIR='"$(pkgdatadir)"' -DDLSCHED_SRCDIR='"$(abs_top_srcdir)"'

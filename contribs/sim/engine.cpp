@@ -84,7 +84,13 @@ public:
 		for (const Node& n : nodes_) {
 			total_gpus_ += n.gpus_total;
 			node_sizes_.push_back(n.gpus_total);
+			if (n.kind == PartitionKind::kInference)
+				inference_gpus_ += n.gpus_total;
 		}
+		reclaim_at_.assign(nodes_.size(), -1);
+		reclaimed_now_.assign(nodes_.size(), false);
+		if (!jobs_.empty())
+			demand_origin_ = jobs_.front().submit_time;
 		std::sort(node_sizes_.begin(), node_sizes_.end(), std::greater<int>());
 		periodic_policy_ = scheduler_.ordering().preemptive() || scheduler_.allocation().elastic();
 		for (std::size_t i = 0; i < jobs_.size(); ++i)
@@ -152,6 +158,26 @@ private:
 	bool freed_in_cycle_ = false;       // a job stopped during the cycle (its GPUs are free)
 	std::vector<SpeedObservation> observations_;  // oldest first, at most opt_.observation_history
 	Rng noise_rng_;
+	// Capacity loaning.
+	int inference_gpus_ = 0;
+	Seconds demand_origin_ = 0;         // the workload's first submission: the demand series' time 0
+	double demand_ = 0;                 // inference demand now
+	std::vector<Seconds> reclaim_at_;   // per node: when its reclaim began (-1: none under way)
+	std::vector<bool> reclaimed_now_;   // per node: taken back by the cycle being applied
+	Seconds short_since_ = -1;          // inference has lacked GPUs since then (-1: it has not)
+	double loaned_gpu_s_ = 0, shortfall_gpu_s_ = 0, inference_gpu_s_ = 0;
+	long reclaims_ = 0, late_reclaims_ = 0, reclaim_preemptions_ = 0;
+
+	double demand_now() const
+	{
+		return opt_.inference_demand.empty() ? 0.0 : opt_.inference_demand.at(now_ - demand_origin_);
+	}
+	// GPUs inference needs and does not have now: on nodes loaned, or still held by training.
+	double inference_unmet() const;
+	void account_inference(Seconds until);
+	Seconds next_reclaim_deadline() const;
+	void enforce_reclaims();
+	void finish_reclaims();
 };
 
 Status Engine::check_runnable()
@@ -194,6 +220,9 @@ void Engine::advance(std::size_t i, Seconds t)
 	j.executed_s += dt;
 	j.attained_gpu_s += j.gpus_allocated * dt;
 	outcome_[i].gpu_seconds += j.gpus_allocated * dt;
+	for (const NodeShare& sh : j.placement)
+		if (nodes_[sh.node].kind == PartitionKind::kInference)
+			loaned_gpu_s_ += sh.gpus * dt;
 	const Seconds progressing = std::max(0.0, std::min(t, s.progress_until) - std::max(s.last_update, s.progress_from));
 	if (progressing > 0)
 		j.epochs_done = std::min(j.epochs_total, j.epochs_done + s.rate * progressing);
@@ -343,7 +372,20 @@ Status Engine::apply(const Action& a)
 	if (a.kind == ActionKind::kLoan || a.kind == ActionKind::kReclaim) {
 		if (a.node >= nodes_.size() || nodes_[a.node].kind != PartitionKind::kInference || !nodes_[a.node].loanable)
 			return fail(a, "node is not a loanable inference node");
-		nodes_[a.node].loaned = a.kind == ActionKind::kLoan;
+		Node& node = nodes_[a.node];
+		if (a.kind == ActionKind::kLoan) {
+			if (node.loaned)
+				return fail(a, "node " + node.name + " is loaned already");
+			node.loaned = true;
+			reclaim_at_[a.node] = -1;  // lent again before its reclaim finished: training keeps it
+			return Status::ok();
+		}
+		if (!node.loaned)
+			return fail(a, "node " + node.name + " is not loaned");
+		node.loaned = false;
+		++reclaims_;
+		if (node.gpus_free < node.gpus_total)
+			reclaim_at_[a.node] = now_;
 		return Status::ok();
 	}
 	if (a.job >= index_of_.size() || index_of_[a.job] == kNone)
@@ -426,6 +468,11 @@ Status Engine::apply(const Action& a)
 			return fail(a, "the job is stopping (checkpoint requested at " + seconds(j.checkpoint_requested_at) + ")");
 		if (!j.requeueable)
 			return fail(a, "the job cannot be requeued");
+		for (const NodeShare& sh : j.placement)
+			if (reclaimed_now_[sh.node]) {
+				++reclaim_preemptions_;
+				break;
+			}
 		if (opt_.restart_model)
 			return request_stop(a, i);
 		advance(i, now_);
@@ -541,11 +588,15 @@ Status Engine::cycle()
 	decision_ms_.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
 
 	changed_.clear();
+	for (const Action& a : d.actions)
+		if (a.kind == ActionKind::kReclaim && a.node < nodes_.size())
+			reclaimed_now_[a.node] = true;
 	for (const Action& a : d.actions) {
 		Status st = apply(a);
 		if (!st.is_ok())
 			return st;
 	}
+	std::fill(reclaimed_now_.begin(), reclaimed_now_.end(), false);
 	for (std::size_t i : changed_)
 		update_speed(i);
 	// Rebuild the lists from the jobs' states (keeps their orders).
@@ -574,6 +625,7 @@ ClusterView Engine::make_view() const
 	view.models = &models_;
 	view.observations = Span<const SpeedObservation>(observations_.data(), observations_.size());
 	view.recorder = opt_.recorder;
+	view.inference_demand = demand_;
 	view.pending.reserve(pending_.size());
 	for (std::size_t i : pending_)
 		view.pending.push_back(&jobs_[i]);
@@ -600,6 +652,79 @@ void Engine::finish(std::size_t i)
 	++state_[i].version;
 	outcome_[i].finish = now_;
 	running_.erase(std::find(running_.begin(), running_.end(), i));
+}
+
+double Engine::inference_unmet() const
+{
+	if (inference_gpus_ == 0 || demand_ <= 0)
+		return 0;
+	double have = 0;
+	for (const Node& n : nodes_)
+		if (n.kind == PartitionKind::kInference && !n.loaned && n.up)
+			have += n.gpus_free;
+	return std::max(0.0, demand_ * inference_gpus_ - have);
+}
+
+// Inference's use and shortfall from now_ to `until` (the state holds in between).
+void Engine::account_inference(Seconds until)
+{
+	const Seconds dt = until - now_;
+	if (dt <= 0 || inference_gpus_ == 0)
+		return;
+	const double unmet = inference_unmet();
+	inference_gpu_s_ += (demand_ * inference_gpus_ - unmet) * dt;
+	if (unmet <= 1e-9) {
+		short_since_ = -1;
+		return;
+	}
+	if (short_since_ < 0)
+		short_since_ = now_;
+	const Seconds counted = until - std::max(now_, short_since_ + opt_.reclaim_timeout);
+	if (counted > 0)
+		shortfall_gpu_s_ += unmet * counted;
+}
+
+Seconds Engine::next_reclaim_deadline() const
+{
+	Seconds t = INFINITY;
+	for (Seconds at : reclaim_at_)
+		if (at >= 0)
+			t = std::min(t, at + opt_.reclaim_timeout);
+	return t;
+}
+
+// Nodes taken back whose training jobs have not freed them by the timeout: the jobs are killed
+// (back to their last epoch boundary) and requeued, and the reclaim counts as late.
+void Engine::enforce_reclaims()
+{
+	for (std::size_t n = 0; n < nodes_.size(); ++n) {
+		if (reclaim_at_[n] < 0 || now_ + kEps < reclaim_at_[n] + opt_.reclaim_timeout)
+			continue;
+		reclaim_at_[n] = -1;
+		if (nodes_[n].gpus_free >= nodes_[n].gpus_total)
+			continue;
+		++late_reclaims_;
+		std::vector<std::size_t> on;
+		for (std::size_t i : running_)
+			for (const NodeShare& sh : jobs_[i].placement)
+				if (sh.node == n) {
+					on.push_back(i);
+					break;
+				}
+		for (std::size_t i : on) {
+			if (!jobs_[i].stopping())
+				++reclaim_preemptions_;
+			state_[i].killed = true;
+			release(i);
+		}
+	}
+}
+
+void Engine::finish_reclaims()
+{
+	for (std::size_t n = 0; n < nodes_.size(); ++n)
+		if (reclaim_at_[n] >= 0 && nodes_[n].gpus_free >= nodes_[n].gpus_total)
+			reclaim_at_[n] = -1;
 }
 
 Result<SimResult> Engine::run()
@@ -634,6 +759,14 @@ Result<SimResult> Engine::run()
 		// crossed), while jobs wait: nothing can change for them otherwise.
 		if (!pending_.empty())
 			t = std::min(t, next_change_);
+		// Capacity loaning: the demand's next change (when a Loaning policy acts on it) and the next
+		// reclaim's timeout.
+		const bool loaning = !opt_.inference_demand.empty() && inference_gpus_ > 0;
+		if (t != INFINITY && loaning) {
+			if (std::string(scheduler_.spec().loaning) != "none")
+				t = std::min(t, opt_.inference_demand.next_change(now_ - demand_origin_) + demand_origin_);
+			t = std::min(t, next_reclaim_deadline());
+		}
 		if (t == INFINITY) {
 			std::string ids;
 			for (std::size_t k = 0; k < pending_.size() && k < 5; ++k)
@@ -641,8 +774,21 @@ Result<SimResult> Engine::run()
 			return internal_error("policy '" + scheduler_.preset_name() + "' leaves " + std::to_string(pending_.size()) +
 			                      " job(s) waiting forever on an idle cluster (first: " + ids + ")");
 		}
+		if (loaning)
+			account_inference(t);
 		now_ = std::max(now_, t);
 		bool event = false;
+		if (loaning) {
+			const double d = demand_now();
+			if (d != demand_) {
+				demand_ = d;
+				event = std::string(scheduler_.spec().loaning) != "none";
+			}
+			if (next_reclaim_deadline() <= now_ + kEps) {
+				enforce_reclaims();
+				event = true;
+			}
+		}
 		while (!completions_.empty() && completions_.top().time <= now_ + kEps) {
 			Completion c = completions_.top();
 			completions_.pop();
@@ -678,6 +824,7 @@ Result<SimResult> Engine::run()
 					return st;
 			}
 			last_cycle = now_;
+			finish_reclaims();
 			done += newly_cancelled_;
 			newly_cancelled_ = 0;
 			if (running_.empty() && !pending_.empty() && next_arrival >= n) {
@@ -708,6 +855,13 @@ Result<SimResult> Engine::run()
 	r.dropped = dropped_;
 	r.total_gpus = total_gpus_;
 	r.lost_gpu_s = lost_gpu_s_;
+	r.loaned_gpu_s = loaned_gpu_s_;
+	r.reclaims = reclaims_;
+	r.late_reclaims = late_reclaims_;
+	r.reclaim_preemptions = reclaim_preemptions_;
+	r.inference_shortfall_gpu_s = shortfall_gpu_s_;
+	r.inference_gpu_s = inference_gpu_s_;
+	r.inference_gpus = inference_gpus_;
 	return r;
 }
 

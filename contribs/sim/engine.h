@@ -9,6 +9,7 @@
 #include "model/cluster_view.h"
 #include "policy/scheduler.h"
 #include "predict/overhead.h"
+#include "workload/inference_demand.h"
 #include "workload/workload.h"
 
 namespace dlsched::sim {
@@ -46,6 +47,13 @@ struct SimOptions {
 	std::size_t observation_history = 512;  // the most recent measurements the view carries
 	std::uint64_t seed = 1;                 // of the measurement noise (Seed=)
 	DecisionRecorder* recorder = nullptr;  // given to learned policies in every view (dlsched-train)
+	// Capacity loaning (--inference-demand): the fraction of the inference nodes' GPUs inference
+	// needs, from the workload's first submission on (repeated when shorter). Empty: none.
+	InferenceDemand inference_demand;
+	// ReclaimTimeout=: a node taken back must be free of training within this many seconds; at the
+	// timeout the jobs still on it are killed (back to their last epoch boundary) and the reclaim is
+	// counted late. Inference GPUs still missing this long after the need arose are its shortfall.
+	Seconds reclaim_timeout = 300;
 	// Called about once a second of wall time with (simulated time, jobs done, jobs total).
 	std::function<void(Seconds, std::size_t, std::size_t)> progress;
 };
@@ -73,6 +81,14 @@ struct SimResult {
 	int total_gpus = 0;
 	double lost_gpu_s = 0;            // restart costs x GPUs, and work thrown away by kills
 	Seconds makespan = 0;
+	// Capacity loaning.
+	double loaned_gpu_s = 0;          // GPU-seconds training jobs held on inference nodes
+	long reclaims = 0;                // loaned nodes taken back
+	long late_reclaims = 0;           // ... not free of training within ReclaimTimeout=
+	long reclaim_preemptions = 0;     // jobs requeued (not shrunk) to free a node taken back
+	double inference_shortfall_gpu_s = 0;  // GPUs inference needed and lacked beyond the timeout x s
+	double inference_gpu_s = 0;       // GPU-seconds inference used (its demand, as far as it had GPUs)
+	int inference_gpus = 0;           // GPUs of the inference nodes
 };
 
 // Runs `workload` to completion under `scheduler`. Errors: a policy's invalid action (naming the

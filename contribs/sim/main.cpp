@@ -59,13 +59,16 @@ const char kUsage[] =
         "  --priority-fraction F  give this fraction of the jobs without a QoS the QoS high (default 0)\n"
         "  --placement-model M    nodes: a job runs at the speed of the nodes it spans (default);\n"
         "                         count: GPUs counted anywhere, no locality slowdown (PlacementPolicy=count)\n"
+        "  --inference-demand FILE  inference demand (time_s,demand: the fraction of the inference\n"
+        "                         nodes' GPUs inference needs) from the workload's start, repeated;\n"
+        "                         a Loaning policy (preset aryl) lends the rest to training\n"
         "  --skip-bad-lines       skip malformed workload lines (their count is printed)\n"
         "  --drop-unrunnable      leave out jobs no eligible nodes can hold (else an error)\n"
         "  --progress / --quiet   progress on stderr (default: on a terminal, or every 10 s after 3 s)\n";
 
 struct Options {
 	std::string command;
-	std::string workload, format = "auto", cluster, policy, config, json, profiles, experience;
+	std::string workload, format = "auto", cluster, policy, config, json, profiles, experience, demand;
 	std::vector<std::string> policies;
 	std::vector<std::string> sets;
 	ReadOptions read;
@@ -192,6 +195,9 @@ int parse_args(int argc, char** argv, Options& o)
 		} else if (a == "--record-experience") {
 			if (!value(o.experience))
 				return usage_error("--record-experience needs a profile DB file");
+		} else if (a == "--inference-demand") {
+			if (!value(o.demand))
+				return usage_error("--inference-demand needs a file of time_s,demand rows");
 		} else if (a == "--profiles") {
 			if (!value(o.profiles))
 				return usage_error("--profiles needs a directory");
@@ -364,6 +370,20 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 	        draw_speed_factors(cluster->fluctuation, static_cast<std::uint64_t>(base.get_int("Seed")));
 
 	const std::vector<double> bound = bound_runtimes(*workload, models, nodes);
+	InferenceDemand demand;
+	if (!o.demand.empty()) {
+		auto d = InferenceDemand::load(o.demand);
+		if (!d.is_ok())
+			return fail(d.status());
+		demand = std::move(d.value());
+		bool inference = false;
+		for (const Node& n : nodes)
+			inference = inference || (n.kind == PartitionKind::kInference && n.loanable);
+		if (!inference)
+			return fail(invalid_argument("--inference-demand " + o.demand + ": the cluster " + o.cluster +
+			                             " has no loanable inference nodes (a cluster file line with Kind=inference "
+			                             "Loanable=yes; dlsched-sim(1), CLUSTER FILES)"));
+	}
 	// Progress on stderr: on a terminal a line that rewrites itself (unless --quiet); otherwise, for a
 	// run longer than a few seconds, one line every 10 s (always with --progress).
 	const bool tty = isatty(STDERR_FILENO);
@@ -391,6 +411,8 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		so.placement_model = o.placement_model;
 		so.speed_factor = speed_factor;
 		so.seed = static_cast<std::uint64_t>(c.get_int("Seed"));
+		so.inference_demand = demand;
+		so.reclaim_timeout = c.get_double("ReclaimTimeout");
 		const auto started = std::chrono::steady_clock::now();
 		auto last_line = started;
 		bool drew = false;

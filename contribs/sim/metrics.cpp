@@ -120,6 +120,14 @@ RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const 
 	m.bound_avg_jct_s = r.jobs.empty() ? 0 : bound / static_cast<double>(r.jobs.size());
 	m.cycles = r.cycles;
 	m.dropped = r.dropped;
+	m.loaning = r.inference_gpus > 0 && r.inference_gpu_s + r.loaned_gpu_s + r.reclaims > 0;
+	m.loaned_gpu_s = r.loaned_gpu_s;
+	m.reclaims = r.reclaims;
+	m.late_reclaims = r.late_reclaims;
+	m.reclaim_preemptions = r.reclaim_preemptions;
+	m.inference_shortfall_gpu_s = r.inference_shortfall_gpu_s;
+	m.cluster_gpu_util =
+	        r.makespan > 0 && r.total_gpus > 0 ? (held + r.inference_gpu_s) / (r.total_gpus * r.makespan) : 0;
 	// Per QoS: the same figures over its jobs.
 	std::map<std::string, std::vector<const JobOutcome*>> groups;
 	for (const JobOutcome& o : r.jobs)
@@ -171,6 +179,12 @@ json::Value to_json(const RunMetrics& m)
 	o.set("resizes", Value::integer(m.resizes));
 	o.set("cycles", Value::integer(static_cast<std::int64_t>(m.cycles)));
 	o.set("cancelled", Value::integer(static_cast<std::int64_t>(m.cancelled)));
+	o.set("loaned_gpu_s", Value::number(m.loaned_gpu_s));
+	o.set("reclaims", Value::integer(m.reclaims));
+	o.set("late_reclaims", Value::integer(m.late_reclaims));
+	o.set("reclaim_preemptions", Value::integer(m.reclaim_preemptions));
+	o.set("inference_shortfall_gpu_s", Value::number(m.inference_shortfall_gpu_s));
+	o.set("cluster_gpu_util", Value::number(m.cluster_gpu_util));
 	Value by_qos = Value::object();
 	for (const auto& [qos, q] : m.by_qos) {
 		Value v = Value::object();
@@ -227,6 +241,21 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 	if (!runs.empty())
 		out += "bound (each job alone at its requested GPUs): avg JCT " + human_duration(runs.front().bound_avg_jct_s) +
 		       "; slowdown = avg JCT / bound; vs 1st = avg JCT / " + runs.front().policy + "'s\n";
+	// Capacity loaning, when a demand series was given.
+	bool loaning = false;
+	for (const RunMetrics& m : runs)
+		loaning = loaning || m.loaning;
+	if (loaning) {
+		std::snprintf(line, sizeof line, "%-16s %10s %8s %6s %8s %12s %8s %9s\n", "policy", "loaned GPUh", "reclaims",
+		              "late", "preempt", "shortfall GPUh", "resizes", "all util");
+		out += line;
+		for (const RunMetrics& m : runs) {
+			std::snprintf(line, sizeof line, "%-16s %10.1f %8ld %6ld %8ld %14.2f %8ld %8.0f%%\n", m.policy.c_str(),
+			              m.loaned_gpu_s / 3600, m.reclaims, m.late_reclaims, m.reclaim_preemptions,
+			              m.inference_shortfall_gpu_s / 3600, m.resizes, 100 * m.cluster_gpu_util);
+			out += line;
+		}
+	}
 	// Per QoS, when the jobs have more than one.
 	if (!runs.empty() && runs.front().by_qos.size() > 1) {
 		std::snprintf(line, sizeof line, "%-16s %-10s %6s %8s %8s %8s %6s\n", "policy", "qos", "jobs", "avg JCT",

@@ -147,11 +147,35 @@ printf 'submit_s,gpus,model,epochs,epoch_s\n0,16,cifar10,1,10\n0,1,cifar10,1,10\
 [ $? -eq 1 ] && grep -q "job 1 needs at least 16 GPUs" "$tmp/err" && ok "unrunnable job" || ko "unrunnable: $(cat "$tmp/err")"
 "$sim" run --workload "$tmp/big.csv" --cluster 1x8 --policy fifo --drop-unrunnable --json "$tmp/e.json" 2>"$tmp/err" >/dev/null &&
 	grep -q "dropped 1 job" "$tmp/err" && $check "$tmp/e.json" 0 jobs=1 && ok "drop unrunnable" || ko "drop unrunnable"
+# Capacity loaning: 1 training GPU and 1 loanable inference GPU; two 100 s jobs at 0. Inference needs
+# nothing until 50 s, then all of its node. aryl lends the node at 0: both jobs run at once. At 50
+# the node is taken back: its (rigid) job is requeued (restart cost 0: at once), having run 50 s; it
+# starts again on the training GPU when the other ends at 100 and ends at 150. avg (100 + 150)/2;
+# 50 loaned GPU-seconds, 1 reclaim, 1 reclaim preemption, none late, no shortfall. srtf never lends:
+# 100 and 200, avg 150.
+printf 'Nodes=1 Gpus=1 Partition=train\nNodes=1 Gpus=1 Partition=infer Kind=inference Loanable=yes\n' >"$tmp/loan.txt"
+printf 'time_s,demand\n0,0\n50,1\n86400,1\n' >"$tmp/demand.csv"
+run compare --workload "$data/two-jobs.csv" --cluster "$tmp/loan.txt" --policies aryl,srtf \
+	--inference-demand "$tmp/demand.csv" --json "$tmp/loan.json" &&
+	$check "$tmp/loan.json" 0 avg_jct_s=125 loaned_gpu_s=50 reclaims=1 reclaim_preemptions=1 late_reclaims=0 \
+		inference_shortfall_gpu_s=0 preemptions=1 &&
+	$check "$tmp/loan.json" 1 avg_jct_s=150 loaned_gpu_s=0 reclaims=0 &&
+	ok "aryl lends and reclaims" || ko "aryl lends and reclaims: $(cat "$tmp/err")"
+printf 'time_s,demand\n0,0\n60,1.5\n' >"$tmp/baddemand.csv"
+"$sim" run --workload "$data/two-jobs.csv" --cluster "$tmp/loan.txt" --policy aryl \
+	--inference-demand "$tmp/baddemand.csv" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "baddemand.csv:3:4: demand '1.5' is not a fraction in \[0, 1\]" "$tmp/err" &&
+	ok "bad demand file" || ko "bad demand file: $(cat "$tmp/err")"
+"$sim" run --workload "$data/two-jobs.csv" --cluster 1x1 --policy aryl --inference-demand "$tmp/demand.csv" \
+	>/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "has no loanable inference nodes" "$tmp/err" &&
+	ok "demand without inference nodes" || ko "demand without inference nodes: $(cat "$tmp/err")"
+
 # --print-config shows overrides with their origin; --list-policies lists every preset.
 "$sim" --print-config --set SchedInterval=30 | grep -q '^SchedInterval=30$' && ok "print-config" || ko "print-config"
 n=$("$sim" --list-policies | sed -n '/^presets/,/^ordering/p' | grep -c '^  ')
-want=12 # the builtin presets, plus dl2 and dual-agent when built with libtorch
-"$sim" --list-policies | grep -q '^  dual-agent ' && want=14
+want=14 # the builtin presets, plus dl2 and dual-agent when built with libtorch
+"$sim" --list-policies | grep -q '^  dual-agent ' && want=16
 [ "$n" -eq "$want" ] && ok "list-policies" || ko "list-policies ($n presets, want $want)"
 
 # Documentation keeps up with the key table: every key is in dlsched.conf(5) and in the example,

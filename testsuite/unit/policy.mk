@@ -16,3 +16,9 @@ TESTS += testsuite/unit/test_deadline
 testsuite_unit_test_deadline_SOURCES = testsuite/unit/test_deadline.cpp testsuite/unit/view_builder.h testsuite/unit/check_main.h
 testsuite_unit_test_deadline_CPPFLAGS = $(UNIT_CPPFLAGS)
 testsuite_unit_test_deadline_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)
+# Capacity loaning (aryl) and the knapsack allocation (mckp)
+check_PROGRAMS += testsuite/unit/test_loaning
+TESTS += testsuite/unit/test_loaning
+testsuite_unit_test_loaning_SOURCES = testsuite/unit/test_loaning.cpp testsuite/unit/view_builder.h testsuite/unit/check_main.h
+testsuite_unit_test_loaning_CPPFLAGS = $(UNIT_CPPFLAGS)
+testsuite_unit_test_loaning_LDADD = $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)
