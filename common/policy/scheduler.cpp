@@ -349,6 +349,11 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		for (const Job* r : view.running) {
 			if (!r->requeueable || r->stopping()) {
 				pinned.push_back(r);
+				// A stopping job's GPUs are as good as free for the plan: a job planned on them
+				// starts when they are (the host waits for the checkpoint), and no other running
+				// job is preempted for it meanwhile.
+				if (r->stopping())
+					free.release(r->placement);
 				continue;
 			}
 			candidates.push_back(r);

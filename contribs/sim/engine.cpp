@@ -128,6 +128,10 @@ private:
 	Status apply(const Action& a);
 	Status fail(const Action& a, const std::string& what) const;
 	Status check_placement(const Action& a, const Job& j) const;
+	// Whether the placement fits once the jobs that are stopping (two-step preemption) have freed
+	// their GPUs, though not now: such a start waits, as Slurm's does (select_nodes fails and the
+	// job starts at a later cycle), instead of failing the run.
+	bool fits_after_stops(const Action& a) const;
 	void finish(std::size_t i);
 	double node_factor(NodeIndex n) const { return opt_.speed_factor.empty() ? 1.0 : opt_.speed_factor[n]; }
 	void measure(std::size_t i);
@@ -156,6 +160,7 @@ private:
 	std::size_t newly_cancelled_ = 0;  // held or cancelled by the Admission policy, not yet counted done
 	std::vector<std::size_t> changed_;  // jobs whose allocation an action changed this cycle
 	bool freed_in_cycle_ = false;       // a job stopped during the cycle (its GPUs are free)
+	std::vector<std::size_t> deferred_; // jobs whose resize waits for GPUs being freed (this cycle)
 	std::vector<SpeedObservation> observations_;  // oldest first, at most opt_.observation_history
 	Rng noise_rng_;
 	// Capacity loaning.
@@ -365,6 +370,29 @@ Status Engine::check_placement(const Action& a, const Job& j) const
 	return Status::ok();
 }
 
+bool Engine::fits_after_stops(const Action& a) const
+{
+	if (!opt_.restart_model)
+		return false;
+	std::map<NodeIndex, int> want, freeing;
+	for (const NodeShare& s : a.placement)
+		if (s.node < nodes_.size())
+			want[s.node] += s.gpus;
+	// GPUs being freed: stopping jobs', and those of jobs whose own resize waits this cycle (the
+	// plan moved them off those GPUs).
+	for (std::size_t i : running_)
+		if (jobs_[i].stopping() || std::find(deferred_.begin(), deferred_.end(), i) != deferred_.end())
+			for (const NodeShare& s : jobs_[i].placement)
+				freeing[s.node] += s.gpus;
+	bool short_now = false;
+	for (const auto& [node, gpus] : want) {
+		if (gpus > nodes_[node].gpus_free + freeing[node])
+			return false;
+		short_now = short_now || gpus > nodes_[node].gpus_free;
+	}
+	return short_now;
+}
+
 Status Engine::apply(const Action& a)
 {
 	if (a.kind == ActionKind::kSetPriority)
@@ -384,8 +412,26 @@ Status Engine::apply(const Action& a)
 			return fail(a, "node " + node.name + " is not loaned");
 		node.loaned = false;
 		++reclaims_;
-		if (node.gpus_free < node.gpus_total)
+		if (node.gpus_free < node.gpus_total) {
 			reclaim_at_[a.node] = now_;
+			// Jobs stopping there already (an earlier preemption, a longer grace) get the reclaim's
+			// timeout as the host gives it: checkpointed by then, or killed then.
+			const Seconds by = now_ + opt_.reclaim_timeout;
+			for (std::size_t k : running_) {
+				SimJob& sj = state_[k];
+				if (!jobs_[k].stopping() || sj.release_at <= by + kEps)
+					continue;
+				bool there = false;
+				for (const NodeShare& sh : jobs_[k].placement)
+					there = there || sh.node == a.node;
+				if (!there)
+					continue;
+				sj.progress_until = std::min(sj.progress_until, by);
+				sj.release_at = by;
+				sj.killed = true;
+				changed_.push_back(k);
+			}
+		}
 		return Status::ok();
 	}
 	if (a.job >= index_of_.size() || index_of_[a.job] == kNone)
@@ -419,6 +465,8 @@ Status Engine::apply(const Action& a)
 	case ActionKind::kStart: {
 		if (j.running() || state_[i].done || state_[i].dropped)
 			return fail(a, "the job is not pending");
+		if (fits_after_stops(a))
+			return Status::ok();  // its GPUs are still being checkpointed: a later cycle starts it
 		Status st = check_placement(a, j);
 		if (!st.is_ok())
 			return st;
@@ -445,6 +493,11 @@ Status Engine::apply(const Action& a)
 			return fail(a, "the job is stopping (checkpoint requested at " + seconds(j.checkpoint_requested_at) + ")");
 		advance(i, now_);
 		release();
+		if (fits_after_stops(a)) {
+			hold();  // grows onto GPUs still being checkpointed: a later cycle resizes it
+			deferred_.push_back(i);
+			return Status::ok();
+		}
 		Status st = check_placement(a, j);
 		if (!st.is_ok()) {
 			hold();
@@ -588,6 +641,7 @@ Status Engine::cycle()
 	decision_ms_.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
 
 	changed_.clear();
+	deferred_.clear();
 	for (const Action& a : d.actions)
 		if (a.kind == ActionKind::kReclaim && a.node < nodes_.size())
 			reclaimed_now_[a.node] = true;
@@ -607,8 +661,8 @@ Status Engine::cycle()
 	for (const Job* r : view.running)
 		if (r->running())
 			running_.push_back(index_of_[r->id]);
-	for (const Action& a : d.actions)
-		if (a.kind == ActionKind::kStart)
+	for (const Action& a : d.actions)  // started (a start onto GPUs still being freed waits)
+		if (a.kind == ActionKind::kStart && jobs_[index_of_[a.job]].running())
 			running_.push_back(index_of_[a.job]);
 	std::sort(running_.begin(), running_.end(), [&](std::size_t x, std::size_t y) { return jobs_[x].id < jobs_[y].id; });
 	const Seconds change = scheduler_.ordering().next_change(make_view());
@@ -784,10 +838,6 @@ Result<SimResult> Engine::run()
 				demand_ = d;
 				event = std::string(scheduler_.spec().loaning) != "none";
 			}
-			if (next_reclaim_deadline() <= now_ + kEps) {
-				enforce_reclaims();
-				event = true;
-			}
 		}
 		while (!completions_.empty() && completions_.top().time <= now_ + kEps) {
 			Completion c = completions_.top();
@@ -809,6 +859,13 @@ Result<SimResult> Engine::run()
 				event = true;
 			}
 			++next_arrival;
+		}
+		// Reclaims due now (after the releases of this instant: a job freeing its node at the
+		// timeout is in time).
+		if (loaning && next_reclaim_deadline() <= now_ + kEps) {
+			finish_reclaims();
+			enforce_reclaims();
+			event = true;
 		}
 		const bool due = (periodic && now_ + kEps >= last_cycle + opt_.sched_interval) ||
 		                 (!pending_.empty() && now_ + kEps >= next_change_);
