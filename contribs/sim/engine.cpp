@@ -89,8 +89,10 @@ public:
 		}
 		reclaim_at_.assign(nodes_.size(), -1);
 		reclaimed_now_.assign(nodes_.size(), false);
-		if (!jobs_.empty())
-			demand_origin_ = jobs_.front().submit_time;
+		if (!jobs_.empty()) {
+			demand_origin_ = window_from_ = jobs_.front().submit_time;
+			window_to_ = jobs_.back().submit_time;
+		}
 		std::sort(node_sizes_.begin(), node_sizes_.end(), std::greater<int>());
 		periodic_policy_ = scheduler_.ordering().preemptive() || scheduler_.allocation().elastic();
 		for (std::size_t i = 0; i < jobs_.size(); ++i)
@@ -172,6 +174,13 @@ private:
 	Seconds short_since_ = -1;          // inference has lacked GPUs since then (-1: it has not)
 	double loaned_gpu_s_ = 0, shortfall_gpu_s_ = 0, inference_gpu_s_ = 0;
 	long reclaims_ = 0, late_reclaims_ = 0, reclaim_preemptions_ = 0;
+	// The arrival window (first to last submission): GPU-seconds used in it, training's and inference's.
+	Seconds window_from_ = 0, window_to_ = 0;
+	double window_gpu_s_ = 0;
+	Seconds in_window(Seconds a, Seconds b) const
+	{
+		return std::max(0.0, std::min(b, window_to_) - std::max(a, window_from_));
+	}
 
 	double demand_now() const
 	{
@@ -225,6 +234,7 @@ void Engine::advance(std::size_t i, Seconds t)
 	j.executed_s += dt;
 	j.attained_gpu_s += j.gpus_allocated * dt;
 	outcome_[i].gpu_seconds += j.gpus_allocated * dt;
+	window_gpu_s_ += j.gpus_allocated * in_window(s.last_update, t);
 	for (const NodeShare& sh : j.placement)
 		if (nodes_[sh.node].kind == PartitionKind::kInference)
 			loaned_gpu_s_ += sh.gpus * dt;
@@ -727,6 +737,7 @@ void Engine::account_inference(Seconds until)
 		return;
 	const double unmet = inference_unmet();
 	inference_gpu_s_ += (demand_ * inference_gpus_ - unmet) * dt;
+	window_gpu_s_ += (demand_ * inference_gpus_ - unmet) * in_window(now_, until);
 	if (unmet <= 1e-9) {
 		short_since_ = -1;
 		return;
@@ -817,8 +828,8 @@ Result<SimResult> Engine::run()
 		// reclaim's timeout.
 		const bool loaning = !opt_.inference_demand.empty() && inference_gpus_ > 0;
 		if (t != INFINITY && loaning) {
-			if (std::string(scheduler_.spec().loaning) != "none")
-				t = std::min(t, opt_.inference_demand.next_change(now_ - demand_origin_) + demand_origin_);
+			// (Every change, for inference's own accounting; a cycle only when a policy loans.)
+			t = std::min(t, opt_.inference_demand.next_change(now_ - demand_origin_) + demand_origin_);
 			t = std::min(t, next_reclaim_deadline());
 		}
 		if (t == INFINITY) {
@@ -919,6 +930,8 @@ Result<SimResult> Engine::run()
 	r.inference_shortfall_gpu_s = shortfall_gpu_s_;
 	r.inference_gpu_s = inference_gpu_s_;
 	r.inference_gpus = inference_gpus_;
+	r.window_s = window_to_ - window_from_;
+	r.window_gpu_s = window_gpu_s_;
 	return r;
 }
 

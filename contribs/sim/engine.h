@@ -89,6 +89,10 @@ struct SimResult {
 	double inference_shortfall_gpu_s = 0;  // GPUs inference needed and lacked beyond the timeout x s
 	double inference_gpu_s = 0;       // GPU-seconds inference used (its demand, as far as it had GPUs)
 	int inference_gpus = 0;           // GPUs of the inference nodes
+	// The arrival window (first to last submission) and the GPU-seconds training held and inference
+	// used in it: the cluster's usage while work arrives (the long tail after it is alike for all).
+	Seconds window_s = 0;
+	double window_gpu_s = 0;
 };
 
 // Runs `workload` to completion under `scheduler`. Errors: a policy's invalid action (naming the

@@ -128,6 +128,7 @@ RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const 
 	m.inference_shortfall_gpu_s = r.inference_shortfall_gpu_s;
 	m.cluster_gpu_util =
 	        r.makespan > 0 && r.total_gpus > 0 ? (held + r.inference_gpu_s) / (r.total_gpus * r.makespan) : 0;
+	m.window_gpu_util = r.window_s > 0 && r.total_gpus > 0 ? r.window_gpu_s / (r.total_gpus * r.window_s) : 0;
 	// Per QoS: the same figures over its jobs.
 	std::map<std::string, std::vector<const JobOutcome*>> groups;
 	for (const JobOutcome& o : r.jobs)
@@ -185,6 +186,7 @@ json::Value to_json(const RunMetrics& m)
 	o.set("reclaim_preemptions", Value::integer(m.reclaim_preemptions));
 	o.set("inference_shortfall_gpu_s", Value::number(m.inference_shortfall_gpu_s));
 	o.set("cluster_gpu_util", Value::number(m.cluster_gpu_util));
+	o.set("window_gpu_util", Value::number(m.window_gpu_util));
 	Value by_qos = Value::object();
 	for (const auto& [qos, q] : m.by_qos) {
 		Value v = Value::object();
@@ -246,13 +248,14 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 	for (const RunMetrics& m : runs)
 		loaning = loaning || m.loaning;
 	if (loaning) {
-		std::snprintf(line, sizeof line, "%-16s %10s %8s %6s %8s %12s %8s %9s\n", "policy", "loaned GPUh", "reclaims",
-		              "late", "preempt", "shortfall GPUh", "resizes", "all util");
+		std::snprintf(line, sizeof line, "%-16s %10s %8s %6s %8s %12s %8s %9s %9s\n", "policy", "loaned GPUh", "reclaims",
+		              "late", "preempt", "shortfall GPUh", "resizes", "all util", "arrivals");
 		out += line;
 		for (const RunMetrics& m : runs) {
-			std::snprintf(line, sizeof line, "%-16s %10.1f %8ld %6ld %8ld %14.2f %8ld %8.0f%%\n", m.policy.c_str(),
+			std::snprintf(line, sizeof line, "%-16s %10.1f %8ld %6ld %8ld %14.2f %8ld %8.0f%% %8.0f%%\n", m.policy.c_str(),
 			              m.loaned_gpu_s / 3600, m.reclaims, m.late_reclaims, m.reclaim_preemptions,
-			              m.inference_shortfall_gpu_s / 3600, m.resizes, 100 * m.cluster_gpu_util);
+			              m.inference_shortfall_gpu_s / 3600, m.resizes, 100 * m.cluster_gpu_util,
+			              100 * m.window_gpu_util);
 			out += line;
 		}
 	}

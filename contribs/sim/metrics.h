@@ -37,12 +37,13 @@ struct RunMetrics {
 	std::size_t cancelled = 0;  // held or cancelled by the Admission policy (DeadlineInfeasible=)
 	std::map<std::string, QosMetrics> by_qos;  // by QoS name ("normal" for jobs without one)
 	// Capacity loaning (--inference-demand): see SimResult. cluster_gpu_util: training's and
-	// inference's GPU-seconds over all GPUs x makespan (none without a demand series).
+	// inference's GPU-seconds over all GPUs x makespan (training's alone without a demand series).
 	bool loaning = false;
 	double loaned_gpu_s = 0;
 	long reclaims = 0, late_reclaims = 0, reclaim_preemptions = 0;
 	double inference_shortfall_gpu_s = 0;
 	double cluster_gpu_util = 0;
+	double window_gpu_util = 0;  // the same over the arrival window (SimResult::window_s)
 };
 
 // Nearest-rank percentile of `v` (copied and sorted); 0 for an empty vector.
