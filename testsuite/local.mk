@@ -25,6 +25,9 @@ TESTS += testsuite/cluster/test-learned.sh
 # Deadlines: autoscaling to meet one, DeadlineInfeasible=, completion rates from sacct.
 TESTS += testsuite/cluster/test-deadline.sh
 EXTRA_DIST += testsuite/cluster/test-deadline.sh
+# Capacity loaning: an inference node lent, taken back within ReclaimTimeout=, state across restarts.
+TESTS += testsuite/cluster/test-loaning.sh
+EXTRA_DIST += testsuite/cluster/test-loaning.sh
 EXTRA_DIST += testsuite/cluster/test-learned.sh testsuite/cluster/lib.sh
 # Model files for it (random or hand-set) and the order a model gives offline, through the C ABI.
 if HAVE_TORCH

@@ -278,6 +278,7 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 	dlsched::ClusterView& view = out.view;
 	view.now = cv->now;
 	view.cycle = cv->cycle;
+	view.inference_demand = std::isfinite(cv->inference_demand) ? std::clamp(cv->inference_demand, 0.0, 1.0) : 1.0;
 	view.nodes = dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size());
 	view.models = &sched->models;
 	for (const dlsched::Job& j : jobs)

@@ -71,6 +71,15 @@ const std::vector<ConfigKey>& config_keys()
 	         "training jobs get this long to checkpoint (a later reclaim is counted and logged)"},
 	        {"LoanHeadroom", ConfigType::kInt, "0", 0, 100000,
 	         "aryl: inference nodes kept back beyond what the declared demand needs"},
+	        {"InferencePartition", ConfigType::kString, "", 0, 0,
+	         "sched/dlsched: the Slurm partition whose nodes serve inference and may be lent to training "
+	         "(also list them in the training partitions in slurm.conf); empty: no loaning"},
+	        {"InferenceDemandFile", ConfigType::kString, "", 0, 0,
+	         "sched/dlsched: the file holding the inference demand (a fraction in [0, 1]), owned by root "
+	         "or SlurmUser and writable by nobody else (empty: StateSaveLocation/dlsched-inference-demand)"},
+	        {"LoanStateFile", ConfigType::kString, "", 0, 0,
+	         "sched/dlsched: where the nodes lent to training are kept across restarts (empty: "
+	         "StateSaveLocation/dlsched-loans)"},
 	        {"CheckpointSignal", ConfigType::kString, "USR1", 0, 0,
 	         "sched/dlsched: the signal that asks a job to checkpoint and stop (the protocol's; the same "
 	         "as plugstack.conf's checkpoint_signal= of spank/dlsched)",

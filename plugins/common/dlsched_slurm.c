@@ -160,3 +160,12 @@ extern struct timespec dls_time_in(double seconds)
 	}
 	return ts;
 }
+
+extern bool dls_job_requeueable(job_record_t *job_ptr)
+{
+	/* _job_requeue_op() refuses a job without a partition or details, one
+	 * whose requeue is off (--no-requeue, or JobRequeue=0 and no --requeue),
+	 * and a job that is not a batch job (salloc, srun allocations). */
+	return job_ptr->part_ptr && job_ptr->details && job_ptr->details->requeue &&
+	       job_ptr->batch_flag;
+}

@@ -157,4 +157,27 @@ extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, char **conf_p
 /* A dlsched.conf value (defaults included) as a double; `def` if unreadable. */
 extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, double def);
 
+/* ---- Capacity loaning (dlsched_loans.c; any daemon: only node and partition records) ---- */
+
+/* InferencePartition=, InferenceDemandFile=, LoanStateFile= from dlsched.conf (NULL sched: loaning off). */
+extern void dls_loans_configure(dlsched_scheduler_t *sched);
+/* The inference partition's name, or NULL when loaning is off. */
+extern const char *dls_inference_partition(void);
+extern const char *dls_inference_demand_path(void);
+/* Whether the node belongs to the inference partition. Locks: node read (partition pointers). */
+extern bool dls_node_in_inference(node_record_t *node_ptr);
+/* Whether the inference node is lent to training (the loan state file; re-read when it changes). */
+extern bool dls_node_loaned(const char *node_name);
+extern int dls_loans_count(void);
+/* Lends (true) or takes back a node; writes the loan state file atomically. sched/dlsched only. */
+extern int dls_loans_set(const char *node_name, bool loaned);
+/* The declared inference demand in [0, 1]; 1 (nothing lent) when none is declared or the file is
+ * refused, and `why` (when not NULL) says why. 0 when loaning is off. */
+extern double dls_inference_demand(char *why, size_t len);
+/* Whether `job_ptr` may run on `node_ptr` as loaning stands: an inference job only on inference
+ * nodes not lent, a training job on an inference node only when it is lent and the job can be
+ * requeued. Any node when loaning is off or the node is not an inference node. Locks: job and
+ * node read. */
+extern bool dls_loans_allow(job_record_t *job_ptr, node_record_t *node_ptr);
+
 #endif

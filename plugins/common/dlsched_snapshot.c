@@ -185,15 +185,6 @@ extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now)
 	return NULL;
 }
 
-extern bool dls_job_requeueable(job_record_t *job_ptr)
-{
-	/* _job_requeue_op() refuses a job without a partition or details, one
-	 * whose requeue is off (--no-requeue, or JobRequeue=0 and no --requeue),
-	 * and a job that is not a batch job (salloc, srun allocations). */
-	return job_ptr->part_ptr && job_ptr->details && job_ptr->details->requeue &&
-	       job_ptr->batch_flag;
-}
-
 /*
  * The job's time limit in seconds (0: none), which bounds the runtime its
  * user claims: its own, else (none given) the one Slurm gives it when it
@@ -298,6 +289,15 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 			part = node_ptr->part_pptr[0];
 		n->partition = _dup_str(part ? part->name : "");
 		n->kind = DLSCHED_TRAINING;
+		if (dls_node_in_inference(node_ptr)) {
+			/* Capacity loaning: its partition is the inference one (a training job may use
+			 * it only while it is lent), whatever other partitions list it. */
+			xfree(n->partition);
+			n->partition = xstrdup(dls_inference_partition());
+			n->kind = DLSCHED_INFERENCE;
+			n->loanable = 1;
+			n->loaned = dls_node_loaned(node_ptr->name) ? 1 : 0;
+		}
 		n->up = avail_node_bitmap && bit_test(avail_node_bitmap, i) ? 1 : 0;
 	}
 
@@ -396,6 +396,7 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 			snap->view.now = (double) now;	/* `now` is not this second: keep the caller's */
 	}
 	snap->view.cycle = cycle;
+	snap->view.inference_demand = dls_inference_demand(NULL, 0);
 	snap->view.nodes = snap->nodes;
 	snap->view.node_count = node_record_count;
 	snap->view.jobs = snap->jobs;

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define DLSCHED_API_VERSION 4
+#define DLSCHED_API_VERSION 5
 
 /* The priorities a host gives the jobs it orders for dlsched (sched/dlsched: above priority/basic's
  * range). An administrator's priority at or above DLSCHED_PRIORITY_FLOOR pins a job ahead of every
@@ -131,6 +131,9 @@ typedef struct dlsched_cluster_view {
 	size_t node_count;
 	const dlsched_job_view_t *jobs; /* pending and running, any order */
 	size_t job_count;
+	/* ---- API version 5 ---- */
+	double inference_demand; /* capacity loaning: the fraction of the inference nodes' GPUs that
+				  * inference needs now, in [0, 1] (nodes of kind INFERENCE) */
 } dlsched_cluster_view_t;
 
 typedef struct dlsched_action {

@@ -95,6 +95,11 @@ typedef struct {
 	uint64_t preemption_rows;	/* preemption rows written to the profile DB */
 	uint64_t preemption_row_errors;
 	uint64_t admission_verdicts;	/* deadline jobs marked best-effort, held or cancelled */
+	uint64_t loans;			/* inference nodes lent to training */
+	uint64_t reclaims;		/* ... taken back */
+	uint64_t late_reclaims;		/* ... not free of training within ReclaimTimeout= */
+	double inference_demand;	/* as last read */
+	char demand_status[600];	/* why no demand counts; "" when one does */
 	char profile_status[512];	/* why ProfileDB= cannot be read; "" when it can */
 	uint64_t gpu_updates;
 	uint64_t priorities;
@@ -140,14 +145,17 @@ static void _write_stats(void)
 		"\nlast_experience_error=%s\ncheckpoint_requests=%" PRIu64 "\nrequeued_after_checkpoint=%" PRIu64
 		"\nrequeued_after_grace=%" PRIu64 "\nrequeued_after_exit=%" PRIu64 "\nstops_gone=%" PRIu64
 		"\nstopping_now=%d\npreemption_rows=%" PRIu64 "\npreemption_row_errors=%" PRIu64
-		"\nprofile_db_status=%s\nadmission_verdicts=%" PRIu64 "\n",
+		"\nprofile_db_status=%s\nadmission_verdicts=%" PRIu64 "\nloans=%" PRIu64 "\nreclaims=%" PRIu64
+		"\nlate_reclaims=%" PRIu64 "\nloaned_nodes=%d\ninference_demand=%.4f\ninference_demand_status=%s\n",
 		(int) getpid(), stats.describe, stats.cycles, stats.fallbacks, stats.last_ms,
 		stats.cycles ? stats.sum_ms / stats.cycles : 0.0, stats.max_ms, stats.last_decide_ms,
 		stats.last_considered, stats.last_running, stats.starts, stats.start_failures, stats.requeues,
 		stats.gpu_updates, stats.priorities, stats.last_error, stats.notes, stats.exp_rows, stats.exp_errors,
 		stats.exp_dropped, stats.exp_error, stats.checkpoint_requests, stats.requeued_checkpointed,
 		stats.requeued_grace, stats.requeued_exited, stats.stops_gone, dls_stops_count(),
-		stats.preemption_rows, stats.preemption_row_errors, stats.profile_status, stats.admission_verdicts);
+		stats.preemption_rows, stats.preemption_row_errors, stats.profile_status, stats.admission_verdicts,
+		stats.loans, stats.reclaims, stats.late_reclaims, dls_loans_count(), stats.inference_demand,
+		stats.demand_status);
 	fclose(f);
 	if (rename(tmp, stats_path) != 0)
 		unlink(tmp);
@@ -484,6 +492,107 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
  * Apply one cycle's decisions. Every job is re-checked: the queue moved while the core decided.
  * Locks: config read, job write, node write, partition read, federation read (held by the caller).
  */
+/*
+ * Capacity loaning. A node lent is recorded in the loan state file (select/dlsched_cons_tres then
+ * lets training jobs that can be requeued onto it, and keeps inference jobs off); a node taken back
+ * is recorded at once (no new training job goes there) and its training jobs, which the core asked
+ * to shrink or checkpoint in the same decisions, must be gone within ReclaimTimeout=:
+ * _enforce_reclaims() requeues those still there then, and counts the reclaim late.
+ */
+static double reclaim_timeout = 300;
+typedef struct {
+	char *node;
+	time_t since;
+} dls_reclaim_t;
+static dls_reclaim_t *reclaiming = NULL;
+static int reclaiming_cnt = 0;
+
+/* Locks: node read (and job write, held by the caller for _apply). */
+static void _loan(const dlsched_action_t *a, time_t now)
+{
+	node_record_t *node_ptr;
+	bool lend = a->kind == DLSCHED_LOAN;
+
+	if (a->node_index >= (uint32_t) node_record_count || !(node_ptr = node_record_table_ptr[a->node_index]) ||
+	    !dls_node_in_inference(node_ptr))
+		return;
+	if (dls_node_loaned(node_ptr->name) == lend)
+		return;
+	if (dls_loans_set(node_ptr->name, lend) != SLURM_SUCCESS)
+		return;
+	if (lend) {
+		stats.loans++;
+		info("sched/dlsched: %s lent to training (%s)", node_ptr->name, a->reason ? a->reason : "");
+		for (int i = 0; i < reclaiming_cnt; i++)
+			if (!xstrcmp(reclaiming[i].node, node_ptr->name))
+				reclaiming[i].since = 0;	/* lent again before it was free */
+		return;
+	}
+	stats.reclaims++;
+	info("sched/dlsched: %s taken back for inference (%s); its training jobs have %.0f s", node_ptr->name,
+	     a->reason ? a->reason : "", reclaim_timeout);
+	xrecalloc(reclaiming, reclaiming_cnt + 1, sizeof(dls_reclaim_t));
+	reclaiming[reclaiming_cnt].node = xstrdup(node_ptr->name);
+	reclaiming[reclaiming_cnt].since = now;
+	reclaiming_cnt++;
+}
+
+/* Whether a training job (not of the inference partition) holds GPUs on the node. Locks: job read. */
+static bool _training_on(node_record_t *node_ptr, int node_inx, bool requeue_them, const char *why)
+{
+	ListIterator it = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+	bool found = false;
+
+	while ((job_ptr = list_next(it))) {
+		if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr))
+			continue;
+		if (!job_ptr->node_bitmap || !bit_test(job_ptr->node_bitmap, node_inx))
+			continue;
+		if (job_ptr->part_ptr && !xstrcmp(job_ptr->part_ptr->name, dls_inference_partition()))
+			continue;
+		found = true;
+		if (requeue_them && IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr))
+			(void) _requeue(job_ptr, why);
+	}
+	list_iterator_destroy(it);
+	return found;
+}
+
+/* Reclaims under way: done when the node holds no training job; late at ReclaimTimeout=, when the
+ * jobs still there are requeued at once. Locks: job write, node write (the caller's). */
+static void _enforce_reclaims(time_t now)
+{
+	int kept = 0;
+
+	for (int i = 0; i < reclaiming_cnt; i++) {
+		dls_reclaim_t *r = &reclaiming[i];
+		node_record_t *node_ptr = r->since ? find_node_record(r->node) : NULL;
+
+		if (!node_ptr) {
+			xfree(r->node);
+			continue;
+		}
+		if (!_training_on(node_ptr, node_ptr->index, false, NULL)) {
+			info("sched/dlsched: %s free for inference %.0f s after it was taken back", r->node,
+			     difftime(now, r->since));
+			xfree(r->node);
+			continue;
+		}
+		if (difftime(now, r->since) >= reclaim_timeout) {
+			stats.late_reclaims++;
+			error("sched/dlsched: late reclaim: %s still holds training jobs %.0f s after it was taken back "
+			      "(ReclaimTimeout=%.0f); requeueing them now", r->node, difftime(now, r->since),
+			      reclaim_timeout);
+			(void) _training_on(node_ptr, node_ptr->index, true, "late reclaim of its loaned node");
+			xfree(r->node);
+			continue;
+		}
+		reclaiming[kept++] = *r;
+	}
+	reclaiming_cnt = kept;
+}
+
 static void _apply(dlsched_decisions_t *d, time_t now)
 {
 	size_t n = dlsched_decisions_count(d), order_cnt = 0;
@@ -511,6 +620,10 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 	for (size_t i = 0; i < n; i++) {
 		if (dlsched_decisions_get(d, i, &a, &err) != DLSCHED_OK)
 			continue;
+		if (a.kind == DLSCHED_LOAN || a.kind == DLSCHED_RECLAIM) {
+			_loan(&a, now);
+			continue;
+		}
 		job_ptr = find_job_record(a.job_id);
 		if (!job_ptr)
 			continue;
@@ -563,7 +676,7 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 			}
 			break;
 		default:
-			break;	/* SET_PRIORITY: from the order below; LOAN/RECLAIM: later */
+			break;	/* SET_PRIORITY: from the order below */
 		}
 	}
 
@@ -887,10 +1000,20 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 
 	_check_stops(sched);
 	lock_slurmctld(write_lock);
+	if (reclaiming_cnt)
+		_enforce_reclaims(now);
 	snap = dls_snapshot_take(now, cycle, true);
 	_unorder_left_out(snap);
 	unlock_slurmctld(write_lock);
 	_mark_stopping(snap);
+	if (dls_inference_partition()) {
+		char why[sizeof(stats.demand_status)];
+
+		stats.inference_demand = dls_inference_demand(why, sizeof(why));
+		if (strcmp(why, stats.demand_status))
+			info("sched/dlsched: inference demand %.3f%s%s", stats.inference_demand, why[0] ? ": " : "", why);
+		snprintf(stats.demand_status, sizeof(stats.demand_status), "%s", why);
+	}
 
 	t1 = _now_ms();
 	rc = dlsched_scheduler_decide(sched, &snap->view, &d, &err);
@@ -981,6 +1104,8 @@ static void *_sched_agent(void *arg)
 			preempt_grace = dls_config_double(sched, "PreemptGrace", 600);
 			checkpoint_signal = _config_signal(sched);
 			profile_db = _config_is_set(sched, "ProfileDB");
+			reclaim_timeout = dls_config_double(sched, "ReclaimTimeout", 300);
+			dls_loans_configure(sched);
 			memset(&exp_seen, 0, sizeof(exp_seen));
 			_log_notes(sched);
 			stats.describe[0] = '\0';

@@ -266,13 +266,23 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	bitstr_t *pref;
 	int rc;
 
-	if (mode == SELECT_MODE_RUN_NOW) {
-		if (!sched && !sched_tried) {
-			sched_tried = true;
-			sched = dls_scheduler_load(plugin_type, NULL);
-		}
-		if (_awaits_sizing(job_ptr))
-			return ESLURM_NODES_BUSY;
+	if (!sched && !sched_tried) {
+		sched_tried = true;
+		sched = dls_scheduler_load(plugin_type, NULL);
+		dls_loans_configure(sched);
+	}
+	if (mode == SELECT_MODE_RUN_NOW && _awaits_sizing(job_ptr))
+		return ESLURM_NODES_BUSY;
+	/* Capacity loaning, for every scheduler in slurmctld: training jobs on lent inference nodes
+	 * only (and only jobs that can be requeued), inference jobs on the others. Not in
+	 * SELECT_MODE_TEST_ONLY: whether a job could ever run (at submission) does not depend on
+	 * what is lent now. */
+	if (mode != SELECT_MODE_TEST_ONLY && dls_inference_partition() && bitmap) {
+		node_record_t *node_ptr;
+
+		for (int i = 0; (node_ptr = next_node(&i)); i++)
+			if (bit_test(bitmap, i) && !dls_loans_allow(job_ptr, node_ptr))
+				bit_clear(bitmap, i);
 	}
 	if (mode == SELECT_MODE_RUN_NOW && (pref = _preferred(job_ptr, bitmap))) {
 		rc = real.job_test(job_ptr, pref, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
