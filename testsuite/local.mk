@@ -28,6 +28,9 @@ EXTRA_DIST += testsuite/cluster/test-deadline.sh
 # Capacity loaning: an inference node lent, taken back within ReclaimTimeout=, state across restarts.
 TESTS += testsuite/cluster/test-loaning.sh
 EXTRA_DIST += testsuite/cluster/test-loaning.sh
+# Elastic jobs: grow into idle GPUs and shrink for a rigid job, by checkpoint and requeue.
+TESTS += testsuite/cluster/test-elastic.sh
+EXTRA_DIST += testsuite/cluster/test-elastic.sh
 EXTRA_DIST += testsuite/cluster/test-learned.sh testsuite/cluster/lib.sh
 # Model files for it (random or hand-set) and the order a model gives offline, through the C ABI.
 if HAVE_TORCH

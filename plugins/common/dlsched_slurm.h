@@ -143,6 +143,8 @@ extern time_t dls_job_deadline(job_record_t *job_ptr);
  * Returns true if the comment changed.
  */
 extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long value);
+/* The value of the admin comment's word `key`=N, or -1 when it has none. Locks: job read. */
+extern long dls_admin_comment_value(job_record_t *job_ptr, const char *key);
 
 /* ---- any daemon (dlsched_slurm.c) ---- */
 

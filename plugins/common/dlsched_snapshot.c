@@ -102,6 +102,19 @@ extern time_t dls_job_deadline(job_record_t *job_ptr)
 	return dls_job_metadata(job_ptr, &m) ? (time_t) m.deadline : 0;
 }
 
+extern long dls_admin_comment_value(job_record_t *job_ptr, const char *key)
+{
+	char tok[64];
+	size_t n;
+
+	snprintf(tok, sizeof(tok), "%s=", key);
+	n = strlen(tok);
+	for (const char *p = job_ptr->admin_comment; p && (p = strstr(p, tok)); p += n)
+		if (p == job_ptr->admin_comment || isspace((unsigned char) p[-1]))
+			return strtol(p + n, NULL, 10);
+	return -1;
+}
+
 extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long value)
 {
 	char tok[64];
@@ -238,6 +251,15 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 		v->gpus_min = gmin;
 	if (gmax >= gpus)
 		v->gpus_max = gmax;
+	/* An elastic job resized by dlsched asks for its new size in Slurm; what the user asked for
+	 * stays in the admin comment (dl_requested=, written at its first resize): that is its size
+	 * for the policies (the surplus above it is what they give and take). */
+	if (v->gpus_min > 0 && v->gpus_max > 0) {
+		long asked = dls_admin_comment_value(job_ptr, "dl_requested");
+
+		if (asked >= v->gpus_min && asked <= v->gpus_max)
+			v->gpus_requested = (int) asked;
+	}
 	v->time_limit = _time_limit_s(job_ptr);
 	/*
 	 * Unknown values stay 0: the library takes a known model's epoch time

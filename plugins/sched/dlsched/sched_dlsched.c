@@ -170,6 +170,8 @@ static int _update_gpus(job_record_t *job_ptr, int gpus_per_node, int nodes)
 	slurm_msg_t msg;
 	int rc;
 
+	/* What the user asked for, kept at the first resize (the policies size around it). */
+	(void) dls_admin_comment_once(job_ptr, "dl_requested", (long) dls_job_gpus_requested(job_ptr));
 	slurm_init_job_desc_msg(&desc);
 	desc.job_id = job_ptr->job_id;
 	desc.tres_per_node = xstrdup_printf("gres:gpu:%d", gpus_per_node);
