@@ -12,12 +12,16 @@
 #include <limits.h>
 #include <map>
 #include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <cerrno>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
 
+#include "workload/inference_demand.h"
 #include "workload/workload.h"
 
 using namespace dlsched;
@@ -29,7 +33,7 @@ const char kUsage[] =
         "                      [--max-jobs N] [--seed N] [--gpus-per-node G] [--partition P]\n"
         "                      [--out DIR] [--emu-train PATH] [--priority-fraction F] [--no-wait]\n"
         "                      [--deadline-fraction F] [--deadline-slack S|LO:HI] [--deadline-elastic]\n"
-        "                      [--elastic-fraction F]\n"
+        "                      [--elastic-fraction F] [--inference-demand FILE [--demand-file PATH]]\n"
         "Submits every job with sbatch at its arrival time / X; needs SLURM_CONF (e.g. . DIR/env.sh of\n"
         "dlsched-cluster). Writes DIR/jobs.csv (trace job, Slurm job id) and the jobs' output in DIR.\n"
         "--priority-fraction F: a seeded fraction F of the jobs without a QoS are submitted with --qos=high,\n"
@@ -38,7 +42,11 @@ const char kUsage[] =
         "dlsched-sim's (the same seeded jobs). Deadline jobs get QoS deadline and their deadline as the\n"
         "comment word deadline=<epoch s> (and in the admin comment, for sacct): at compressed time their\n"
         "deadlines are seconds away, which Slurm's --deadline (minute-granular time limits) cannot express.\n"
-        "Elastic jobs get --dl-elastic=MIN:MAX (or the comment words gpus_min= gpus_max=).\n";
+        "Elastic jobs get --dl-elastic=MIN:MAX (or the comment words gpus_min= gpus_max=).\n"
+        "--inference-demand FILE: the inference demand series (time_s,demand, as dlsched-sim's) from the\n"
+        "workload's start at the same speed-up, written as it changes to the demand file sched/dlsched\n"
+        "reads (--demand-file PATH; default: StateSaveLocation/dlsched-inference-demand, from scontrol;\n"
+        "InferenceDemandFile= in dlsched.conf must agree). Writing it needs root or SlurmUser.\n";
 
 // Runs argv, returns its exit status and standard output.
 int run(const std::vector<std::string>& args, std::string& out)
@@ -107,6 +115,7 @@ std::vector<std::string> lines(const std::string& out)
 int main(int argc, char** argv)
 {
 	std::string workload, format = "auto", out_dir = "replay-out", partition, emu = self_dir() + "/dlsched-emu-train";
+	std::string demand_series, demand_file;
 	double speedup = 1;
 	long per_node = 8;
 	bool wait = true;
@@ -173,6 +182,10 @@ int main(int argc, char** argv)
 		}
 		else if (a == "--partition")
 			partition = v;
+		else if (a == "--inference-demand")
+			demand_series = v;
+		else if (a == "--demand-file")
+			demand_file = v;
 		else if (a == "--out")
 			out_dir = v;
 		else if (a == "--emu-train")
@@ -185,6 +198,35 @@ int main(int argc, char** argv)
 	if (workload.empty() || speedup <= 0 || per_node <= 0) {
 		std::fprintf(stderr, "dlsched-replay: --workload is required; --speedup and --gpus-per-node must be positive\n%s",
 		             kUsage);
+		return 2;
+	}
+	InferenceDemand demand;
+	if (!demand_series.empty()) {
+		auto d = InferenceDemand::load(demand_series);
+		if (!d.is_ok()) {
+			std::fprintf(stderr, "dlsched-replay: %s\n", d.status().message().c_str());
+			return 2;
+		}
+		demand = std::move(d.value());
+		if (demand_file.empty()) {
+			std::string conf;
+			if (run({"scontrol", "show", "config"}, conf) == 0) {
+				std::istringstream in(conf);
+				std::string line;
+				while (std::getline(in, line))
+					if (line.rfind("StateSaveLocation", 0) == 0 && line.find('=') != std::string::npos) {
+						std::string dir = line.substr(line.find('=') + 1);
+						dir.erase(0, dir.find_first_not_of(' '));
+						demand_file = dir + "/dlsched-inference-demand";
+					}
+			}
+			if (demand_file.empty()) {
+				std::fprintf(stderr, "dlsched-replay: cannot find StateSaveLocation with scontrol: give --demand-file PATH\n");
+				return 1;
+			}
+		}
+	} else if (!demand_file.empty()) {
+		std::fprintf(stderr, "dlsched-replay: --demand-file needs --inference-demand FILE\n%s", kUsage);
 		return 2;
 	}
 	if (!std::getenv("SLURM_CONF"))
@@ -456,8 +498,39 @@ int main(int argc, char** argv)
 	auto next_poll = t0;
 	auto last_line = t0 - std::chrono::seconds(60);
 	std::size_t next = 0;
+	// The demand series from the workload's first submission, at the replay's speed.
+	const double origin = w->jobs.empty() ? 0.0 : w->jobs.front().submit_time;
+	double demand_written = -1;
+	std::size_t demand_changes = 0;
+	auto write_demand = [&](double sim_t) -> bool {
+		const double d = demand.at(sim_t - origin);
+		if (d == demand_written)
+			return true;
+		const std::string tmp = demand_file + ".tmp";
+		FILE* f = std::fopen(tmp.c_str(), "w");
+		if (!f || std::fprintf(f, "%.4f\n", d) < 0 || std::fclose(f) != 0 || chmod(tmp.c_str(), 0644) != 0 ||
+		    std::rename(tmp.c_str(), demand_file.c_str()) != 0) {
+			std::fprintf(stderr, "dlsched-replay: cannot write the inference demand to %s: %s (root or SlurmUser "
+			                     "must write it)\n", demand_file.c_str(), std::strerror(errno));
+			return false;
+		}
+		demand_written = d;
+		++demand_changes;
+		return true;
+	};
 	while (true) {
 		auto now = std::chrono::steady_clock::now();
+		if (!demand.empty()) {
+			const double sim_t = origin + std::chrono::duration<double>(now - t0).count() * speedup;
+			if (!write_demand(sim_t))
+				return 1;
+			const double change = demand.next_change(sim_t - origin) + origin;
+			if (std::isfinite(change)) {
+				const auto at = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+				                             std::chrono::duration<double>((change - origin) / speedup + 0.01));
+				next_poll = std::min(next_poll, at);
+			}
+		}
 		if (next < w->jobs.size()) {
 			const Job& j = w->jobs[next];
 			const auto due = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -511,6 +584,8 @@ int main(int argc, char** argv)
 	if (resubmitted > 0)
 		std::fprintf(stderr, "; %zu lost by slurmctld and submitted again (lost_jobs column; their accounting records are "
 		                     "runaway jobs: sacctmgr show runawayjobs)", resubmitted);
+	if (!demand.empty())
+		std::fprintf(stderr, "; inference demand written %zu times to %s", demand_changes, demand_file.c_str());
 	std::fprintf(stderr, "\n");
 	return 0;
 }

@@ -145,6 +145,8 @@ extern time_t dls_job_deadline(job_record_t *job_ptr);
 extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long value);
 /* The value of the admin comment's word `key`=N, or -1 when it has none. Locks: job read. */
 extern long dls_admin_comment_value(job_record_t *job_ptr, const char *key);
+/* Sets the admin comment's word `key`=value (replacing it, the other words kept). Locks: job write. */
+extern void dls_admin_comment_set(job_record_t *job_ptr, const char *key, long value);
 
 /* ---- any daemon (dlsched_slurm.c) ---- */
 

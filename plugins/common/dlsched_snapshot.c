@@ -115,6 +115,33 @@ extern long dls_admin_comment_value(job_record_t *job_ptr, const char *key)
 	return -1;
 }
 
+extern void dls_admin_comment_set(job_record_t *job_ptr, const char *key, long value)
+{
+	char tok[64], *out = NULL;
+	size_t n;
+	const char *p = job_ptr->admin_comment;
+
+	snprintf(tok, sizeof(tok), "%s=", key);
+	n = strlen(tok);
+	/* Every other word kept, in order; this one (wherever it was) at the end. */
+	while (p && *p) {
+		const char *e;
+
+		while (isspace((unsigned char) *p))
+			p++;
+		if (!*p)
+			break;
+		for (e = p; *e && !isspace((unsigned char) *e); e++)
+			;
+		if (strncmp(p, tok, n))
+			xstrfmtcat(out, "%s%.*s", out ? " " : "", (int) (e - p), p);
+		p = e;
+	}
+	xstrfmtcat(out, "%s%s%ld", out ? " " : "", tok, value);
+	xfree(job_ptr->admin_comment);
+	job_ptr->admin_comment = out;
+}
+
 extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long value)
 {
 	char tok[64];

@@ -51,6 +51,25 @@ cchk() { "$py" -c "import csv,sys; r={x['label']: x for x in csv.DictReader(open
 trow() { grep -Eq "^$1 +$2\$" "$tmp/out.txt"; }
 noerr() { [ ! -s "$tmp/err" ] || { echo "  stderr: $(cat "$tmp/err")"; return 1; }; }
 
+# ---- dlsched's resizes (checkpoint and requeue, counted in AdminComment) and loaned GPU-hours ----
+# Job 301: two runs on n2 (an inference node), 4 GPUs, 100 s and 200 s, one resize between them (a
+# requeue that was a resize): resizes 1, requeues 0; (100 + 200) x 4 = 1200 GPU-s on n2. Job 302:
+# 2 nodes (n1, n2) x 2 GPUs for 300 s: half of its 1200 GPU-s on n2. Loaned: 1800 GPU-s = 0.5 h.
+cat >"$tmp/loan.txt" <<'SACCT'
+JobIDRaw|State|Submit|Start|End|Elapsed|AllocTRES|NNodes|NodeList|AdminComment
+301|REQUEUED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|cpu=1,gres/gpu=4|1|n2|dl_requested=2
+301|COMPLETED|2026-01-01T00:01:40|2026-01-01T00:02:00|2026-01-01T00:05:20|00:03:20|cpu=1,gres/gpu=4|1|n2|dl_requested=2 dl_resizes=1
+302|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:05:00|00:05:00|cpu=2,gres/gpu=4|2|n[1-2]|
+SACCT
+if "$rep" --from-file "$tmp/loan.txt" --inference-nodes 'n[2-3]' --format json >"$tmp/out.json" 2>"$tmp/err" && noerr; then
+	jchk 'd["resizes"] == 1 and d["requeues"] == 0 and abs(d["loaned_gpu_hours"] - 0.5) < 1e-9' \
+		&& ok "json: dlsched resizes 1 (not requeues), loaned GPU-hours 0.5" || ko "json: loaning: $(cat "$tmp/out.json")"
+else
+	ko "loaning run: $(cat "$tmp/err")"
+fi
+"$rep" --from-file "$tmp/loan.txt" --format json >"$tmp/out.json" 2>"$tmp/err" && jchk 'd["loaned_gpu_hours"] is None' &&
+	ok "json: no --inference-nodes, no loaned GPU-hours" || ko "json without --inference-nodes: $(cat "$tmp/out.json")"
+
 # ---- JSON ----
 if "$rep" --from-file "$data/sacct.txt" --gpus-total 16 --format json >"$tmp/out.json" 2>"$tmp/err" && noerr; then
 	jchk 'd["jobs"] == 8 and d["completed"] == 4 and d["failed"] == 1 and d["cancelled"] == 1 and d["timeout"] == 1 and d["pending"] == 1 and d["running"] == 0' \
@@ -189,7 +208,7 @@ bad() {  # bad NAME EXPECTED-SUBSTRING ARGS...  ($badpath: PATH for the report, 
 		ko "$name: rc $rc, stderr: $(cat "$tmp/err")"
 	fi
 }
-bad "malformed line: exit 2 naming file:line" "$data/bad.txt:3: 9 '|'-separated fields, expected 16" --from-file "$data/bad.txt"
+bad "malformed line: exit 2 naming file:line" "$data/bad.txt:3: 9 '|'-separated fields, expected 17" --from-file "$data/bad.txt"
 sed '5s/T00:05:10|/T00:65:10|/' "$data/sacct.txt" >"$tmp/badtime.txt"
 bad "bad time: exit 2 naming file:line" "$tmp/badtime.txt:5: End '2026-01-01T00:65:10' is not a sacct time" --from-file "$tmp/badtime.txt"
 sed '1s/deadline=1767225900/deadline=tomorrow/' "$data/sacct.txt" >"$tmp/baddl.txt"

@@ -95,6 +95,7 @@ typedef struct {
 	uint64_t preemption_rows;	/* preemption rows written to the profile DB */
 	uint64_t preemption_row_errors;
 	uint64_t admission_verdicts;	/* deadline jobs marked best-effort, held or cancelled */
+	uint64_t resizes;		/* running jobs requeued at a new size */
 	uint64_t loans;			/* inference nodes lent to training */
 	uint64_t reclaims;		/* ... taken back */
 	uint64_t late_reclaims;		/* ... not free of training within ReclaimTimeout= */
@@ -145,7 +146,7 @@ static void _write_stats(void)
 		"\nlast_experience_error=%s\ncheckpoint_requests=%" PRIu64 "\nrequeued_after_checkpoint=%" PRIu64
 		"\nrequeued_after_grace=%" PRIu64 "\nrequeued_after_exit=%" PRIu64 "\nstops_gone=%" PRIu64
 		"\nstopping_now=%d\npreemption_rows=%" PRIu64 "\npreemption_row_errors=%" PRIu64
-		"\nprofile_db_status=%s\nadmission_verdicts=%" PRIu64 "\nloans=%" PRIu64 "\nreclaims=%" PRIu64
+		"\nprofile_db_status=%s\nadmission_verdicts=%" PRIu64 "\nresizes=%" PRIu64 "\nloans=%" PRIu64 "\nreclaims=%" PRIu64
 		"\nlate_reclaims=%" PRIu64 "\nloaned_nodes=%d\ninference_demand=%.4f\ninference_demand_status=%s\n",
 		(int) getpid(), stats.describe, stats.cycles, stats.fallbacks, stats.last_ms,
 		stats.cycles ? stats.sum_ms / stats.cycles : 0.0, stats.max_ms, stats.last_decide_ms,
@@ -154,7 +155,7 @@ static void _write_stats(void)
 		stats.exp_dropped, stats.exp_error, stats.checkpoint_requests, stats.requeued_checkpointed,
 		stats.requeued_grace, stats.requeued_exited, stats.stops_gone, dls_stops_count(),
 		stats.preemption_rows, stats.preemption_row_errors, stats.profile_status, stats.admission_verdicts,
-		stats.loans, stats.reclaims, stats.late_reclaims, dls_loans_count(), stats.inference_demand,
+		stats.resizes, stats.loans, stats.reclaims, stats.late_reclaims, dls_loans_count(), stats.inference_demand,
 		stats.demand_status);
 	fclose(f);
 	if (rename(tmp, stats_path) != 0)
@@ -939,8 +940,14 @@ static void _check_stops(dlsched_scheduler_t *sched)
 					stats.requeued_grace++;
 				else
 					stats.requeued_exited++;
-				if (s->per_node > 0)
+				if (s->per_node > 0) {
+					long n = dls_admin_comment_value(job_ptr, "dl_resizes");
+
 					_remember_resize(s->job_id, s->per_node, s->nodes);
+					/* dlsched-report counts them (a requeue that was a resize). */
+					dls_admin_comment_set(job_ptr, "dl_resizes", n > 0 ? n + 1 : 1);
+					stats.resizes++;
+				}
 			} else {
 				outcome = "gone";
 			}
