@@ -26,14 +26,16 @@ double seconds_since(Clock::time_point t0)
 	return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// A 64x8 cluster with half its GPUs busy, `pending` Philly-sized jobs waiting and a full history of
-// speed measurements (what the simulator's view carries, for speed-aware placements): decide() latency.
+// A 64x8 cluster with half its GPUs busy, `pending` Philly-sized jobs waiting (half of them elastic, 1
+// GPU to twice their request) and a full history of speed measurements (what the simulator's view
+// carries, for speed-aware placements): decide() latency.
 std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& models, std::size_t pending, int rounds)
 {
 	std::vector<Node> nodes = parse_cluster_spec("64x8").value();
 	std::vector<Job> jobs;
 	jobs.reserve(pending + 300);
 	Rng rng(7, 1);
+	Rng elastic_rng(7, 2);  // its own stream: the other draws are as before
 	JobId id = 1;
 	// Running jobs on the first half of the nodes.
 	for (NodeIndex n = 0; n < 32; ++n) {
@@ -64,6 +66,10 @@ std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& 
 		const double u = rng.uniform();
 		j.gpus_requested = u < 0.93 ? 1 : u < 0.955 ? 2 : u < 0.98 ? 4 : 8;
 		j.gpus_min = j.gpus_max = j.gpus_requested;
+		if (elastic_rng.uniform() < 0.5) {  // half of them elastic, 1 GPU to 2x (elastic policies' work)
+			j.gpus_min = 1;
+			j.gpus_max = 2 * j.gpus_requested;
+		}
 		j.submit_time = static_cast<double>(k);
 		j.epochs_total = 1 + static_cast<double>(rng.below(200));
 		j.epoch_time_1gpu = 60 + rng.uniform() * 600;
