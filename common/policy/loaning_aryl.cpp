@@ -74,13 +74,15 @@ void ArylLoaning::plan(const ClusterView& view, std::vector<Action>& out) const
 		if (n.kind != PartitionKind::kInference)
 			continue;
 		++inference;
+		if (n.loaned) {  // even when down: it is taken back like any other
+			loaned.push_back(n.index);
+			continue;
+		}
 		if (!n.loanable || !n.up) {
 			++fixed;
 			continue;
 		}
-		if (n.loaned)
-			loaned.push_back(n.index);
-		else if (n.gpus_free == n.gpus_total)
+		if (n.gpus_free == n.gpus_total)
 			lendable.push_back(n.index);
 	}
 	if (inference == 0)

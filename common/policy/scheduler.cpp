@@ -1,8 +1,7 @@
 #include "policy/scheduler.h"
 
-#include <deque>
-
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 
