@@ -167,7 +167,7 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 	}
 	const std::size_t n = ordered.size();
 	std::vector<int> targets(n, 0), need(n, 0);
-	int left = in.free.total_free();
+	int left = in.free.training_free();  // not the inference nodes' GPUs
 	for (std::size_t i = 0; i < n; ++i) {
 		const auto it = needs.find(ordered[i]);
 		need[i] = it == needs.end() ? 0 : it->second;

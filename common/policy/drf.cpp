@@ -29,7 +29,7 @@ void DrfAllocation::allocate(const AllocationInput& in, Plan& plan) const
 {
 	const std::size_t n = in.ordered.size();
 	std::vector<int> targets(n, 0);
-	int left = in.free.total_free();
+	int left = in.free.training_free();  // not the inference nodes' GPUs
 
 	// Each user's jobs, in the ordering's order.
 	std::map<std::string, std::vector<std::size_t>> by_user;

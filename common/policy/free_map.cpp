@@ -36,6 +36,12 @@ int FreeMap::eligible_free(const Job& job) const
 	return n;
 }
 
+int FreeMap::training_free() const
+{
+	static const Job kDefault;
+	return eligible_free(kDefault);
+}
+
 void FreeMap::take(const std::vector<NodeShare>& shares)
 {
 	for (const NodeShare& s : shares) {

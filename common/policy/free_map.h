@@ -23,6 +23,9 @@ public:
 	bool eligible(const Job& job, NodeIndex node) const;
 	// Free GPUs on the nodes eligible for `job`.
 	int eligible_free(const Job& job) const;
+	// Free GPUs a job of the default training partition may use: training nodes and loaned ones
+	// (total_free() counts inference nodes' GPUs too).
+	int training_free() const;
 
 	// Allocate / return GPUs. take() of more than is free is a programming error (asserted).
 	void take(const std::vector<NodeShare>& shares);

@@ -76,11 +76,7 @@ void MckpAllocation::allocate(const AllocationInput& in, Plan& plan) const
 		eligible.push_back({&j.partition, in.free.eligible_free(j)});
 		return eligible.back().second;
 	};
-	int left = 0;
-	{
-		Job probe;
-		left = in.free.eligible_free(probe);
-	}
+	int left = in.free.training_free();
 	// Phase 1: in order, each job at the size it asked for (an inelastic job's only size).
 	for (std::size_t i = 0; i < n; ++i) {
 		const Job* j = in.ordered[i];

@@ -17,7 +17,7 @@ void OptimusAllocation::allocate(const AllocationInput& in, Plan& plan) const
 {
 	const std::size_t n = in.ordered.size();
 	std::vector<int> targets(n, 0);
-	int left = in.free.total_free();
+	int left = in.free.training_free();  // not the inference nodes' GPUs
 	for (std::size_t i = 0; i < n && left > 0; ++i) {
 		const Job* j = in.ordered[i];
 		if (j->gpus_min <= left) {
