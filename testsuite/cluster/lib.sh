@@ -22,3 +22,46 @@ completed() {  # completed JOBID: its sacct state becomes COMPLETED within 10 s
 	done
 	return 1
 }
+
+# The start of a test on a profiled local cluster (sched/dlsched, spank/dlsched, the collector and
+# dlsched-ingestd): sets top, build, tool, emu, dbtool, ingestd, dir (a fresh /tmp/dlsched-NAME-test.*),
+# port, fails, ok/ko and a trap that takes the cluster down; skips (77) when something is missing.
+profiled_cluster_test() {  # profiled_cluster_test NAME
+	top="${srcdir:-.}"
+	top="$(cd "$top" && pwd)"
+	build="$(pwd)"
+	tool="$top/contribs/cluster/dlsched-cluster"
+	emu="$build/contribs/replay/dlsched-emu-train"
+	dbtool="$build/contribs/db/dlsched-db"
+	ingestd="$build/contribs/ingestd/dlsched-ingestd"
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to start a local cluster"; exit 77; }
+	command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v mariadbd >/dev/null ||
+		{ echo "SKIP: Slurm, munge or MariaDB missing (scripts/install-deps --slurm)"; exit 77; }
+	local f
+	for f in plugins/lib/sched_dlsched.so plugins/lib/spank_dlsched.so plugins/lib/dlsched-collect contribs/ingestd/dlsched-ingestd; do
+		[ -e "$build/$f" ] ||
+			{ echo "SKIP: $f not built (configure --with-slurm-source, libcurl, munge, libmicrohttpd; scripts/run-tests does it)"; exit 77; }
+	done
+	dir=$(mktemp -d "/tmp/dlsched-$1-test.XXXXXX")
+	chmod 755 "$dir"
+	port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
+	fails=0
+	trap '"$tool" down --dir "$dir/c" >/dev/null 2>&1' EXIT
+}
+ok() { echo "ok - $*"; }
+ko() { echo "not ok - $*"; fails=$((fails + 1)); }
+
+wait_for() {  # wait_for SECONDS COMMAND...: until the command succeeds (checked every 0.5 s)
+	local t=0
+	while [ $t -lt $(($1 * 2)) ]; do
+		"${@:2}" && return 0
+		sleep 0.5
+		t=$((t + 1))
+	done
+	return 1
+}
+state_of() { squeue -h -j "$1" -o %T 2>/dev/null; }
+is_state() { [ "$(state_of "$1")" = "$2" ]; }  # is_state JOBID STATE
+# A job's epochs in the profile DB ($db) as "epoch,run" lines, by epoch; is_sequence N: exactly 1..N.
+epochs_of() { "$dbtool" --db "$db" export epochs 2>/dev/null | awk -F, -v j="$1" '$2 == j { print $4 "," $3 }' | sort -t, -n -k1,1; }
+is_sequence() { awk -F, -v n="$1" '{ if ($1 != NR) bad = 1 } END { exit !(NR == n && !bad) }'; }

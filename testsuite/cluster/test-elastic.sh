@@ -11,29 +11,8 @@
 #    running at the GPUs Slurm gave it.
 # Skips (77) without root, Slurm/munge/MariaDB, the plugins, the collector or dlsched-ingestd.
 set -u
-top="${srcdir:-.}"
-top="$(cd "$top" && pwd)"
-build="$(pwd)"
-tool="$top/contribs/cluster/dlsched-cluster"
-emu="$build/contribs/replay/dlsched-emu-train"
-dbtool="$build/contribs/db/dlsched-db"
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to start a local cluster"; exit 77; }
-command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v mariadbd >/dev/null ||
-	{ echo "SKIP: Slurm, munge or MariaDB missing (scripts/install-deps --slurm)"; exit 77; }
-ingestd="$build/contribs/ingestd/dlsched-ingestd"
-for f in plugins/lib/sched_dlsched.so plugins/lib/spank_dlsched.so plugins/lib/dlsched-collect contribs/ingestd/dlsched-ingestd; do
-	[ -e "$build/$f" ] ||
-		{ echo "SKIP: $f not built (configure --with-slurm-source, libcurl, munge, libmicrohttpd; scripts/run-tests does it)"; exit 77; }
-done
-
-dir=$(mktemp -d /tmp/dlsched-elastic-test.XXXXXX)
-chmod 755 "$dir"
-port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
-fails=0
-ok() { echo "ok - $*"; }
-ko() { echo "not ok - $*"; fails=$((fails + 1)); }
-cleanup() { "$tool" down --dir "$dir/c" >/dev/null 2>&1; }
-trap cleanup EXIT
+. "${srcdir:-.}/testsuite/cluster/lib.sh"  # profiled_cluster_test, wait_for, epochs_of, ...
+profiled_cluster_test elastic
 
 if ! "$tool" up --nodes 2 --gpus 4 --dir "$dir/c" --port-base $port --mode dlsched \
 	--sched-interval 1 --plugin-dir "$build/plugins/lib" --ingestd "$ingestd" --policy mckp \
@@ -45,7 +24,6 @@ fi
 export SLURM_CONF="$dir/c/etc/slurm.conf"
 log="$dir/c/log/slurmctld.log"
 db="$dir/c/profiles.db"
-. "$top/testsuite/cluster/lib.sh"  # wait_done, completed
 {
 	echo "Policy=mckp"
 	echo "SchedInterval=1"
@@ -57,23 +35,10 @@ scontrol reconfigure >/dev/null
 sleep 3
 grep -q "sched/dlsched: loaded .*allocation=mckp" "$log" && ok "sched/dlsched runs mckp" ||
 	ko "no mckp in $(grep 'sched/dlsched: loaded' "$log" | tail -1)"
-state_of() { squeue -h -j "$1" -o %T 2>/dev/null; }
-is_state() { [ "$(state_of "$1")" = "$2" ]; }
 gpus_of() { squeue -h -j "$1" -o %b 2>/dev/null | grep -o '[0-9]*$'; }  # per node
 nodes_of() { squeue -h -j "$1" -o %D 2>/dev/null; }
 total_gpus() { local g n; g=$(gpus_of "$1"); n=$(nodes_of "$1"); echo $(( ${g:-0} * ${n:-0} )); }
 running_with() { is_state "$1" RUNNING && [ "$(total_gpus "$1")" = "$2" ]; }
-wait_for() {  # wait_for SECONDS COMMAND...: until it succeeds
-	local t=0
-	while [ $t -lt $(($1 * 2)) ]; do
-		"${@:2}" && return 0
-		sleep 0.5
-		t=$((t + 1))
-	done
-	return 1
-}
-epochs_of() { "$dbtool" --db "$db" export epochs 2>/dev/null | awk -F, -v j="$1" '$2 == j { print $4 "," $3 }' | sort -t, -n -k1,1; }
-is_sequence() { awk -F, -v n="$1" '{ if ($1 != NR) bad = 1 } END { exit !(NR == n && !bad) }'; }
 mkdir -p "$dir/out" "$dir/ck/elastic"
 head -c 2000000 /dev/urandom >"$dir/data"
 

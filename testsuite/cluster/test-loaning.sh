@@ -10,29 +10,8 @@
 #  - the loan state survives a restart of slurmctld.
 # Skips (77) without root, Slurm/munge/MariaDB, the plugins, the collector or dlsched-ingestd.
 set -u
-top="${srcdir:-.}"
-top="$(cd "$top" && pwd)"
-build="$(pwd)"
-tool="$top/contribs/cluster/dlsched-cluster"
-emu="$build/contribs/replay/dlsched-emu-train"
-dbtool="$build/contribs/db/dlsched-db"
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to start a local cluster"; exit 77; }
-command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v mariadbd >/dev/null ||
-	{ echo "SKIP: Slurm, munge or MariaDB missing (scripts/install-deps --slurm)"; exit 77; }
-ingestd="$build/contribs/ingestd/dlsched-ingestd"
-for f in plugins/lib/sched_dlsched.so plugins/lib/spank_dlsched.so plugins/lib/dlsched-collect contribs/ingestd/dlsched-ingestd; do
-	[ -e "$build/$f" ] ||
-		{ echo "SKIP: $f not built (configure --with-slurm-source, libcurl, munge, libmicrohttpd; scripts/run-tests does it)"; exit 77; }
-done
-
-dir=$(mktemp -d /tmp/dlsched-loaning-test.XXXXXX)
-chmod 755 "$dir"
-port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
-fails=0
-ok() { echo "ok - $*"; }
-ko() { echo "not ok - $*"; fails=$((fails + 1)); }
-cleanup() { "$tool" down --dir "$dir/c" >/dev/null 2>&1; }
-trap cleanup EXIT
+. "${srcdir:-.}/testsuite/cluster/lib.sh"  # profiled_cluster_test, wait_for, epochs_of, ...
+profiled_cluster_test loaning
 
 if ! "$tool" up --nodes 1 --inference-nodes 1 --gpus 4 --dir "$dir/c" --port-base $port --mode dlsched \
 	--sched-interval 1 --plugin-dir "$build/plugins/lib" --ingestd "$ingestd" --policy aryl \
@@ -46,7 +25,6 @@ log="$dir/c/log/slurmctld.log"
 db="$dir/c/profiles.db"
 st="$dir/c/state/dlsched-sched.stats"
 demand="$dir/c/state/dlsched-inference-demand"
-. "$top/testsuite/cluster/lib.sh"  # wait_done, completed
 {
 	echo "Policy=aryl"
 	echo "SchedInterval=1"
@@ -61,18 +39,7 @@ sleep 3
 grep -q "sched/dlsched: loaded .*preset=aryl.*loaning=aryl" "$log" && ok "sched/dlsched runs aryl" ||
 	ko "no aryl in $(grep 'sched/dlsched: loaded' "$log" | tail -1)"
 stat_of() { sed -n "s/^$1=//p" "$st"; }
-state_of() { squeue -h -j "$1" -o %T 2>/dev/null; }
 node_of() { squeue -h -j "$1" -o %N 2>/dev/null; }
-wait_for() {  # wait_for SECONDS COMMAND...: until it succeeds
-	local t=0
-	while [ $t -lt $(($1 * 2)) ]; do
-		"${@:2}" && return 0
-		sleep 0.5
-		t=$((t + 1))
-	done
-	return 1
-}
-is_state() { [ "$(state_of "$1")" = "$2" ]; }
 stat_is() { [ "$(stat_of "$1")" = "$2" ]; }
 declare_demand() { printf '%s\n' "$1" >"$demand.tmp" && chmod 644 "$demand.tmp" && mv "$demand.tmp" "$demand"; }
 
@@ -103,8 +70,6 @@ train() {  # train NAME EPOCHS [sbatch options]
 		--wrap "exec $emu --model cifar10 --epochs $n --epoch-time-1gpu 10.5 --noise 0 --storage-mbps 100 \
 			--checkpoint-dir $dir/ck/$name --data $dir/data --profiles $top/contribs/profiles"
 }
-epochs_of() { "$dbtool" --db "$db" export epochs 2>/dev/null | awk -F, -v j="$1" '$2 == j { print $4 "," $3 }' | sort -t, -n -k1,1; }
-is_sequence() { awk -F, -v n="$1" '{ if ($1 != NR) bad = 1 } END { exit !(NR == n && !bad) }'; }
 
 # A --no-requeue job first: it may only go to the training node.
 c=$(sbatch --parsable --no-requeue -J norequeue -o /dev/null -p train --gres=gpu:4 --time=5 --wrap 'sleep 30')

@@ -47,7 +47,7 @@ export SLURM_CONF="$dir/c/etc/slurm.conf"
 log="$dir/c/log/slurmctld.log"
 db="$dir/c/profiles.db"
 st="$dir/c/state/dlsched-sched.stats"
-. "$top/testsuite/cluster/lib.sh"  # wait_done, completed
+. "$top/testsuite/cluster/lib.sh"  # wait_done, completed, state_of, epochs_of, is_sequence
 conf() {  # conf KEY=VALUE...: dlsched.conf for this test, then reconfigure
 	{ printf '%s\n' "$@"; echo "ModelProfiles=$top/contribs/profiles"; } >"$dir/c/etc/dlsched.conf"
 	scontrol reconfigure >/dev/null
@@ -61,7 +61,6 @@ grep -q "sched/dlsched: loaded .*preset=pickyman.*preemption=overhead" "$log" &&
 mkdir -p "$dir/out" "$dir/ck"
 head -c 4000000 /dev/urandom >"$dir/data"
 stat_of() { sed -n "s/^$1=//p" "$st"; }
-state_of() { squeue -h -j "$1" -o %T 2>/dev/null; }
 wait_state() {  # wait_state SECONDS JOBID STATE
 	local t=0
 	while [ $t -lt $(($1 * 2)) ]; do
@@ -84,8 +83,6 @@ train() {  # train NAME MODEL EPOCHS EPOCH_S NODE
 		--wrap "exec $emu --model $model --epochs $n --epoch-time-1gpu $t1 --noise 0 --storage-mbps 100 \
 			--checkpoint-dir $dir/ck/$name --data $dir/data --profiles $top/contribs/profiles"
 }
-epochs_of() { "$dbtool" --db "$db" export epochs 2>/dev/null | awk -F, -v j="$1" '$2 == j { print $4 "," $3 }' | sort -t, -n -k1,1; }
-is_sequence() { awk -F, -v n="$1" '{ if ($1 != NR) bad = 1 } END { exit !(NR == n && !bad) }'; }
 
 # ---- the overhead model's victim: bert's checkpoint (1.3 GB) costs 13 s to write at 100 MB/s,
 # cifar10's (90 MB) 0.9 s: the cifar10 job is stopped, the bert job is not ----
