@@ -48,6 +48,7 @@ public:
 	{
 		return name_ + ": " + why_ + "; ordering by " + fallback_->name() + " instead";
 	}
+	std::string fallback() const override { return fallback_->name(); }
 
 private:
 	std::string name_;

@@ -39,6 +39,10 @@ public:
 	// Something the host should log once about this policy (a learned policy that fell back to a
 	// heuristic says why); empty when there is nothing to say.
 	virtual std::string note() const { return {}; }
+
+	// The heuristic a learned ordering fell back to (its model missing, corrupt or of another
+	// version), or empty: hosts say so wherever they name the policy.
+	virtual std::string fallback() const { return {}; }
 };
 
 // Sorts jobs by a key (lower first), computing each key once; ties by submit time, then id. The key

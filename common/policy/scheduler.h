@@ -33,6 +33,8 @@ public:
 	const Placement& placement() const { return *placement_; }
 	// What the policies ask the host to log once (a learned policy's fallback, and why).
 	std::string notes() const { return ordering_->note(); }
+	// The heuristic a learned ordering fell back to, or empty.
+	std::string fallback() const { return ordering_->fallback(); }
 	// The job's priority class from its QoS (PriorityQos=): 0 for every QoS not listed, then 1, 2,
 	// ... up to the first one listed. A higher class goes first and may preempt lower ones.
 	int priority_class(const Job& job) const;

@@ -419,7 +419,7 @@ int main(int argc, char** argv)
 		std::string out;
 		// Id, name and state: a restarted slurmctld hands out the ids of the jobs it lost again, so
 		// a job is ours only if its name (dl-<trace job>) matches too.
-		if (run({"squeue", "-h", "-t", "all", "-o", "%i %j %T"}, out) != 0) {
+		if (run({"squeue", "-h", "-t", "all", "-o", "%i %j %T|%r"}, out) != 0) {
 			if (++squeue_failures > 60) {
 				std::fprintf(stderr, "dlsched-replay: squeue failed for 120 s; is the cluster up?\n");
 				return false;
@@ -428,10 +428,25 @@ int main(int argc, char** argv)
 		}
 		squeue_failures = 0;
 		std::map<std::string, std::string> state;  // "id name" -> state
-		for (const std::string& line : lines(out)) {
+		for (std::string line : lines(out)) {
+			const std::size_t bar = line.find('|');
+			const std::string reason = bar == std::string::npos ? "" : line.substr(bar + 1);
+			if (bar != std::string::npos)
+				line.resize(bar);
 			const std::size_t sp = line.rfind(' ');
-			if (sp != std::string::npos)
-				state[line.substr(0, sp)] = line.substr(sp + 1);
+			if (sp == std::string::npos)
+				continue;
+			state[line.substr(0, sp)] = line.substr(sp + 1);
+			// After a slurmctld crash a restarted one may reuse a lost job's id while slurmd still
+			// runs the old copy: the new launch fails and Slurm holds the job. Release it (as an
+			// admin would), so that every job runs.
+			if (line.substr(sp + 1) == "PENDING" && reason.find("launch failed requeued held") != std::string::npos) {
+				const std::string id = line.substr(0, line.find(' '));
+				std::string ignored;
+				if (run({"scontrol", "release", id}, ignored) == 0)
+					std::fprintf(stderr, "dlsched-replay: released job %s, held by Slurm after a failed launch\n",
+					             id.c_str());
+			}
 		}
 		const auto now = std::chrono::steady_clock::now();
 		bool changed = false;

@@ -400,6 +400,9 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		auto sched = Scheduler::create(c, registry);
 		if (!sched.is_ok())
 			return fail(sched.status());
+		const std::string fell_back = (*sched)->fallback();
+		if (!fell_back.empty())  // said once, where the run is named too
+			std::fprintf(stderr, "dlsched-sim: %s\n", (*sched)->notes().c_str());
 		SimOptions so;
 		so.sched_interval = c.get_double("SchedInterval");
 		so.sched_on_events = c.get_bool("SchedOnEvents");
@@ -441,6 +444,7 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		if (r->dropped)
 			std::fprintf(stderr, "dlsched-sim: dropped %zu job(s) no eligible nodes can hold\n", r->dropped);
 		runs.push_back(compute_metrics(p, *r, *workload, bound));
+		runs.back().fallback = fell_back;
 		if (!o.experience.empty()) {
 			Status st = write_experience(o.experience, steps.steps);
 			if (!st.is_ok())

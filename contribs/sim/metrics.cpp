@@ -163,6 +163,7 @@ json::Value to_json(const RunMetrics& m)
 	using json::Value;
 	Value o = Value::object();
 	o.set("policy", Value::string(m.policy));
+	o.set("fallback", m.fallback.empty() ? Value::null() : Value::string(m.fallback));
 	o.set("jobs", Value::integer(static_cast<std::int64_t>(m.jobs)));
 	o.set("avg_jct_s", Value::number(m.avg_jct_s));
 	o.set("p50_jct_s", Value::number(m.p50_jct_s));
@@ -231,8 +232,9 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 		else
 			std::snprintf(dl, sizeof dl, "-");
 		std::snprintf(dec, sizeof dec, "%.2fms", m.decision_ms_p99);
+		const std::string label = m.fallback.empty() ? m.policy : m.policy + " (fallback: " + m.fallback + ")";
 		std::snprintf(line, sizeof line, "%-16s %6zu %8s %8s %8s %8s %8s %8s %4.0f%% %6s %7ld %9.1f %7.2fx %5.2fx %8s\n",
-		              m.policy.c_str(), m.jobs, human_duration(m.avg_jct_s).c_str(),
+		              label.c_str(), m.jobs, human_duration(m.avg_jct_s).c_str(),
 		              human_duration(m.p50_jct_s).c_str(), human_duration(m.p95_jct_s).c_str(),
 		              human_duration(m.p99_jct_s).c_str(), human_duration(m.avg_queue_s).c_str(),
 		              human_duration(m.makespan_s).c_str(), 100 * m.gpu_util, dl, m.preemptions,

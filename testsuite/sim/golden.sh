@@ -171,6 +171,20 @@ printf 'time_s,demand\n0,0\n60,1.5\n' >"$tmp/baddemand.csv"
 [ $? -eq 1 ] && grep -q "has no loanable inference nodes" "$tmp/err" &&
 	ok "demand without inference nodes" || ko "demand without inference nodes: $(cat "$tmp/err")"
 
+# A learned policy whose model is missing falls back, and says so: on stderr, in the table's row
+# label and in the JSON's fallback (only with the learned policies built).
+if "$sim" --list-policies | grep -q '^  dl2 '; then
+	"$sim" run --workload "$data/two-jobs.csv" --cluster 1x1 --policy dl2 --set ModelFile=/nonexistent/dl2.pt \
+		--quiet --json "$tmp/fb.json" >"$tmp/out" 2>"$tmp/err" &&
+		grep -q "dl2: .*/nonexistent/dl2.pt.*ordering by tiresias-las instead" "$tmp/err" &&
+		grep -q "^dl2 (fallback: tiresias-las) " "$tmp/out" &&
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; sys.exit(0 if r["policy"] == "dl2" and r["fallback"] == "tiresias-las" else 1)' "$tmp/fb.json" &&
+		ok "fallback labelled (stderr, row, JSON)" || ko "fallback labelling: $(cat "$tmp/err" "$tmp/out")"
+	run run --workload "$data/two-jobs.csv" --cluster 1x1 --policy fifo --json "$tmp/nofb.json" &&
+		python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["runs"][0]["fallback"] is None else 1)' "$tmp/nofb.json" &&
+		ok "no fallback: null" || ko "fallback of fifo: $(cat "$tmp/nofb.json")"
+fi
+
 # --print-config shows overrides with their origin; --list-policies lists every preset.
 "$sim" --print-config --set SchedInterval=30 | grep -q '^SchedInterval=30$' && ok "print-config" || ko "print-config"
 n=$("$sim" --list-policies | sed -n '/^presets/,/^ordering/p' | grep -c '^  ')

@@ -201,6 +201,7 @@ START_TEST(test_fallback_decides_as_heuristic)
 		const std::string note = (*s)->notes();
 		ck_assert_msg(note.find(file) != std::string::npos && note.find("srtf instead") != std::string::npos, "%s",
 		              note.c_str());
+		ck_assert_str_eq((*s)->fallback().c_str(), "srtf");  // hosts label the run with it
 		Config h;
 		ck_assert(h.set("Policy", "dl2", "test").is_ok());
 		ck_assert(h.set("OrderingPolicy", "srtf", "test").is_ok());
