@@ -31,6 +31,17 @@ struct PreemptionCost {
 	bool measured = false;         // from the job's or its model's measurements, not the profile
 
 	Seconds suspend() const { return to_safe_point + checkpoint_write; }
+	// Per GPU, the seconds a restart at once loses (a resize: the checkpoint written now, read back).
+	Seconds restart_loss() const { return checkpoint_write + resume; }
+	// Per GPU, the seconds stopping it with `grace` to checkpoint loses: a restart when it reaches its
+	// safe point and writes in time; else it holds its GPUs for the grace, is killed, and loses what
+	// it trained since its latest checkpoint too.
+	Seconds stop_loss(Seconds grace) const
+	{
+		return suspend() <= grace ? restart_loss() : since_checkpoint + grace + resume;
+	}
+	// When its GPUs are free after the request: at its checkpoint, or when the grace runs out.
+	Seconds stop_delay(Seconds grace) const { return suspend() <= grace ? suspend() : grace; }
 };
 
 struct Job {

@@ -12,9 +12,9 @@
 //     is at least the size it asked for (the node held only elastic surplus: it is shrunk); a
 //     resize's loss (checkpoint write + resume, x GPUs) when it keeps less but at least its minimum
 //     (shrunk below its size, a restart); otherwise the
-//     GPU-seconds preempting it loses (predict/overhead.h's figures: checkpoint write + resume, or,
-//     when its safe point lies beyond ReclaimTimeout=, the work since its last checkpoint + the
-//     timeout + resume), counted once per job. Ties: the node holding fewer training GPUs, then the
+//     GPU-seconds preempting it loses (PreemptionCost::stop_loss, as the overhead preemption
+//     counts it: checkpoint write + resume, or, when its safe point lies beyond ReclaimTimeout=,
+//     the work since its last checkpoint + the timeout + resume), counted once per job. Ties: the node holding fewer training GPUs, then the
 //     lower index.
 //   - Jobs to shrink get a resize to what they keep; jobs to preempt are requeued with
 //     ReclaimTimeout= as their grace, so every returned node is free within the timeout.
@@ -31,20 +31,15 @@ namespace dlsched {
 
 namespace {
 
-// GPU-seconds lost when `j` is asked to checkpoint and stop within `grace` seconds.
+// GPU-seconds lost when `j` is asked to checkpoint and stop within `grace` seconds, or is resized.
 double preempt_loss(const Job& j, double grace)
 {
-	const PreemptionCost& c = j.preempt_cost;
-	const double g = std::max(1, j.gpus_allocated);
-	if (c.suspend() <= grace)
-		return g * (c.checkpoint_write + c.resume);
-	return g * (c.since_checkpoint + std::min(grace, c.to_safe_point) + c.resume);
+	return std::max(1, j.gpus_allocated) * j.preempt_cost.stop_loss(grace);
 }
 
-// A resize's GPU-seconds: the checkpoint written at once and read back.
 double resize_loss(const Job& j)
 {
-	return std::max(1, j.gpus_allocated) * (j.preempt_cost.checkpoint_write + j.preempt_cost.resume);
+	return std::max(1, j.gpus_allocated) * j.preempt_cost.restart_loss();
 }
 
 // Down to here an elastic job holds only surplus above the size it asked for.

@@ -107,7 +107,7 @@ void MckpAllocation::allocate(const AllocationInput& in, Plan& plan) const
 		if (room <= 0)
 			continue;
 		const double base = remaining_time(in.view, j, targets[i]);
-		const double resize = j.preempt_cost.checkpoint_write + j.preempt_cost.resume;
+		const double resize = j.preempt_cost.restart_loss();
 		std::vector<double> v(static_cast<std::size_t>(room) + 1);
 		for (int e = 0; e <= room; ++e) {
 			const int size = targets[i] + e;

@@ -138,9 +138,7 @@ VictimChoice OverheadPreemption::select_victims(const PreemptionInput& in) const
 		const PreemptionCost& pc = v->preempt_cost;
 		const double gpus = std::max(1, v->gpus_allocated);
 		const double remaining = v->epochs_left() * predict::epoch_seconds(*v, *in.view.models);
-		Candidate stop{v, false, pc.suspend(), gpus * (pc.checkpoint_write + pc.resume)};
-		if (pc.suspend() > grace_)
-			stop = {v, false, grace_, gpus * (pc.since_checkpoint + grace_ + pc.resume)};
+		const Candidate stop{v, false, pc.stop_delay(grace_), gpus * pc.stop_loss(grace_)};
 		all.push_back(remaining <= stop.delay ? Candidate{v, true, remaining, 0} : stop);
 	}
 	std::vector<const Candidate*> sorted;
