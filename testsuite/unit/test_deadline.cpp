@@ -27,15 +27,7 @@ Job& elastic(Job& j, int lo, int hi)
 
 std::string reason_of_impl(const World& w, const char* preset, std::vector<std::pair<std::string, std::string>> keys = {})
 {
-	Config c;
-	ck_assert(c.set("Policy", preset, "test").is_ok());
-	for (const auto& kv : keys)
-		ck_assert(c.set(kv.first, kv.second, "test").is_ok());
-	PolicyRegistry r;
-	register_builtin_policies(r);
-	auto s = Scheduler::create(c, r);
-	ck_assert_msg(s.is_ok(), "%s", s.status().message().c_str());
-	const Decisions d = (*s)->decide(w.view());
+	const Decisions d = make_scheduler(preset, std::move(keys))->decide(w.view());
 	for (const Action& a : d.actions)
 		if (a.kind == ActionKind::kAdmission)
 			return a.reason;

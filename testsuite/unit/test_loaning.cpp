@@ -99,17 +99,9 @@ const Action* find(const Decisions& d, ActionKind kind, JobId job)
 	return nullptr;
 }
 
-Decisions decide(const World& w, const std::string& preset, std::vector<std::pair<std::string, std::string>> keys = {})
+Decisions decide(const World& w, const std::string& preset)
 {
-	Config c;
-	ck_assert(c.set("Policy", preset, "test").is_ok());
-	for (const auto& kv : keys)
-		ck_assert(c.set(kv.first, kv.second, "test").is_ok());
-	PolicyRegistry r;
-	register_builtin_policies(r);
-	auto s = Scheduler::create(c, r);
-	ck_assert_msg(s.is_ok(), "%s", s.status().message().c_str());
-	return (*s)->decide(w.view());
+	return make_scheduler(preset)->decide(w.view());
 }
 
 START_TEST(mckp_gives_spare_gpus_where_they_shorten_jobs_most)
@@ -179,28 +171,20 @@ START_TEST(aryl_lends_what_inference_does_not_need)
 	World w = loan_world();
 	ClusterView v = w.view();
 	// Demand 0.4 of 3 nodes: inference needs ceil(1.2) = 2, so 1 node is lent (the first idle one).
-	Config c;
-	ck_assert(c.set("Policy", "aryl", "test").is_ok());
-	PolicyRegistry r;
-	register_builtin_policies(r);
-	auto s = Scheduler::create(c, r);
-	ck_assert(s.is_ok());
+	auto s = make_scheduler("aryl");
 	v.inference_demand = 0.4;
-	Decisions d = (*s)->decide(v);
+	Decisions d = s->decide(v);
 	ck_assert_int_eq(count(d, ActionKind::kLoan), 1);
 	ck_assert_int_eq(static_cast<int>(d.actions.front().node), 2);
 	// LoanHeadroom=1: one more kept back, nothing lent.
-	ck_assert(c.set("LoanHeadroom", "1", "test").is_ok());
-	auto s2 = Scheduler::create(c, r);
-	ck_assert(s2.is_ok());
-	ck_assert_int_eq(count((*s2)->decide(v), ActionKind::kLoan), 0);
+	ck_assert_int_eq(count(make_scheduler("aryl", {{"LoanHeadroom", "1"}})->decide(v), ActionKind::kLoan), 0);
 	// Demand 0: all three; a pending job may start on a loaned node in the same cycle.
 	v.inference_demand = 0;
 	w.pending(1, 0, 8);
 	w.running(2, 0, {{0, 8}});
 	w.running(3, 0, {{1, 8}});
 	ClusterView v2 = w.view();
-	d = (*s)->decide(v2);
+	d = s->decide(v2);
 	ck_assert_int_eq(count(d, ActionKind::kLoan), 3);
 	const Action* start = find(d, ActionKind::kStart, 1);
 	ck_assert(start && start->placement.size() == 1 && start->placement[0].node >= 2);
@@ -227,14 +211,7 @@ START_TEST(aryl_reclaims_the_cheapest_nodes_first)
 	c.preempt_cost.resume = 100;
 	ClusterView v = w.view();
 	v.inference_demand = 0.5;  // ceil(1.5) = 2 nodes back: node 2 (free to shrink), then node 3
-	Config cfg;
-	ck_assert(cfg.set("Policy", "aryl", "test").is_ok());
-	ck_assert(cfg.set("ReclaimTimeout", "120", "test").is_ok());
-	PolicyRegistry r;
-	register_builtin_policies(r);
-	auto s = Scheduler::create(cfg, r);
-	ck_assert(s.is_ok());
-	Decisions d = (*s)->decide(v);
+	Decisions d = make_scheduler("aryl", {{"ReclaimTimeout", "120"}})->decide(v);
 	ck_assert_int_eq(count(d, ActionKind::kReclaim), 2);
 	std::vector<NodeIndex> back;
 	for (const Action& x : d.actions)
@@ -269,13 +246,8 @@ START_TEST(aryl_updates_costs_as_nodes_are_chosen)
 	small.preempt_cost.resume = 10;
 	ClusterView v = w.view();
 	v.inference_demand = 0.6;  // ceil(1.8) = 2
-	Config cfg;
-	ck_assert(cfg.set("Policy", "aryl", "test").is_ok());
-	PolicyRegistry r;
-	register_builtin_policies(r);
-	auto s = Scheduler::create(cfg, r);
-	ck_assert(s.is_ok());
-	Decisions d = (*s)->decide(v);
+	auto s = make_scheduler("aryl");
+	Decisions d = s->decide(v);
 	std::vector<NodeIndex> back;
 	for (const Action& x : d.actions)
 		if (x.kind == ActionKind::kReclaim)
@@ -286,7 +258,7 @@ START_TEST(aryl_updates_costs_as_nodes_are_chosen)
 	ck_assert(find(d, ActionKind::kRequeue, 1) && find(d, ActionKind::kRequeue, 2));
 	// All three: after nodes 4 and 2, node 3's cost is 0 (job 1 is stopped already).
 	v.inference_demand = 1;
-	d = (*s)->decide(v);
+	d = s->decide(v);
 	ck_assert_int_eq(count(d, ActionKind::kReclaim), 3);
 	ck_assert_int_eq(count(d, ActionKind::kRequeue), 2);
 }

@@ -128,14 +128,7 @@ START_TEST(overhead_breaks_ties_by_job_id_and_respects_the_grace)
 	// With a grace of 20 s neither reaches its safe point: both would be requeued at 20 s, losing
 	// what they trained since their checkpoints (30 s each): still a tie, still job 4, and the
 	// action carries the grace.
-	Config c;
-	ck_assert(c.set("Policy", "pickyman", "test").is_ok());
-	ck_assert(c.set("PreemptGrace", "20", "test").is_ok());
-	PolicyRegistry r;
-	register_builtin_policies(r);
-	auto s = Scheduler::create(c, r);
-	ck_assert(s.is_ok());
-	Decisions d = (*s)->decide(w.view());
+	Decisions d = make_scheduler("pickyman", {{"PreemptGrace", "20"}})->decide(w.view());
 	ck_assert_uint_eq(d.actions.size(), 2);
 	ck_assert_uint_eq(d.actions[0].job, 4);
 	ck_assert_double_eq(d.actions[0].grace, 20);

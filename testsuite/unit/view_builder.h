@@ -6,6 +6,7 @@
 #include <check.h>
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -106,9 +107,9 @@ inline std::string render(const Decisions& d)
 	return s;
 }
 
-// Decides with the named preset (and optional Key=Value overrides) and compares the rendering.
-inline void expect_decisions(const World& w, const std::string& preset, const char* want,
-                             std::vector<std::pair<std::string, std::string>> keys = {})
+// The scheduler of the named preset (and optional Key=Value overrides), with the builtin policies.
+inline std::unique_ptr<Scheduler> make_scheduler(const std::string& preset,
+                                                 std::vector<std::pair<std::string, std::string>> keys = {})
 {
 	Config c;
 	ck_assert(c.set("Policy", preset, "test").is_ok());
@@ -118,7 +119,14 @@ inline void expect_decisions(const World& w, const std::string& preset, const ch
 	register_builtin_policies(r);
 	auto s = Scheduler::create(c, r);
 	ck_assert_msg(s.is_ok(), "%s", s.status().message().c_str());
-	const std::string got = render((*s)->decide(w.view()));
+	return std::move(s.value());
+}
+
+// Decides with the named preset (and optional Key=Value overrides) and compares the rendering.
+inline void expect_decisions(const World& w, const std::string& preset, const char* want,
+                             std::vector<std::pair<std::string, std::string>> keys = {})
+{
+	const std::string got = render(make_scheduler(preset, std::move(keys))->decide(w.view()));
 	ck_assert_msg(got == want, "%s: got \"%s\", want \"%s\"", preset.c_str(), got.c_str(), want);
 }
 
