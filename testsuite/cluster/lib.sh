@@ -48,6 +48,29 @@ profiled_cluster_test() {  # profiled_cluster_test NAME
 	fails=0
 	trap '"$tool" down --dir "$dir/c" >/dev/null 2>&1' EXIT
 }
+# Starts the local cluster in dlsched mode with profiling (after profiled_cluster_test) with the
+# given extra dlsched-cluster options; sets SLURM_CONF, log (slurmctld's), db (the profile DB) and st
+# (sched/dlsched's stats file). Bails out when it does not come up.
+profiled_cluster_up() {  # profiled_cluster_up [dlsched-cluster up options...]
+	if ! "$tool" up --dir "$dir/c" --port-base "$port" --mode dlsched --sched-interval 1 \
+		--plugin-dir "$build/plugins/lib" --ingestd "$ingestd" --profiles "$top/contribs/profiles" "$@" \
+		>"$dir/up.log" 2>&1; then
+		cat "$dir/up.log"
+		echo "Bail out! cluster did not come up"
+		exit 1
+	fi
+	export SLURM_CONF="$dir/c/etc/slurm.conf"
+	log="$dir/c/log/slurmctld.log"
+	db="$dir/c/profiles.db"
+	st="$dir/c/state/dlsched-sched.stats"
+}
+# dlsched.conf for the test: the given Key=Value lines, the profile DB and the model profiles; then
+# scontrol reconfigure, and time for sched/dlsched to load it.
+dlsched_conf() {  # dlsched_conf KEY=VALUE...
+	{ printf '%s\n' "$@"; echo "ProfileDB=$db"; echo "ModelProfiles=$top/contribs/profiles"; } >"$dir/c/etc/dlsched.conf"
+	scontrol reconfigure >/dev/null
+	sleep 3
+}
 ok() { echo "ok - $*"; }
 ko() { echo "not ok - $*"; fails=$((fails + 1)); }
 

@@ -14,25 +14,8 @@ set -u
 . "${srcdir:-.}/testsuite/cluster/lib.sh"  # profiled_cluster_test, wait_for, epochs_of, ...
 profiled_cluster_test elastic
 
-if ! "$tool" up --nodes 2 --gpus 4 --dir "$dir/c" --port-base $port --mode dlsched \
-	--sched-interval 1 --plugin-dir "$build/plugins/lib" --ingestd "$ingestd" --policy mckp \
-	--profiles "$top/contribs/profiles" >"$dir/up.log" 2>&1; then
-	cat "$dir/up.log"
-	echo "Bail out! cluster did not come up"
-	exit 1
-fi
-export SLURM_CONF="$dir/c/etc/slurm.conf"
-log="$dir/c/log/slurmctld.log"
-db="$dir/c/profiles.db"
-{
-	echo "Policy=mckp"
-	echo "SchedInterval=1"
-	echo "CheckpointAt=iteration"
-	echo "ProfileDB=$db"
-	echo "ModelProfiles=$top/contribs/profiles"
-} >"$dir/c/etc/dlsched.conf"
-scontrol reconfigure >/dev/null
-sleep 3
+profiled_cluster_up --nodes 2 --gpus 4 --policy mckp
+dlsched_conf Policy=mckp SchedInterval=1 CheckpointAt=iteration
 grep -q "sched/dlsched: loaded .*allocation=mckp" "$log" && ok "sched/dlsched runs mckp" ||
 	ko "no mckp in $(grep 'sched/dlsched: loaded' "$log" | tail -1)"
 gpus_of() { squeue -h -j "$1" -o %b 2>/dev/null | grep -o '[0-9]*$'; }  # per node

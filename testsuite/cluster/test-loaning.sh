@@ -13,29 +13,9 @@ set -u
 . "${srcdir:-.}/testsuite/cluster/lib.sh"  # profiled_cluster_test, wait_for, epochs_of, ...
 profiled_cluster_test loaning
 
-if ! "$tool" up --nodes 1 --inference-nodes 1 --gpus 4 --dir "$dir/c" --port-base $port --mode dlsched \
-	--sched-interval 1 --plugin-dir "$build/plugins/lib" --ingestd "$ingestd" --policy aryl \
-	--profiles "$top/contribs/profiles" >"$dir/up.log" 2>&1; then
-	cat "$dir/up.log"
-	echo "Bail out! cluster did not come up"
-	exit 1
-fi
-export SLURM_CONF="$dir/c/etc/slurm.conf"
-log="$dir/c/log/slurmctld.log"
-db="$dir/c/profiles.db"
-st="$dir/c/state/dlsched-sched.stats"
+profiled_cluster_up --nodes 1 --inference-nodes 1 --gpus 4 --policy aryl
 demand="$dir/c/state/dlsched-inference-demand"
-{
-	echo "Policy=aryl"
-	echo "SchedInterval=1"
-	echo "ReclaimTimeout=30"
-	echo "CheckpointAt=iteration"
-	echo "InferencePartition=infer"
-	echo "ProfileDB=$db"
-	echo "ModelProfiles=$top/contribs/profiles"
-} >"$dir/c/etc/dlsched.conf"
-scontrol reconfigure >/dev/null
-sleep 3
+dlsched_conf Policy=aryl SchedInterval=1 ReclaimTimeout=30 CheckpointAt=iteration InferencePartition=infer
 grep -q "sched/dlsched: loaded .*preset=aryl.*loaning=aryl" "$log" && ok "sched/dlsched runs aryl" ||
 	ko "no aryl in $(grep 'sched/dlsched: loaded' "$log" | tail -1)"
 stat_of() { sed -n "s/^$1=//p" "$st"; }
