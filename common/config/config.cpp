@@ -112,6 +112,9 @@ std::string words_list(const char* words)
 // Checks one value against its key's type and range; returns the reason it is bad, or "".
 std::string validate(const ConfigKey& k, std::string_view value)
 {
+	if (k.refused && is_word(k.refused, value))
+		return "'" + std::string(value) + "' " + k.refused_why +
+		       (k.words ? std::string(": one of ") + words_list(k.words) : std::string());
 	if (k.words && is_word(k.words, value))
 		return "";
 	switch (k.type) {

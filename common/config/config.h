@@ -27,6 +27,11 @@ struct ConfigKey {
 	// Words the value may be ('|' between them, case-insensitive): for a string, the only values
 	// allowed (null: any); for a number, allowed instead of a number ("RestartCost=model").
 	const char* words = nullptr;
+	// Values refused with a reason of their own, before the words are checked ('|' between them,
+	// case-insensitive), and that reason: "dl2|dual-agent" for ModelFallback=, whose words are the
+	// heuristic orderings (a learned ordering cannot stand in for a learned one).
+	const char* refused = nullptr;
+	const char* refused_why = nullptr;
 };
 
 // The one table of every key dlsched knows (config/keys.cpp).

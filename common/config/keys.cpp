@@ -113,8 +113,13 @@ const std::vector<ConfigKey>& config_keys()
 	         "dl2, dual-agent: the trained model (empty: the shipped models/dl2.pt)"},
 	        {"ModelWindow", ConfigType::kInt, "512", 1, 65536,
 	         "dl2, dual-agent: most jobs the network ranks per cycle (the rest follow in arrival order)"},
+	        // The heuristic orderings of policy/builtin.cpp (test_policy checks that these are all of
+	        // them); learned ones are refused by name.
 	        {"ModelFallback", ConfigType::kString, "tiresias-las", 0, 0,
-	         "dl2, dual-agent: ordering used when the model cannot be loaded (the reason is logged)"},
+	         "dl2, dual-agent: the heuristic ordering used when the model cannot be loaded (the reason "
+	         "is logged)",
+	         "tiresias-las|srtf|fifo|drf|edf|least-slack", "dl2|dual-agent",
+	         "is a learned ordering; a fallback must be a heuristic ordering"},
 	        {"TiresiasStarveFactor", ConfigType::kDouble, "0", 0, 1000,
 	         "tiresias-las: a job waiting, since it was last preempted, this x its executed time goes to "
 	         "the top queue (0 = never)"},

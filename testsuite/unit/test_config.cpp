@@ -52,6 +52,15 @@ START_TEST(errors_name_file_and_line)
 	        {"TiresiasQueueThresholds=10,5\n", "x.conf:1: TiresiasQueueThresholds: '10,5' must be strictly increasing"},
 	        {"\n\nPolicy\n", "x.conf:3: expected Key=Value, found 'Policy'"},
 	        {"ModelProfiles=\"/open\n", "x.conf:1: ModelProfiles: unterminated quoted value"},
+	        // ModelFallback= stands in for a learned ordering: a heuristic one, known by name.
+	        {"Policy=dl2\nModelFallback=dl2\n",
+	         "x.conf:2: ModelFallback: 'dl2' is a learned ordering; a fallback must be a heuristic ordering: one of "
+	         "tiresias-las,srtf,fifo,drf,edf,least-slack"},
+	        {"ModelFallback=Dual-Agent\n",
+	         "x.conf:1: ModelFallback: 'Dual-Agent' is a learned ordering; a fallback must be a heuristic ordering: "
+	         "one of tiresias-las,srtf,fifo,drf,edf,least-slack"},
+	        {"ModelFallback=lifo\n",
+	         "x.conf:1: ModelFallback: 'lifo' is not one of tiresias-las,srtf,fifo,drf,edf,least-slack"},
 	};
 	for (const BadCase& bc : cases) {
 		auto c = Config::parse(bc.text, "x.conf");
@@ -59,6 +68,21 @@ START_TEST(errors_name_file_and_line)
 		const std::string got = c.status().message();
 		ck_assert_msg(got == bc.message, "got \"%s\", want \"%s\"", got.c_str(), bc.message);
 	}
+}
+END_TEST
+
+// Keys set one by one (dlsched-sim --config-set, the tests) are checked as a file's are.
+START_TEST(set_checks_values_as_the_file_does)
+{
+	Config c;
+	ck_assert(c.set("ModelFallback", "srtf", "--config-set").is_ok());
+	ck_assert(c.get_string("ModelFallback") == "srtf");
+	const Status st = c.set("ModelFallback", "dl2", "--config-set");
+	ck_assert(!st.is_ok());
+	ck_assert_str_eq(st.message().c_str(),
+	                 "--config-set: ModelFallback: 'dl2' is a learned ordering; a fallback must be a heuristic "
+	                 "ordering: one of tiresias-las,srtf,fifo,drf,edf,least-slack");
+	ck_assert(c.get_string("ModelFallback") == "srtf");  // a refused value changes nothing
 }
 END_TEST
 
@@ -117,6 +141,7 @@ int main()
 	TCase* tc = tcase_create("config");
 	tcase_add_test(tc, defaults_and_good_files);
 	tcase_add_test(tc, errors_name_file_and_line);
+	tcase_add_test(tc, set_checks_values_as_the_file_does);
 	tcase_add_test(tc, missing_file_names_the_path);
 	tcase_add_test(tc, dump_parses_back_to_the_same_values);
 	tcase_add_test(tc, json_round_trip_and_errors);

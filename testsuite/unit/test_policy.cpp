@@ -4,7 +4,13 @@
 
 #include "check_main.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
 #include "policy/builtin_policies.h"
+#include "policy/registry.h"
 #include "view_builder.h"
 
 using namespace dlsched;
@@ -397,6 +403,39 @@ START_TEST(srtf_counts_each_partition_s_own_gpus)
 }
 END_TEST
 
+// ModelFallback= accepts exactly the heuristic orderings (config/keys.cpp lists them, so that a
+// learned one is refused when dlsched.conf is read): every ordering the core registers, none more.
+START_TEST(model_fallback_words_are_the_builtin_orderings)
+{
+	PolicyRegistry r;
+	register_builtin_policies(r);
+	std::vector<std::string> registered;
+	for (const PolicyRegistry::Entry& e : r.list("ordering"))
+		registered.push_back(e.name);
+	std::sort(registered.begin(), registered.end());
+	const ConfigKey* k = find_config_key("ModelFallback");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_ptr_nonnull(k->words);
+	std::vector<std::string> words;
+	std::string w = k->words;
+	for (std::size_t start = 0;;) {
+		const std::size_t bar = w.find('|', start);
+		words.push_back(w.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+		if (bar == std::string::npos)
+			break;
+		start = bar + 1;
+	}
+	std::sort(words.begin(), words.end());
+	std::string a, b;
+	for (const std::string& n : registered)
+		a += n + " ";
+	for (const std::string& n : words)
+		b += n + " ";
+	ck_assert_msg(a == b, "registered orderings: %s; ModelFallback's words: %s", a.c_str(), b.c_str());
+	ck_assert(k->default_value == std::string("tiresias-las"));
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("policy");
@@ -421,6 +460,7 @@ int main()
 	tcase_add_test(tc, count_places_a_job_wherever_enough_gpus_are_free);
 	tcase_add_test(tc, decisions_are_deterministic);
 	tcase_add_test(tc, srtf_counts_each_partition_s_own_gpus);
+	tcase_add_test(tc, model_fallback_words_are_the_builtin_orderings);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
