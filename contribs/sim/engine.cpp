@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <queue>
 #include <sstream>
 
@@ -23,6 +24,9 @@ constexpr std::uint64_t kMeasurementStream = 0x3ea5;
 constexpr std::uint64_t kCostStream = 0xc057;
 
 struct SimJob {
+	// Seconds per epoch on one reference GPU: the truth, which the job runs at. (Engine::jobs_
+	// carries what policies see, the same under Estimates::kOracle.)
+	Seconds epoch_time_1gpu = 0;
 	double rate = 0;              // epochs per second while progressing
 	Seconds progress_from = 0;    // progress resumes here (after a restart's cost)
 	Seconds progress_until = INFINITY;  // and stops here (a stopping job's safe point, or its kill)
@@ -95,8 +99,15 @@ public:
 		}
 		std::sort(node_sizes_.begin(), node_sizes_.end(), std::greater<int>());
 		periodic_policy_ = scheduler_.ordering().preemptive() || scheduler_.allocation().elastic();
-		for (std::size_t i = 0; i < jobs_.size(); ++i)
+		for (std::size_t i = 0; i < jobs_.size(); ++i) {
 			outcome_[i].qos = jobs_[i].qos;
+			state_[i].epoch_time_1gpu = jobs_[i].epoch_time_1gpu;
+		}
+		if (o.estimates == Estimates::kPredicted) {
+			predict::HintLimits limits = o.hint_limits;
+			limits.gpus_per_node = node_sizes_.empty() ? limits.gpus_per_node : node_sizes_.front();
+			estimates_ = std::make_unique<EstimateModel>(models_, jobs_, o.seed, o.measurement_noise, limits);
+		}
 		if (o.restart_model && o.cost_noise > 0) {
 			Rng rng(o.seed, kCostStream);
 			const double sd = o.cost_noise;
@@ -116,7 +127,13 @@ private:
 
 	Status check_runnable();
 	void advance(std::size_t i, Seconds t);
+	// Throughput of the job's placement relative to one reference GPU: its speedup times its slowest
+	// node's speed for its model, with the nodes' hidden factors (`hidden`: what it runs at) or
+	// without (what the host reckons from the catalog).
+	double placed_speed(std::size_t i, bool hidden) const;
 	double rate_of(std::size_t i) const;
+	// Estimates::kPredicted: what the policies see of each waiting and running job, now.
+	void refresh_estimates();
 	void update_speed(std::size_t i);
 	// The seconds a (re)started or resized run spends without progress: restoring its checkpoint
 	// (RestartCost=model: read + warm-up at its new speed; else RestartCost).
@@ -165,6 +182,7 @@ private:
 	std::vector<std::size_t> deferred_; // jobs whose resize waits for GPUs being freed (this cycle)
 	std::vector<SpeedObservation> observations_;  // oldest first, at most opt_.observation_history
 	Rng noise_rng_;
+	std::unique_ptr<EstimateModel> estimates_;  // Estimates::kPredicted only
 	// Capacity loaning.
 	int inference_gpus_ = 0;
 	Seconds demand_origin_ = 0;         // the workload's first submission: the demand series' time 0
@@ -239,8 +257,15 @@ void Engine::advance(std::size_t i, Seconds t)
 		if (nodes_[sh.node].kind == PartitionKind::kInference)
 			loaned_gpu_s_ += sh.gpus * dt;
 	const Seconds progressing = std::max(0.0, std::min(t, s.progress_until) - std::max(s.last_update, s.progress_from));
-	if (progressing > 0)
+	if (progressing > 0) {
+		const double before = j.epochs_done;
 		j.epochs_done = std::min(j.epochs_total, j.epochs_done + s.rate * progressing);
+		// The epochs it finished are timed, at the rate it ran them (and seen on one GPU by the
+		// catalog's speed of its placement: a node's hidden factor stays in the measurement).
+		const double finished = std::floor(j.epochs_done) - std::floor(before);
+		if (estimates_ && finished > 0 && s.rate > 0)
+			estimates_->timed(i, finished, placed_speed(i, false) / s.rate);
+	}
 	const double idle = j.gpus_allocated * (dt - progressing);
 	if (idle > 0) {
 		lost_gpu_s_ += idle;
@@ -254,15 +279,34 @@ void Engine::advance(std::size_t i, Seconds t)
 // nodes for this model (a synchronous data-parallel job runs at its slowest GPU): the node's GPU type
 // speed times its hidden factor, as ModelCatalog::placed_speedup when there is no fluctuation. Then
 // the completion event.
-double Engine::rate_of(std::size_t i) const
+double Engine::placed_speed(std::size_t i, bool hidden) const
 {
 	const Job& j = jobs_[i];
 	double slowest = j.placement.empty() ? 1.0 : INFINITY;
 	for (const NodeShare& sh : j.placement)
-		slowest = std::min(slowest, models_.gpu_speed(j.model, nodes_[sh.node].gpu_type) * node_factor(sh.node));
+		slowest = std::min(slowest, models_.gpu_speed(j.model, nodes_[sh.node].gpu_type) *
+		                                    (hidden ? node_factor(sh.node) : 1.0));
 	const int spanned = opt_.placement_model == PlacementModel::kCount ? fewest_nodes(j.gpus_allocated)
 	                                                                   : static_cast<int>(j.placement.size());
-	return models_.speedup(j.model, j.gpus_allocated, spanned) * slowest / j.epoch_time_1gpu;
+	return models_.speedup(j.model, j.gpus_allocated, spanned) * slowest;
+}
+
+double Engine::rate_of(std::size_t i) const
+{
+	return placed_speed(i, true) / state_[i].epoch_time_1gpu;
+}
+
+void Engine::refresh_estimates()
+{
+	auto see = [&](std::size_t i) {
+		const JobEstimate e = estimates_->estimate(i, jobs_[i]);
+		jobs_[i].epoch_time_1gpu = e.epoch_time_1gpu;
+		jobs_[i].runtime_cv = e.runtime_cv;
+	};
+	for (std::size_t i : pending_)
+		see(i);
+	for (std::size_t i : running_)
+		see(i);
 }
 
 void Engine::update_speed(std::size_t i)
@@ -642,8 +686,11 @@ Status Engine::cycle()
 		Job& j = jobs_[i];
 		if (!state_[i].measured && now_ >= std::max(j.start_time, state_[i].progress_from) + opt_.observe_after)
 			measure(i);
-		j.preempt_cost = cost_estimate(j);
 	}
+	if (estimates_)
+		refresh_estimates();
+	for (std::size_t i : running_)
+		jobs_[i].preempt_cost = cost_estimate(jobs_[i]);
 	ClusterView view = make_view();
 	const auto t0 = std::chrono::steady_clock::now();
 	Decisions d = scheduler_.decide(view);
@@ -932,6 +979,7 @@ Result<SimResult> Engine::run()
 	r.inference_gpus = inference_gpus_;
 	r.window_s = window_to_ - window_from_;
 	r.window_gpu_s = window_gpu_s_;
+	r.estimates = opt_.estimates;
 	return r;
 }
 

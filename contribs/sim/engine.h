@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "estimates.h"
 #include "model/cluster_view.h"
 #include "policy/scheduler.h"
+#include "predict/hints.h"
 #include "predict/overhead.h"
 #include "workload/inference_demand.h"
 #include "workload/workload.h"
@@ -42,8 +44,15 @@ struct SimOptions {
 	// Speed measurements (ClusterView::observations): every run is measured on each of its nodes
 	// once it has progressed `observe_after` seconds, and when it ends (completion, requeue, resize),
 	// as an epoch-time collector would; each with multiplicative log-normal noise of this sd, seeded.
+	// Estimates::kPredicted times each epoch with the same noise.
 	Seconds observe_after = 300;
 	double measurement_noise = 0.03;
+	// What policies see of each job's length (--estimates; estimates.h): the truth (kOracle), or what
+	// a controller would know (kPredicted: its own timed epochs, else same-model history, else the
+	// user's word bounded by `hint_limits`; noise from `dlsched-db accuracy`). The engine runs every
+	// job at its true speed either way.
+	Estimates estimates = Estimates::kOracle;
+	predict::HintLimits hint_limits;  // HintTrustFactor=, HintFloorNoTimeLimit= (gpus_per_node: the nodes')
 	std::size_t observation_history = 512;  // the most recent measurements the view carries
 	std::uint64_t seed = 1;                 // of the measurement noise (Seed=)
 	DecisionRecorder* recorder = nullptr;  // given to learned policies in every view (dlsched-train)
@@ -93,6 +102,7 @@ struct SimResult {
 	// used in it: the cluster's usage while work arrives (the long tail after it is alike for all).
 	Seconds window_s = 0;
 	double window_gpu_s = 0;
+	Estimates estimates = Estimates::kOracle;  // what the policies saw (SimOptions::estimates)
 };
 
 // Runs `workload` to completion under `scheduler`. Errors: a policy's invalid action (naming the

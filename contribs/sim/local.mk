@@ -5,6 +5,8 @@ contribs_sim_libsim_la_SOURCES = \
 	contribs/sim/cluster_spec.cpp \
 	contribs/sim/engine.h \
 	contribs/sim/engine.cpp \
+	contribs/sim/estimates.h \
+	contribs/sim/estimates.cpp \
 	contribs/sim/metrics.h \
 	contribs/sim/metrics.cpp \
 	contribs/sim/generator.h \

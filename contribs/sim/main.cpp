@@ -62,6 +62,10 @@ const char kUsage[] =
         "  --inference-demand FILE  inference demand (time_s,demand: the fraction of the inference\n"
         "                         nodes' GPUs inference needs) from the workload's start, repeated;\n"
         "                         a Loaning policy (preset aryl) lends the rest to training\n"
+        "  --estimates oracle|predicted  what policies see of each job's length: the truth (default), or\n"
+        "                         what a controller would know: its own timed epochs, else same-model\n"
+        "                         history, else its model profile bounded by its time limit, with the\n"
+        "                         errors dlsched-db accuracy measured (dlsched-sim(1), ESTIMATES)\n"
         "  --skip-bad-lines       skip malformed workload lines (their count is printed)\n"
         "  --drop-unrunnable      leave out jobs no eligible nodes can hold (else an error)\n"
         "  --progress / --quiet   progress on stderr (default: on a terminal, or every 10 s after 3 s)\n";
@@ -76,6 +80,7 @@ struct Options {
 	double restart_cost = -1;
 	bool restart_model = false;
 	PlacementModel placement_model = PlacementModel::kNodes;
+	Estimates estimates = Estimates::kOracle;
 	bool seed_given = false;
 	bool drop_unrunnable = false;
 	bool print_config = false, list_policies = false, quick = false;
@@ -254,6 +259,13 @@ int parse_args(int argc, char** argv, Options& o)
 				o.placement_model = PlacementModel::kNodes;
 			else
 				return usage_error("--placement-model '" + v + "': expected count or nodes");
+		} else if (a == "--estimates") {
+			if (!value(v))
+				return usage_error("--estimates needs oracle or predicted");
+			auto e = parse_estimates(v);
+			if (!e.is_ok())
+				return usage_error(e.status().message());
+			o.estimates = e.value();
 		} else if (a == "--skip-bad-lines") {
 			o.read.skip_bad_lines = true;
 		} else if (a == "--drop-unrunnable") {
@@ -416,6 +428,9 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		so.seed = static_cast<std::uint64_t>(c.get_int("Seed"));
 		so.inference_demand = demand;
 		so.reclaim_timeout = c.get_double("ReclaimTimeout");
+		so.estimates = o.estimates;
+		so.hint_limits.trust_factor = c.get_double("HintTrustFactor");
+		so.hint_limits.floor_no_limit_s = c.get_double("HintFloorNoTimeLimit");
 		const auto started = std::chrono::steady_clock::now();
 		auto last_line = started;
 		bool drew = false;

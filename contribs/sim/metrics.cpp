@@ -75,6 +75,7 @@ RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const 
 {
 	RunMetrics m;
 	m.policy = policy;
+	m.estimates = r.estimates;
 	m.jobs = r.jobs.size();
 	std::vector<double> jct, queue;
 	double held = 0;
@@ -164,6 +165,7 @@ json::Value to_json(const RunMetrics& m)
 	Value o = Value::object();
 	o.set("policy", Value::string(m.policy));
 	o.set("fallback", m.fallback.empty() ? Value::null() : Value::string(m.fallback));
+	o.set("estimates", Value::string(estimates_name(m.estimates)));
 	o.set("jobs", Value::integer(static_cast<std::int64_t>(m.jobs)));
 	o.set("avg_jct_s", Value::number(m.avg_jct_s));
 	o.set("p50_jct_s", Value::number(m.p50_jct_s));
@@ -245,6 +247,19 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 	if (!runs.empty())
 		out += "bound (each job alone at its requested GPUs): avg JCT " + human_duration(runs.front().bound_avg_jct_s) +
 		       "; slowdown = avg JCT / bound; vs 1st = avg JCT / " + runs.front().policy + "'s\n";
+	// What the policies saw of the jobs' lengths (dlsched-sim: one --estimates for all runs).
+	bool mixed = false;
+	for (const RunMetrics& m : runs)
+		mixed = mixed || m.estimates != runs.front().estimates;
+	if (!runs.empty() && !mixed)
+		out += std::string("estimates: ") + estimates_name(runs.front().estimates) +
+		       (runs.front().estimates == Estimates::kPredicted
+		                ? " (policies saw predicted epoch times: their own timed epochs, else same-model history, "
+		                  "else the user's word)\n"
+		                : " (policies saw each job's true epoch time)\n");
+	else if (mixed)
+		for (const RunMetrics& m : runs)
+			out += "estimates of " + m.policy + ": " + estimates_name(m.estimates) + "\n";
 	// Capacity loaning, when a demand series was given.
 	bool loaning = false;
 	for (const RunMetrics& m : runs)

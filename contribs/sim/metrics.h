@@ -22,6 +22,7 @@ struct QosMetrics {
 struct RunMetrics {
 	std::string policy;
 	std::string fallback;  // the heuristic a learned policy fell back to (empty: none)
+	Estimates estimates = Estimates::kOracle;  // what the policy saw of the jobs' lengths
 	std::size_t jobs = 0;
 	double avg_jct_s = 0, p50_jct_s = 0, p95_jct_s = 0, p99_jct_s = 0;
 	double avg_queue_s = 0;     // first start - submit

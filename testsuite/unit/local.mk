@@ -14,3 +14,4 @@ include testsuite/unit/profiledb.mk
 include testsuite/unit/records.mk
 include testsuite/unit/predict.mk
 include testsuite/unit/models.mk
+include testsuite/unit/sim.mk
