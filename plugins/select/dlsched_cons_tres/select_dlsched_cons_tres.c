@@ -27,6 +27,7 @@
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
+#include "src/common/run_in_daemon.h"
 #include "src/common/select.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -91,8 +92,16 @@ static const char *syms[] = {
 static slurm_select_ops_t real;
 static void *real_handle = NULL;
 static bool we_inited = false;
+/*
+ * dlsched.conf, loaded in init() and select_p_reconfigure() inside slurmctld
+ * only (never in select_p_job_test(), where slurmctld's write locks are held);
+ * NULL when there is none or it is invalid: cons_tres decides alone. slurmd and
+ * the clients never load it (they never place jobs), nor does a slurmctld that
+ * loads this plugin only because it is in PluginDir (Slurm loads every select
+ * plugin there and calls its init(); only SelectType's places jobs).
+ */
 static dlsched_scheduler_t *sched = NULL;
-static bool sched_tried = false;
+static bool places_jobs = false;
 static uint64_t placed_cnt = 0, fallback_cnt = 0, deferred_cnt = 0;
 
 /* Find select_cons_tres.so in PluginDir (a colon list), preferring the copy already loaded. */
@@ -118,7 +127,27 @@ static void *_open_cons_tres(bool *fresh)
 	return h;
 }
 
-/* Loads cons_tres; every daemon and client that loads select plugins calls this. No locks held. */
+/*
+ * (Re)loads dlsched.conf and the model profiles it names, in slurmctld only. A
+ * missing or invalid file is logged (dls_scheduler_load() names it and the
+ * error) and leaves sched NULL: cons_tres alone, until the next reconfigure.
+ * Locks: none (init) or the caller's slurmctld locks (select_p_reconfigure);
+ * select_p_job_test() never runs meanwhile (it needs the job write lock).
+ */
+static void _load_config(void)
+{
+	if (!places_jobs)
+		return;
+	if (sched)
+		dlsched_scheduler_destroy(sched);
+	sched = dls_scheduler_load(plugin_type, NULL);
+	dls_loans_configure(sched);
+}
+
+/*
+ * Loads cons_tres; every daemon and client that loads select plugins calls
+ * this. In slurmctld it also loads dlsched.conf. No locks held.
+ */
 extern int init(void)
 {
 	void **ptrs = (void **) &real;
@@ -126,6 +155,9 @@ extern int init(void)
 
 	if (real_handle)
 		return SLURM_SUCCESS;
+	/* running_in_slurmctld() reads slurm_prog_name: the daemons run from links named slurmctld
+	 * (SLURM-NOTES.md). */
+	places_jobs = running_in_slurmctld() && !xstrcmp(slurm_conf.select_type, plugin_type);
 	if (!(real_handle = _open_cons_tres(&fresh))) {
 		error("select/dlsched_cons_tres: select_cons_tres.so not found in PluginDir=%s: %s",
 		      slurm_conf.plugindir, dlerror());
@@ -145,6 +177,7 @@ extern int init(void)
 			return SLURM_ERROR;
 		we_inited = true;
 	}
+	_load_config();
 	return SLURM_SUCCESS;
 }
 
@@ -153,7 +186,6 @@ extern int fini(void)
 	if (sched)
 		dlsched_scheduler_destroy(sched);
 	sched = NULL;
-	sched_tried = false;
 	if (we_inited && real_handle) {
 		int (*real_fini)(void) = dlsym(real_handle, "fini");
 
@@ -184,10 +216,6 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 	bitstr_t *pref = NULL;
 	int gpus, i;
 
-	if (!sched && !sched_tried) {
-		sched_tried = true;
-		sched = dls_scheduler_load(plugin_type, NULL);
-	}
 	if (!sched || (gpus = dls_job_gpus_requested(job_ptr)) <= 0)
 		return NULL;
 
@@ -266,11 +294,8 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	bitstr_t *pref;
 	int rc;
 
-	if (!sched && !sched_tried) {
-		sched_tried = true;
-		sched = dls_scheduler_load(plugin_type, NULL);
-		dls_loans_configure(sched);
-	}
+	/* dlsched.conf was loaded in init() or select_p_reconfigure(), never here: this runs under
+	 * slurmctld's job and node write locks. */
 	if (mode == SELECT_MODE_RUN_NOW && _awaits_sizing(job_ptr))
 		return ESLURM_NODES_BUSY;
 	/* Capacity loaning, for every scheduler in slurmctld: training jobs on lent inference nodes
@@ -392,13 +417,15 @@ extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo, job_
 	return real.get_info_from_plugin(dinfo, job_ptr, data);
 }
 extern int select_p_update_node_config(int index) { return real.update_node_config(index); }
+/*
+ * scontrol reconfigure (and Slurm's other calls after partition, node or
+ * DebugFlags changes): dlsched.conf and the model profiles are read again now.
+ * Locks: the caller's (read_slurm_conf(): config, job, node and partition
+ * write); a few milliseconds for the file and the profiles.
+ */
 extern int select_p_reconfigure(void)
 {
-	/* dlsched.conf is read again at the next placement. */
-	if (sched)
-		dlsched_scheduler_destroy(sched);
-	sched = NULL;
-	sched_tried = false;
+	_load_config();
 	return real.reconfigure();
 }
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt, bitstr_t *avail_bitmap,
