@@ -79,8 +79,6 @@ public:
 	// What job `i` (whose state is `job`: time limit, sizes, epochs, time run) looks like now.
 	JobEstimate estimate(std::size_t i, const Job& job);
 
-	std::size_t epochs_timed(std::size_t i) const { return static_cast<std::size_t>(jobs_[i].epochs); }
-
 private:
 	struct Known {
 		int model = -1;
