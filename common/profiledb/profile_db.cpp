@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
+#include <set>
+#include <tuple>
 
 namespace dlsched::db {
 
@@ -78,6 +80,10 @@ const char* const kSteps[] = {
         "  outcome TEXT NOT NULL DEFAULT '',"
         "  requeued_s REAL NOT NULL DEFAULT 0,"
         "  PRIMARY KEY (cluster, job_id, requested_s));",
+        // 5: the node each epoch was measured on (the reporting collector's), for the controller's
+        // speed model (gp-placement), and the latest epochs found by time.
+        "ALTER TABLE epochs ADD COLUMN node TEXT NOT NULL DEFAULT '';"
+        "CREATE INDEX epochs_by_end ON epochs (cluster, end_s);",
 };
 static_assert(sizeof kSteps / sizeof kSteps[0] == ProfileDb::kSchemaVersion, "one step per schema version");
 
@@ -263,11 +269,15 @@ Status ProfileDb::put_job(const JobRecord& j)
 
 Result<bool> ProfileDb::add_epoch(const EpochRecord& e)
 {
-	auto st = Statement::prepare(db_,
-	                             "INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, "
-	                             "bytes_read, net_rx_bytes, nfs_read_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
-	                             // Only a duplicate is skipped; a CHECK failure stays an error.
-	                             "ON CONFLICT DO NOTHING");
+	// The node from version 5 on (a database made at an older version for a test has no column).
+	auto st = Statement::prepare(db_, std::string("INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, "
+	                                              "end_s, bytes_read, net_rx_bytes, nfs_read_bytes") +
+	                                          (version_ >= 5 ? ", node" : "") +
+	                                          ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10" +
+	                                          (version_ >= 5 ? ", ?11" : "") +
+	                                          ") "
+	                                          // Only a duplicate is skipped; a CHECK failure stays an error.
+	                                          "ON CONFLICT DO NOTHING");
 	if (!st.is_ok())
 		return st.status();
 	Statement& s = st.value();
@@ -281,6 +291,7 @@ Result<bool> ProfileDb::add_epoch(const EpochRecord& e)
 	if (b.is_ok()) b = s.bind(8, e.bytes_read);
 	if (b.is_ok()) b = s.bind(9, e.net_rx_bytes);
 	if (b.is_ok()) b = s.bind(10, e.nfs_read_bytes);
+	if (b.is_ok() && version_ >= 5) b = s.bind(11, e.node);
 	if (b.is_ok()) b = s.run();
 	if (!b.is_ok())
 		return b;
@@ -384,11 +395,17 @@ Result<std::vector<std::pair<std::string, int>>> ProfileDb::models()
 	                        "e.cluster = j.cluster AND e.job_id = j.job_id) GROUP BY j.model ORDER BY j.model");
 }
 
+const char* ProfileDb::node_column() const
+{
+	return version_ >= 5 ? "node" : "''";
+}
+
 Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster, std::int64_t job_id)
 {
 	auto st = prepare_for_job(db_,
-	                          "SELECT run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, nfs_read_bytes "
-	                          "FROM epochs WHERE cluster = ?1 AND job_id = ?2 ORDER BY epoch",
+	                          std::string("SELECT run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, "
+	                                      "nfs_read_bytes, ") +
+	                                  node_column() + " FROM epochs WHERE cluster = ?1 AND job_id = ?2 ORDER BY epoch",
 	                          cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
@@ -405,6 +422,7 @@ Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster
 		e.bytes_read = r.column_int(5);
 		e.net_rx_bytes = r.column_int(6);
 		e.nfs_read_bytes = r.column_int(7);
+		e.node = r.column_text(8);
 		out.push_back(e);
 	});
 	if (!done.is_ok())
@@ -596,6 +614,74 @@ Result<std::vector<JobProfile>> ProfileDb::model_history(const std::string& mode
 	return out;
 }
 
+Result<std::vector<NodeRun>> ProfileDb::recent_node_runs(const std::string& cluster, std::size_t runs,
+                                                          std::size_t max_rows)
+{
+	std::vector<NodeRun> out;
+	if (version_ < 5 || runs == 0)
+		return out;  // no epoch knows its node before schema 5
+	// The latest epochs first (epochs_by_end), until `runs` distinct runs-on-a-node are found.
+	auto latest = Statement::prepare(db_,
+	                                 "SELECT job_id, run, node FROM epochs WHERE cluster = ?1 AND node != '' "
+	                                 "ORDER BY end_s DESC, job_id DESC, epoch DESC");
+	if (!latest.is_ok())
+		return latest.status();
+	Status b = latest->bind(1, cluster);
+	if (!b.is_ok())
+		return b;
+	std::set<std::tuple<std::int64_t, int, std::string>> seen;
+	for (std::size_t rows = 0; out.size() < runs && rows < max_rows; ++rows) {
+		auto r = latest->step();
+		if (!r.is_ok())
+			return r.status();
+		if (!r.value())
+			break;
+		NodeRun n;
+		n.job_id = latest->column_int(0);
+		n.run = static_cast<int>(latest->column_int(1));
+		n.node = latest->column_text(2);
+		if (seen.insert(std::make_tuple(n.job_id, n.run, n.node)).second)
+			out.push_back(std::move(n));
+	}
+	// Each run's epochs on its node (the jobs' primary key), and its job's model and node count.
+	auto epochs = Statement::prepare(db_,
+	                                 "SELECT epoch, gpus, start_s, end_s FROM epochs WHERE cluster = ?1 AND "
+	                                 "job_id = ?2 AND run = ?3 AND node = ?4 ORDER BY epoch");
+	if (!epochs.is_ok())
+		return epochs.status();
+	for (NodeRun& n : out) {
+		auto job = job_record(cluster, n.job_id);
+		if (job.is_ok()) {
+			n.model = job->model;
+			n.nodes = job->nodes;
+		} else if (job.status().code() != StatusCode::kNotFound) {
+			return job.status();
+		}
+		epochs->reset();
+		Status reset = epochs->bind(1, cluster);
+		if (reset.is_ok()) reset = epochs->bind(2, n.job_id);
+		if (reset.is_ok()) reset = epochs->bind(3, static_cast<std::int64_t>(n.run));
+		if (reset.is_ok()) reset = epochs->bind(4, n.node);
+		if (!reset.is_ok())
+			return reset;
+		Status done = each_row(epochs.value(), [&](const Statement& r) {
+			EpochRecord e;
+			e.cluster = cluster;
+			e.job_id = n.job_id;
+			e.run = n.run;
+			e.epoch = static_cast<int>(r.column_int(0));
+			e.gpus = static_cast<int>(r.column_int(1));
+			e.start_s = r.column_double(2);
+			e.end_s = r.column_double(3);
+			e.node = n.node;
+			n.epochs.push_back(e);
+		});
+		if (!done.is_ok())
+			return done;
+	}
+	return out;
+}
+
 Status ProfileDb::vacuum()
 {
 	return db_.exec("VACUUM");
@@ -622,7 +708,11 @@ Status ProfileDb::export_csv(const std::string& table, std::ostream& out)
 		cols = kJobColumns;
 		order = "cluster, job_id";
 	} else if (table == "epochs") {
-		cols = "cluster, job_id, run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, nfs_read_bytes";
+		// The node last (from schema 5 on): scripts read the columns before it by position.
+		cols = version_ >= 5 ? "cluster, job_id, run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, "
+		                       "nfs_read_bytes, node"
+		                     : "cluster, job_id, run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, "
+		                       "nfs_read_bytes";
 		order = "cluster, job_id, epoch";
 	} else if (table == "checkpoints") {
 		cols = "cluster, job_id, run, epoch, kind, bytes, seconds, at_s";

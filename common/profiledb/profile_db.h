@@ -45,6 +45,7 @@ struct EpochRecord {
 	std::int64_t bytes_read = -1;      // -1: not measured
 	std::int64_t net_rx_bytes = -1;
 	std::int64_t nfs_read_bytes = -1;
+	std::string node;          // the node whose collector reported it (schema 5); "" when unknown
 
 	double seconds() const { return end_s - start_s; }
 };
@@ -76,6 +77,17 @@ struct PreemptionRecord {
 	double requeued_s = 0;           // when it was requeued (0: not yet)
 };
 
+// One run's epochs as one node reported them: what the controller's speed model learns from
+// (recent_node_runs).
+struct NodeRun {
+	std::int64_t job_id = 0;
+	int run = 0;
+	std::string node;
+	std::string model;                // the job's ("" when unknown)
+	int nodes = 1;                    // nodes the job ran on (its jobs row: the latest run's)
+	std::vector<EpochRecord> epochs;  // by epoch number
+};
+
 struct JobProfile {
 	JobRecord job;
 	std::vector<EpochRecord> epochs;            // by epoch number
@@ -85,7 +97,7 @@ struct JobProfile {
 
 class ProfileDb {
 public:
-	static constexpr int kSchemaVersion = 4;
+	static constexpr int kSchemaVersion = 5;
 	static constexpr std::int32_t kApplicationId = 0x646c7363;  // "dlsc"
 
 	// The single writer of profiles (dlsched-ingestd): creates the file if missing, upgrades an older
@@ -129,6 +141,12 @@ public:
 	Result<JobRecord> job_record(const std::string& cluster, std::int64_t job_id);
 	// Jobs of `model` with recorded epochs, most recent first, at most `limit` (0: all).
 	Result<std::vector<JobProfile>> model_history(const std::string& model, std::size_t limit = 0);
+	// The cluster's latest `runs` runs that reported epochs with their node (schema 5; none before),
+	// by their latest epoch's end, most recent first, each with all its epochs on that node. Reads
+	// at most `max_rows` epochs to find them (an index on the end time): bounded however large the
+	// database grows.
+	Result<std::vector<NodeRun>> recent_node_runs(const std::string& cluster, std::size_t runs,
+	                                              std::size_t max_rows = 100000);
 	// The cluster's experience rows recorded at or after `since_s` (the step's `now`), oldest first
 	// (by time, then cycle, then insertion), at most `limit` (0: all). A malformed row is an error
 	// that names its rowid and the field at fault (nothing is skipped silently: read on from after
@@ -147,6 +165,8 @@ private:
 	Result<std::vector<EpochRecord>> epochs_of(const std::string& cluster, std::int64_t job_id);
 	Result<std::vector<CheckpointRecord>> checkpoints_of(const std::string& cluster, std::int64_t job_id);
 	Result<std::vector<PreemptionRecord>> preemptions_of(const std::string& cluster, std::int64_t job_id);
+	// The epochs' node column, or '' in a database older than schema 5 (readers do not upgrade).
+	const char* node_column() const;
 	// Reads p.job's epochs and checkpoints into p.
 	Status fill(JobProfile& p);
 

@@ -371,6 +371,7 @@ Result<Batch> parse_batch(const std::string& text, double now_s)
 			e.cluster = b.cluster;
 			e.job_id = b.job_id;
 			e.run = b.run;
+			e.node = b.node;  // the collector's node: where the epoch ran (doc/protocol.md)
 			b.epochs.push_back(e);
 		} else if (type == "checkpoint") {
 			CheckpointRecord c;

@@ -14,7 +14,7 @@ ok() { echo "PASS: $*"; }
 ko() { echo "FAIL: $*"; fails=$((fails + 1)); }
 f="$tmp/p.db"
 
-"$db" --db "$f" init >"$tmp/out" 2>&1 && grep -q "schema version 4 (ready)" "$tmp/out" && ok "init creates the database" ||
+"$db" --db "$f" init >"$tmp/out" 2>&1 && grep -q "schema version 5 (ready)" "$tmp/out" && ok "init creates the database" ||
 	ko "init: $(cat "$tmp/out")"
 "$py" - "$f" <<'PY'
 import sqlite3, sys
@@ -33,8 +33,8 @@ PY
 	grep -Eq '^ +2 +0 +2 +10.000 +10000 +-1 +-1$' "$tmp/out" && grep -Eq '^ +save +0 +2.000 +94371840 +0.750$' "$tmp/out" &&
 	ok "job: record, epochs and checkpoint" || ko "job: $(cat "$tmp/out")"
 "$db" --db "$f" export epochs >"$tmp/out" 2>&1 && [ "$(wc -l <"$tmp/out")" -eq 5 ] &&
-	[ "$(sed -n 3p "$tmp/out")" = ",41,0,2,2,12.5,22.5,10000,-1,-1" ] && ok "export epochs as CSV" || ko "export: $(cat "$tmp/out")"
-DLSCHED_PROFILE_DB="$f" "$db" version >"$tmp/out" 2>&1 && grep -q "schema version 4; this dlsched writes version 4" "$tmp/out" &&
+	[ "$(sed -n 3p "$tmp/out")" = ",41,0,2,2,12.5,22.5,10000,-1,-1," ] && ok "export epochs as CSV" || ko "export: $(cat "$tmp/out")"
+DLSCHED_PROFILE_DB="$f" "$db" version >"$tmp/out" 2>&1 && grep -q "schema version 5; this dlsched writes version 5" "$tmp/out" &&
 	ok "version (DLSCHED_PROFILE_DB)" || ko "version: $(cat "$tmp/out")"
 "$db" --db "$f" vacuum >"$tmp/out" 2>&1 && "$db" --db "$f" check >"$tmp/out" 2>&1 && ok "vacuum, then check" || ko "vacuum/check: $(cat "$tmp/out")"
 
@@ -60,8 +60,8 @@ PRAGMA user_version = 1;
 """)
 c.commit()
 PY
-"$db" --db "$old" version >"$tmp/out" 2>&1 && grep -q "schema version 1; this dlsched writes version 4 (dlsched-db init upgrades it)" "$tmp/out" &&
-	"$db" --db "$old" init >/dev/null 2>&1 && "$db" --db "$old" version 2>&1 | grep -q "schema version 4;" &&
+"$db" --db "$old" version >"$tmp/out" 2>&1 && grep -q "schema version 1; this dlsched writes version 5 (dlsched-db init upgrades it)" "$tmp/out" &&
+	"$db" --db "$old" init >/dev/null 2>&1 && "$db" --db "$old" version 2>&1 | grep -q "schema version 5;" &&
 	"$db" --db "$old" models 2>&1 | grep -Eq '^bert +1$' && ok "init upgrades version 1, keeping its rows" ||
 	ko "upgrade: $(cat "$tmp/out")"
 

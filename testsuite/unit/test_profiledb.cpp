@@ -139,8 +139,9 @@ START_TEST(records_round_trip_and_duplicates_are_ignored)
 	std::string header, row;
 	std::getline(lines, header);
 	std::getline(lines, row);
-	ck_assert_str_eq(header.c_str(), "cluster,job_id,run,epoch,gpus,start_s,end_s,bytes_read,net_rx_bytes,nfs_read_bytes");
-	ck_assert_str_eq(row.c_str(), ",7,0,1,4,1000.0,1030.0,1000,-1,-1");
+	ck_assert_str_eq(header.c_str(),
+	                 "cluster,job_id,run,epoch,gpus,start_s,end_s,bytes_read,net_rx_bytes,nfs_read_bytes,node");
+	ck_assert_str_eq(row.c_str(), ",7,0,1,4,1000.0,1030.0,1000,-1,-1,");
 	ck_assert(!r->export_csv("sqlite_master", csv).is_ok());
 }
 END_TEST
@@ -240,6 +241,72 @@ START_TEST(version_4_records_preemptions_with_their_predictions)
 }
 END_TEST
 
+// Schema 5: each epoch keeps the node that reported it, and the controller's speed model reads the
+// latest runs per node (the rows before the upgrade have no node and are not among them).
+START_TEST(version_5_knows_each_epoch_s_node)
+{
+	const std::string path = temp_path("v5.db");
+	{
+		auto v4 = ProfileDb::create_at_version(path, 4);
+		ck_assert_msg(v4.is_ok(), "%s", v4.status().message().c_str());
+		ck_assert(v4->put_job(job(1, "cifar10", 10)).is_ok());
+		ck_assert(v4->add_epoch(epoch(1, 1, 10, 5)).is_ok());
+		ck_assert(v4->add_epoch(epoch(1, 2, 15, 5)).is_ok());
+		// A reader of version 4 finds no node, and no run to learn from.
+		auto runs = v4->recent_node_runs("", 10);
+		ck_assert(runs.is_ok() && runs->empty());
+		std::ostringstream csv;
+		ck_assert(v4->export_csv("epochs", csv).is_ok());
+		ck_assert(csv.str().rfind("cluster,job_id,run,epoch,gpus,start_s,end_s,bytes_read,net_rx_bytes,nfs_read_bytes\n", 0) == 0);
+	}
+	auto w = ProfileDb::open_writer(path);
+	ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
+	ck_assert_int_eq(w->schema_version(), 5);
+	auto on = [](std::int64_t id, int run, int n, double start, double seconds, const char* node) {
+		EpochRecord e = epoch(id, n, start, seconds);
+		e.run = run;
+		e.node = node;
+		return e;
+	};
+	JobRecord two = job(2, "bert", 20);
+	two.nodes = 2;
+	ck_assert(w->put_job(two).is_ok());
+	ck_assert(w->put_job(job(3, "cifar10", 30)).is_ok());
+	// Job 2: run 0 on n1 (epochs 1-3), run 1 on n2 (epochs 4-5); job 3: run 0 on n1, latest.
+	ck_assert(w->add_epoch(on(2, 0, 1, 100, 10, "n1")).is_ok());
+	ck_assert(w->add_epoch(on(2, 0, 2, 110, 10, "n1")).is_ok());
+	ck_assert(w->add_epoch(on(2, 0, 3, 120, 10, "n1")).is_ok());
+	ck_assert(w->add_epoch(on(2, 1, 4, 200, 12, "n2")).is_ok());
+	ck_assert(w->add_epoch(on(2, 1, 5, 212, 12, "n2")).is_ok());
+	ck_assert(w->add_epoch(on(3, 0, 1, 300, 7, "n1")).is_ok());
+	auto p = w->job("", 2);
+	ck_assert(p.is_ok() && p->epochs.size() == 5);
+	ck_assert_str_eq(p->epochs[3].node.c_str(), "n2");
+	auto runs = w->recent_node_runs("", 10);
+	ck_assert_msg(runs.is_ok(), "%s", runs.status().message().c_str());
+	ck_assert_uint_eq(runs->size(), 3);  // job 1's epochs have no node
+	const NodeRun& latest = (*runs)[0];
+	ck_assert_int_eq(latest.job_id, 3);
+	ck_assert_str_eq(latest.model.c_str(), "cifar10");
+	ck_assert_uint_eq(latest.epochs.size(), 1);
+	const NodeRun& second = (*runs)[1];
+	ck_assert(second.job_id == 2 && second.run == 1 && second.node == "n2");
+	ck_assert_int_eq(second.nodes, 2);
+	ck_assert_uint_eq(second.epochs.size(), 2);
+	ck_assert_int_eq(second.epochs[0].epoch, 4);
+	ck_assert_double_eq(second.epochs[1].seconds(), 12);
+	ck_assert(((*runs)[2].job_id == 2 && (*runs)[2].run == 0 && (*runs)[2].epochs.size() == 3));
+	// At most `runs` of them, and no other cluster's.
+	auto one = w->recent_node_runs("", 1);
+	ck_assert(one.is_ok() && one->size() == 1 && (*one)[0].job_id == 3);
+	auto other = w->recent_node_runs("elsewhere", 10);
+	ck_assert(other.is_ok() && other->empty());
+	std::ostringstream csv;
+	ck_assert(w->export_csv("epochs", csv).is_ok());
+	ck_assert(csv.str().find("\n,2,1,5,4,212.0,224.0,5000,-1,-1,n2\n") != std::string::npos);
+}
+END_TEST
+
 START_TEST(bad_files_are_errors_naming_the_file)
 {
 	auto none = ProfileDb::open_reader("/nonexistent/profiles.db");
@@ -293,6 +360,7 @@ int main()
 	tcase_add_test(tc, an_older_schema_is_upgraded_with_its_data);
 	tcase_add_test(tc, version_3_keeps_one_of_each_duplicated_checkpoint);
 	tcase_add_test(tc, version_4_records_preemptions_with_their_predictions);
+	tcase_add_test(tc, version_5_knows_each_epoch_s_node);
 	tcase_add_test(tc, bad_files_are_errors_naming_the_file);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

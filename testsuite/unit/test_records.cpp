@@ -74,6 +74,7 @@ START_TEST(the_protocol_example_becomes_records)
 	ck_assert_str_eq(e.cluster.c_str(), "dlsched");
 	ck_assert_int_eq(e.job_id, 42);
 	ck_assert_int_eq(e.run, 0);
+	ck_assert_str_eq(e.node.c_str(), "n1");  // the batch's node: where the epoch ran
 	ck_assert_int_eq(e.epoch, 1);
 	ck_assert_int_eq(e.gpus, 4);
 	ck_assert_double_eq_tol(e.seconds(), 61.7, 1e-6);
