@@ -9,11 +9,14 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
 #include "model/job_metadata.h"
 #include "model/policy_step.h"
+#include "model/speed_samples.h"
 #include "policy/free_map.h"
 #include "policy/scheduler.h"
 #include "predict/hints.h"
@@ -38,6 +41,15 @@ struct ExperienceLog {
 // goes on without its experience rows.
 constexpr int kExperienceBusyMs = 50;
 
+// The speed observations made of the last view's epoch samples (model/speed_samples.h): made again
+// only when the samples or the nodes they name change, so that every view of one refresh carries
+// the same vector and gp-placement keeps its fit (it refits when the observations it sees move).
+struct SpeedCache {
+	std::vector<dlsched_epoch_sample_t> samples;
+	std::vector<std::pair<std::string, std::string>> nodes;  // name and GPU type, by view index
+	std::vector<dlsched::SpeedObservation> observations;
+};
+
 }  // namespace
 
 struct dlsched_scheduler {
@@ -51,6 +63,15 @@ struct dlsched_scheduler {
 	dlsched::predict::OverheadParams overhead;
 	std::string cluster;
 	std::unique_ptr<dlsched::db::ProfileDb> writer;  // preemption rows, opened at the first one
+	// The nodes of the view being converted: one buffer for every call, so that policies that
+	// cache per view (gp-placement's fit) see the same nodes from call to call.
+	std::vector<dlsched::Node> view_nodes;
+	SpeedCache speeds;
+};
+
+struct dlsched_epoch_reader {
+	std::string path, cluster;
+	std::unique_ptr<dlsched::db::ProfileDb> db;  // opened at the first read, again after a failure
 };
 
 struct dlsched_decisions {
@@ -126,29 +147,84 @@ std::string str(const char* s)
 // measurements, and the claims are bounded (predict/hints.h), not checked.
 constexpr double kUnmeasuredRuntimeCv = 0.25;
 
-// The core's copy of a C view: nodes and jobs own their strings; `view` points into them.
+// The core's copy of a C view: jobs own their strings, nodes are the scheduler's buffer; `view`
+// points into them.
 struct ConvertedView {
-	std::vector<dlsched::Node> nodes;
 	std::vector<dlsched::Job> jobs;
 	std::vector<bool> from_profile;  // per job: its epoch time is the model profile's
 	dlsched::predict::HintLimits limits;
 	dlsched::ClusterView view;
 };
 
+bool same_sample(const dlsched_epoch_sample_t& a, const dlsched_epoch_sample_t& b)
+{
+	return std::strncmp(a.node, b.node, sizeof a.node) == 0 && std::strncmp(a.model, b.model, sizeof a.model) == 0 &&
+	       a.gpus == b.gpus && a.nodes == b.nodes && a.epochs == b.epochs && a.epoch_s == b.epoch_s && a.at == b.at;
+}
+
+// The view's speed observations from its epoch samples (version 6 views; none before), through the
+// scheduler's cache.
+const std::vector<dlsched::SpeedObservation>& view_observations(dlsched_scheduler_t* sched,
+                                                                const dlsched_epoch_sample_t* samples, size_t count,
+                                                                const std::vector<dlsched::Node>& nodes)
+{
+	SpeedCache& c = sched->speeds;
+	bool same = c.samples.size() == count && c.nodes.size() == nodes.size();
+	for (size_t i = 0; same && i < count; ++i)
+		same = same_sample(c.samples[i], samples[i]);
+	for (size_t i = 0; same && i < nodes.size(); ++i)
+		same = c.nodes[i].first == nodes[i].name && c.nodes[i].second == nodes[i].gpu_type;
+	if (same)
+		return c.observations;
+	c.samples.assign(samples, samples + count);
+	c.nodes.clear();
+	std::unordered_map<std::string, dlsched::NodeIndex> index;
+	for (const dlsched::Node& n : nodes) {
+		c.nodes.emplace_back(n.name, n.gpu_type);
+		if (!n.name.empty())
+			index.emplace(n.name, n.index);
+	}
+	std::vector<dlsched::EpochSample> runs;
+	for (size_t i = 0; i < count; ++i) {
+		const dlsched_epoch_sample_t& s = samples[i];
+		const std::string node(s.node, strnlen(s.node, sizeof s.node));
+		auto it = index.find(node);
+		if (it == index.end())
+			continue;  // a node the view does not have (deleted, renamed): nothing to learn of it
+		dlsched::EpochSample e;
+		e.node = it->second;
+		e.model.assign(s.model, strnlen(s.model, sizeof s.model));
+		e.gpus = s.gpus;
+		e.nodes = s.nodes;
+		e.epoch_s = s.epoch_s;
+		e.at = s.at;
+		runs.push_back(std::move(e));
+	}
+	c.observations = dlsched::speed_observations(runs, dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size()),
+	                                             sched->models);
+	return c.observations;
+}
+
 // Checks and converts a C cluster view (struct sizes, GPU counts, share indices), naming the job
-// or node at fault.
-int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, ConvertedView& out,
+// or node at fault. The nodes go into the scheduler's buffer (one view at a time).
+int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, ConvertedView& out,
                  dlsched_error_t* err)
 {
-	if (cv->struct_size < sizeof(dlsched_cluster_view_t))
+	// Version 5's view (no epoch samples) is still accepted; an older one is not.
+	if (cv->struct_size < DLSCHED_CLUSTER_VIEW_V5_SIZE)
 		return report(err, DLSCHED_EINVAL, "cluster view: struct_size " + std::to_string(cv->struct_size) +
-		                                           " is smaller than " + std::to_string(sizeof(dlsched_cluster_view_t)));
+		                                           " is smaller than API version 5's " +
+		                                           std::to_string(DLSCHED_CLUSTER_VIEW_V5_SIZE));
+	const bool has_samples = cv->struct_size >= offsetof(dlsched_cluster_view_t, epoch_sample_count) +
+	                                                    sizeof cv->epoch_sample_count;
 	if (!std::isfinite(cv->now))
 		return report(err, DLSCHED_EINVAL, "cluster view: now is not a finite number");
 	if ((cv->node_count && !cv->nodes) || (cv->job_count && !cv->jobs))
 		return report(err, DLSCHED_EINVAL, "cluster view: NULL node or job array with a non-zero count");
-	out.nodes.resize(cv->node_count);
-	std::vector<dlsched::Node>& nodes = out.nodes;
+	if (has_samples && cv->epoch_sample_count && !cv->epoch_samples)
+		return report(err, DLSCHED_EINVAL, "cluster view: NULL epoch samples with a non-zero count");
+	sched->view_nodes.resize(cv->node_count);
+	std::vector<dlsched::Node>& nodes = sched->view_nodes;
 	for (size_t i = 0; i < cv->node_count; ++i) {
 		const dlsched_node_view_t& n = cv->nodes[i];
 		if (n.struct_size < sizeof(dlsched_node_view_t))
@@ -281,6 +357,9 @@ int convert_view(const dlsched_scheduler_t* sched, const dlsched_cluster_view_t*
 	view.inference_demand = std::isfinite(cv->inference_demand) ? std::clamp(cv->inference_demand, 0.0, 1.0) : 1.0;
 	view.nodes = dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size());
 	view.models = &sched->models;
+	view.observations = dlsched::Span<const dlsched::SpeedObservation>(
+	        view_observations(sched, has_samples ? cv->epoch_samples : nullptr, has_samples ? cv->epoch_sample_count : 0,
+	                           nodes));
 	for (const dlsched::Job& j : jobs)
 		(j.running() ? view.running : view.pending).push_back(&j);
 	std::sort(view.pending.begin(), view.pending.end(), [](const dlsched::Job* a, const dlsched::Job* b) {
@@ -657,6 +736,81 @@ int dlsched_parse_job_metadata(const char* comment, const char* const* env, size
 		out->gpus_max = m.gpus_max;
 		out->deadline = m.deadline;
 		out->problems = static_cast<int>(m.problems.size());
+		return ok(err);
+	});
+}
+
+int dlsched_epoch_reader_create(const char* db_path, const char* cluster, dlsched_epoch_reader_t** out,
+                                dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_epoch_reader_create", [&]() -> int {
+		if (!out || !db_path || !*db_path)
+			return report(err, DLSCHED_EINVAL, "dlsched_epoch_reader_create: NULL out or empty database path");
+		*out = nullptr;
+		auto r = std::make_unique<dlsched_epoch_reader>();
+		r->path = db_path;
+		r->cluster = str(cluster);
+		*out = r.release();
+		return ok(err);
+	});
+}
+
+void dlsched_epoch_reader_destroy(dlsched_epoch_reader_t* reader)
+{
+	delete reader;
+}
+
+namespace {
+
+// How long a read waits for dlsched-ingestd's write lock (as the profile reader of decide()).
+constexpr int kEpochReaderBusyMs = 200;
+
+}  // namespace
+
+int dlsched_epoch_reader_read(dlsched_epoch_reader_t* reader, dlsched_epoch_sample_t* out, size_t capacity,
+                              size_t* count, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_epoch_reader_read", [&]() -> int {
+		if (!reader || !count || (capacity && !out))
+			return report(err, DLSCHED_EINVAL, "dlsched_epoch_reader_read: NULL argument");
+		*count = 0;
+		if (!reader->db) {
+			auto db = dlsched::db::ProfileDb::open_reader(reader->path, kEpochReaderBusyMs);
+			if (!db.is_ok())
+				return report(err, db.status().code() == dlsched::StatusCode::kNotFound ? DLSCHED_ENOTFOUND
+				                                                                          : DLSCHED_EIO,
+				              db.status().message());
+			reader->db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+		}
+		auto runs = reader->db->recent_node_runs(reader->cluster, capacity);
+		if (!runs.is_ok()) {
+			reader->db.reset();  // opened again at the next read
+			return report(err, DLSCHED_EIO, runs.status().message());
+		}
+		size_t n = 0;
+		for (const dlsched::db::NodeRun& r : runs.value()) {
+			if (n >= capacity || r.epochs.empty())
+				break;
+			dlsched_epoch_sample_t& s = out[n];
+			if (r.node.size() >= sizeof s.node || r.model.size() >= sizeof s.model)
+				continue;  // no Slurm node or model name (spank/dlsched: 64 at most) is this long
+			std::vector<double> seconds;
+			for (const dlsched::db::EpochRecord& e : r.epochs)
+				seconds.push_back(e.seconds());
+			const double steady = dlsched::steady_epoch_seconds(seconds);
+			if (!(steady > 0))
+				continue;  // its warm-up epoch only, so far
+			std::memset(&s, 0, sizeof s);
+			std::memcpy(s.node, r.node.c_str(), r.node.size() + 1);
+			std::memcpy(s.model, r.model.c_str(), r.model.size() + 1);
+			s.gpus = r.epochs.back().gpus;
+			s.nodes = r.nodes;
+			s.epochs = static_cast<int>(r.epochs.size()) - 1;
+			s.epoch_s = steady;
+			s.at = r.epochs.back().end_s;
+			++n;
+		}
+		*count = n;
 		return ok(err);
 	});
 }

@@ -10,6 +10,8 @@ common_libdlsched_la_SOURCES += \
 	common/model/model_catalog.cpp \
 	common/model/job_metadata.h \
 	common/model/job_metadata.cpp \
+	common/model/speed_samples.h \
+	common/model/speed_samples.cpp \
 	common/util/status.h \
 	common/util/span.h \
 	common/util/csv.h \

@@ -142,9 +142,25 @@ START_TEST(bad_views_are_errors)
 	ck_assert_str_eq(err.message, "job 7: share 0 names node index 5 of 1 or non-positive GPUs");
 	ck_assert_ptr_null(d);
 
-	view.struct_size = sizeof(view) - 8;
+	/* Older than API version 5's view: refused. Version 5's (no epoch samples): accepted. */
+	view.struct_size = DLSCHED_CLUSTER_VIEW_V5_SIZE - 8;
 	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.message, "struct_size"));
+	ck_assert_ptr_nonnull(strstr(err.message, "version 5"));
+	view.struct_size = DLSCHED_CLUSTER_VIEW_V5_SIZE;
+	view.epoch_samples = (const dlsched_epoch_sample_t *) 8; /* beyond a version 5 view: never read */
+	view.epoch_sample_count = 3;
+	share.node_index = 0;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+	dlsched_decisions_free(d);
+	d = NULL;
+	/* A version 6 view with a NULL sample array of non-zero length: refused, naming it. */
+	view.struct_size = sizeof(view);
+	view.epoch_samples = NULL;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "epoch samples"));
+	view.epoch_sample_count = 0;
+	share.node_index = 5;
 
 	view.struct_size = sizeof(view);
 	share.node_index = 0;
@@ -389,6 +405,154 @@ START_TEST(preemptions_are_recorded_and_read_back)
 }
 END_TEST
 
+static dlsched_epoch_sample_t sample(const char *node, const char *model, double epoch_s, double at)
+{
+	dlsched_epoch_sample_t e;
+	memset(&e, 0, sizeof(e));
+	snprintf(e.node, sizeof(e.node), "%s", node);
+	snprintf(e.model, sizeof(e.model), "%s", model);
+	e.gpus = 1;
+	e.nodes = 1;
+	e.epochs = 3;
+	e.epoch_s = epoch_s;
+	e.at = at;
+	return e;
+}
+
+/* gp-placement learns each machine's speed from the view's epoch samples (C ABI 6), as dlsched-sim
+ * feeds it: two V100 nodes and two K80s; BERT runs at 0.494 of a V100's speed on a K80 (the bundled
+ * Gavel profile). n1, a V100, is throttled to 0.3 of its speed. With no samples the catalog ranks
+ * n1 and n2 equal, and the tie goes to the lowest index: n1. Samples that show n1 at 20 s an epoch
+ * (6 / 0.3), n2 at 6 s (nominal) and the K80s at 12.15 s (6 / 0.494, nominal) put the job on n2. */
+START_TEST(epoch_samples_teach_gp_placement)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	dlsched_node_view_t nodes[4];
+	dlsched_job_view_t jobs[1];
+	dlsched_cluster_view_t view;
+	dlsched_epoch_sample_t samples[5];
+	dlsched_share_t shares[4];
+	dlsched_decisions_t *d = NULL;
+	dlsched_action_t a;
+	size_t n = 0, i;
+	int started = -1;
+
+	write_conf("Policy=srtf-gp");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	nodes[0] = node("n1", 1, 1);
+	nodes[1] = node("n2", 1, 1);
+	nodes[2] = node("n3", 1, 1);
+	nodes[3] = node("n4", 1, 1);
+	nodes[0].gpu_type = nodes[1].gpu_type = "v100";
+	nodes[2].gpu_type = nodes[3].gpu_type = "k80";
+	jobs[0] = pending(41, 0, 1);
+	jobs[0].model = "bert";
+	memset(&view, 0, sizeof(view));
+	view.struct_size = sizeof(view);
+	view.now = 1000;
+	view.nodes = nodes;
+	view.node_count = 4;
+	view.jobs = jobs;
+	view.job_count = 1;
+	ck_assert_int_eq(dlsched_scheduler_place(s, &view, 41, 0, shares, 4, &n, &err), DLSCHED_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(shares[0].node_index, 0);
+
+	samples[0] = sample("n1", "bert", 20, 100);
+	samples[1] = sample("n2", "bert", 6, 110);
+	samples[2] = sample("n3", "bert", 12.15, 120);
+	samples[3] = sample("n4", "bert", 12.15, 130);
+	samples[4] = sample("gone", "bert", 1, 140); /* a node the view does not have: ignored */
+	view.epoch_samples = samples;
+	view.epoch_sample_count = 5;
+	ck_assert_int_eq(dlsched_scheduler_place(s, &view, 41, 0, shares, 4, &n, &err), DLSCHED_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(shares[0].node_index, 1);
+	/* The same in a scheduling cycle: the job starts on n2. */
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+	memset(&a, 0, sizeof(a));
+	a.struct_size = sizeof(a);
+	for (i = 0; i < dlsched_decisions_count(d); i++) {
+		ck_assert_int_eq(dlsched_decisions_get(d, i, &a, &err), DLSCHED_OK);
+		if (a.kind == DLSCHED_START && a.job_id == 41)
+			started = (int) a.shares[0].node_index;
+	}
+	ck_assert_int_eq(started, 1);
+	dlsched_decisions_free(d);
+	/* With n2 busy, the K80s (0.494 of a V100) beat n1 (0.3 of one): a V100 measured slower than a
+	 * K80 is ranked below it, against the catalog. */
+	nodes[1].gpus_free = 0;
+	ck_assert_int_eq(dlsched_scheduler_place(s, &view, 41, 0, shares, 4, &n, &err), DLSCHED_OK);
+	ck_assert_uint_eq(shares[0].node_index, 2);
+	dlsched_scheduler_destroy(s);
+	unlink(conf_path);
+}
+END_TEST
+
+/* The epoch reader: the profile DB's latest runs per node, one sample each (its steady epochs'
+ * median), for the host to put in its views; a missing database is ENOTFOUND. */
+START_TEST(epoch_reader_reads_runs_per_node)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_epoch_reader_t *r = NULL;
+	dlsched_error_t err;
+	dlsched_epoch_sample_t out[8];
+	char db_path[256], text[512];
+	sqlite3 *db = NULL;
+	size_t n = 99;
+
+	snprintf(db_path, sizeof(db_path), "/tmp/dlsched-capi-epochs-%d.db", (int)getpid());
+	unlink(db_path);
+	ck_assert_int_eq(dlsched_epoch_reader_create(db_path, "c", &r, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_epoch_reader_read(r, out, 8, &n, &err), DLSCHED_ENOTFOUND);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_nonnull(strstr(err.message, db_path));
+
+	/* The scheduler's first preemption row creates the database (schema 5). */
+	snprintf(text, sizeof(text), "Policy=pickyman\nProfileDB=%s", db_path);
+	write_conf(text);
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 600, 2, 12, 30, "x", &err), DLSCHED_OK);
+	dlsched_scheduler_destroy(s);
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	/* Job 1 (bert): run 0 on n1, epochs of 30 (warm-up), 10, 14, 12 s; run 1 on n2 with its warm-up
+	 * only. Job 2 (cifar10, 2 GPUs) on n3: 20 (warm-up), 8, 9 s, latest. Job 3: another cluster. */
+	ck_assert_int_eq(sqlite3_exec(db,
+		"INSERT INTO jobs (cluster, job_id, model, gpus, nodes) VALUES ('c', 1, 'bert', 1, 1), "
+		"('c', 2, 'cifar10', 2, 1), ('d', 3, 'bert', 1, 1);"
+		"INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, node) VALUES "
+		"('c', 1, 0, 1, 1, 0, 30, 'n1'), ('c', 1, 0, 2, 1, 30, 40, 'n1'), ('c', 1, 0, 3, 1, 40, 54, 'n1'), "
+		"('c', 1, 0, 4, 1, 54, 66, 'n1'), ('c', 1, 1, 5, 1, 100, 130, 'n2'), "
+		"('c', 2, 0, 1, 2, 200, 220, 'n3'), ('c', 2, 0, 2, 2, 220, 228, 'n3'), "
+		"('c', 2, 0, 3, 2, 228, 237, 'n3'), ('d', 3, 0, 1, 1, 300, 310, 'n1'), "
+		"('d', 3, 0, 2, 1, 310, 320, 'n1');",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_int_eq(dlsched_epoch_reader_read(r, out, 8, &n, &err), DLSCHED_OK);
+	ck_assert_uint_eq(n, 2); /* job 1's run 1 has no steady epoch yet */
+	ck_assert_str_eq(out[0].node, "n3");
+	ck_assert_str_eq(out[0].model, "cifar10");
+	ck_assert_int_eq(out[0].gpus, 2);
+	ck_assert_int_eq(out[0].nodes, 1);
+	ck_assert_int_eq(out[0].epochs, 2);
+	ck_assert_double_eq(out[0].epoch_s, 8.5);
+	ck_assert_double_eq(out[0].at, 237);
+	ck_assert_str_eq(out[1].node, "n1");
+	ck_assert_str_eq(out[1].model, "bert");
+	ck_assert_double_eq(out[1].epoch_s, 12);
+	ck_assert_int_eq(out[1].epochs, 3);
+	/* At most `capacity`. */
+	ck_assert_int_eq(dlsched_epoch_reader_read(r, out, 1, &n, &err), DLSCHED_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(out[0].node, "n3");
+	dlsched_epoch_reader_destroy(r);
+	ck_assert_int_eq(dlsched_epoch_reader_create("", "c", &r, &err), DLSCHED_EINVAL);
+	unlink(db_path);
+	unlink(conf_path);
+}
+END_TEST
+
 /* The core's one metadata parser, from C: comment words, then spank/dlsched's environment. */
 START_TEST(job_metadata_from_comment_and_environment)
 {
@@ -423,6 +587,8 @@ int main(void)
 	tcase_add_test(tc, unknown_progress_is_estimated_from_run_time);
 	tcase_add_test(tc, preemptions_are_recorded_and_read_back);
 	tcase_add_test(tc, job_metadata_from_comment_and_environment);
+	tcase_add_test(tc, epoch_samples_teach_gp_placement);
+	tcase_add_test(tc, epoch_reader_reads_runs_per_node);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -2,9 +2,10 @@
  * dlsched C ABI: what the Slurm plugins (C glue in plugins/) call to have the C++ core decide.
  *
  * Conventions
- * - Opaque handles (dlsched_scheduler_t, dlsched_decisions_t); plain view structs that start with
- *   `size_t struct_size` (set it to sizeof the struct you compiled against: the ABI can grow at the
- *   end without breaking older callers).
+ * - Opaque handles (dlsched_scheduler_t, dlsched_decisions_t, dlsched_epoch_reader_t); plain view
+ *   structs that start with `size_t struct_size` (set it to sizeof the struct you compiled against:
+ *   the ABI can grow at the end without breaking older callers; a cluster view of version 5's size
+ *   is still accepted, without what later versions added, and an older one is DLSCHED_EINVAL).
  * - Every function returns DLSCHED_OK (0) or an error code, with a message in the caller's
  *   dlsched_error_t when one is given (may be NULL). No C++ exception ever crosses this boundary:
  *   every entry point catches everything, so nothing can unwind into slurmctld.
@@ -23,7 +24,7 @@
 extern "C" {
 #endif
 
-#define DLSCHED_API_VERSION 5
+#define DLSCHED_API_VERSION 6
 
 /* The priorities a host gives the jobs it orders for dlsched (sched/dlsched: above priority/basic's
  * range). An administrator's priority at or above DLSCHED_PRIORITY_FLOOR pins a job ahead of every
@@ -123,6 +124,21 @@ typedef struct dlsched_job_view {
 				 * policy touches it again); <= 0: not asked */
 } dlsched_job_view_t;
 
+/* ---- API version 6 ---- */
+/* One run's measured speed on one node, as dlsched_epoch_reader_read() finds it in the profile DB:
+ * the steady epoch time of a run (the median of its epochs but the first, the warm-up) on the node
+ * whose collector reported it. Plain data, no pointers: a host reads them off its locks, keeps them,
+ * and points its views at them. */
+typedef struct dlsched_epoch_sample {
+	char node[65];          /* node name, as the view's nodes are named */
+	char model[65];         /* the job's model; "" when unknown */
+	int gpus;               /* GPUs the run held */
+	int nodes;              /* nodes the job ran on (runs over several nodes teach nothing) */
+	int epochs;             /* steady epochs the median is of */
+	double epoch_s;         /* the run's steady epoch time, seconds */
+	double at;              /* when its latest epoch ended (absolute) */
+} dlsched_epoch_sample_t;
+
 typedef struct dlsched_cluster_view {
 	size_t struct_size;
 	double now;
@@ -134,7 +150,16 @@ typedef struct dlsched_cluster_view {
 	/* ---- API version 5 ---- */
 	double inference_demand; /* capacity loaning: the fraction of the inference nodes' GPUs that
 				  * inference needs now, in [0, 1] (nodes of kind INFERENCE) */
+	/* ---- API version 6 ---- */
+	const dlsched_epoch_sample_t *epoch_samples; /* measured runs (dlsched_epoch_reader_read), any
+				  * order; samples on nodes the view lacks are ignored. The core turns them
+				  * into the speed observations gp-placement learns from, as dlsched-sim's
+				  * engine feeds it (common/model/speed_samples.h); NULL: none */
+	size_t epoch_sample_count;
 } dlsched_cluster_view_t;
+
+/* The size of a version 5 cluster view (no epoch samples): still accepted. */
+#define DLSCHED_CLUSTER_VIEW_V5_SIZE offsetof(dlsched_cluster_view_t, epoch_samples)
 
 typedef struct dlsched_action {
 	size_t struct_size;
@@ -247,6 +272,26 @@ typedef struct {
  * without a SPANK_ prefix), which win. Either may be NULL. Set out->struct_size first. */
 int dlsched_parse_job_metadata(const char *comment, const char *const *env, size_t env_count,
 			       dlsched_job_metadata_t *out, dlsched_error_t *err);
+
+/* ---- API version 6: speed observations from the profile DB ---- */
+typedef struct dlsched_epoch_reader dlsched_epoch_reader_t;
+
+/* A reader of ProfileDB `db_path`'s epochs for Slurm cluster `cluster` (NULL: ""). Opens nothing
+ * yet: the database is opened at the first read (and again after a failed one). A host that reads
+ * from its own thread creates the reader there: a reader is used by one thread at a time, and is
+ * independent of any scheduler. */
+int dlsched_epoch_reader_create(const char *db_path, const char *cluster, dlsched_epoch_reader_t **out,
+				dlsched_error_t *err);
+void dlsched_epoch_reader_destroy(dlsched_epoch_reader_t *reader);
+
+/* Reads the latest `capacity` runs that reported epochs with their node (most recent first), one
+ * sample each: its steady epoch time on that node (runs with no steady epoch yet are left out).
+ * Waits at most 200 ms for the database's writer; reads a bounded number of rows however large the
+ * database is. Call it with no lock of the host's held. A database of schema 4 or older (no nodes
+ * recorded) gives 0 samples; a missing, unreadable or corrupt one is DLSCHED_EIO (or
+ * DLSCHED_ENOTFOUND when missing) with the reason, *count 0. */
+int dlsched_epoch_reader_read(dlsched_epoch_reader_t *reader, dlsched_epoch_sample_t *out, size_t capacity,
+			      size_t *count, dlsched_error_t *err);
 
 size_t dlsched_decisions_count(const dlsched_decisions_t *d);
 /* Fills *out (set out->struct_size first) with action i, 0 <= i < count. */
