@@ -36,7 +36,9 @@ const std::vector<ConfigKey>& config_keys()
 	         "the job-profile database (SQLite) dlsched-ingestd writes (empty: none)"},
 	        {"ProfileRefresh", ConfigType::kDouble, "60", 1, 86400,
 	         "sched/dlsched: seconds between reads of same-model histories from ProfileDB (a running "
-	         "job's own records are read every cycle), and between attempts when it cannot be read"},
+	         "job's own records are read every cycle), and between attempts when it cannot be read; "
+	         "both controller plugins: between reads of the epochs per node gp-placement learns machine "
+	         "speeds from"},
 	        {"RecordExperience", ConfigType::kBool, "no", 0, 0,
 	         "sched/dlsched: append each cycle of a learned ordering (state, action, reward) to "
 	         "ProfileDB's experience table, for online fine-tuning"},

@@ -59,6 +59,23 @@ extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used)
 		*used = *total;
 }
 
+extern char *dls_node_gpu_type(node_record_t *node_ptr)
+{
+	gres_state_t *gs = dls_find_gpu_state(node_ptr->gres_list);
+	gres_node_state_t *ns = gs ? gs->gres_data : NULL;
+	char *type = NULL;
+
+	if (!ns)
+		return NULL;
+	for (int i = 0; i < ns->type_cnt && !type; i++)
+		if (ns->type_name && ns->type_name[i] && ns->type_name[i][0] &&
+		    (!ns->type_cnt_avail || ns->type_cnt_avail[i] > 0))
+			type = xstrdup(ns->type_name[i]);
+	for (char *p = type; p && *p; p++)
+		*p = tolower((unsigned char) *p);
+	return type;
+}
+
 extern void dls_node_placeholder(dlsched_node_view_t *n)
 {
 	memset(n, 0, sizeof(*n));

@@ -108,6 +108,13 @@ extern bool dls_job_metadata(job_record_t *job_ptr, dlsched_job_metadata_t *m);
 extern int dls_job_gpus_requested(job_record_t *job_ptr);
 /* GPUs configured on / allocated on a node (gres/gpu). */
 extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used);
+/*
+ * The type of a node's GPUs (gres.conf Type=, slurm.conf Gres=gpu:TYPE:N) in
+ * lower case, as the model profiles name them ("v100"), xmalloc'ed; NULL when
+ * they have none (the reference type). A node with several types: the first
+ * with GPUs. Locks: node read.
+ */
+extern char *dls_node_gpu_type(node_record_t *node_ptr);
 
 /*
  * A node view for a slot of Slurm's node table that holds no node (dynamic
@@ -183,5 +190,25 @@ extern double dls_inference_demand(char *why, size_t len);
  * requeued. Any node when loaning is off or the node is not an inference node. Locks: job and
  * node read. */
 extern bool dls_loans_allow(job_record_t *job_ptr, node_record_t *node_ptr);
+
+/* ---- Speed observations (dlsched_speeds.c; any daemon: no Slurm record is read) ---- */
+
+/* The most runs a view carries: dlsched-sim's default observation history. */
+#define DLS_SPEED_SAMPLES 512
+
+/* ProfileDB= and ProfileRefresh= of a (re)loaded dlsched.conf (NULL sched: none); the next
+ * dls_speeds_refresh() reads. No I/O: any lock may be held. */
+extern void dls_speeds_configure(dlsched_scheduler_t *sched);
+/* Reads the profile DB's latest runs per node when ProfileRefresh= seconds have passed since the
+ * last read (or after dls_speeds_configure()); logs why when it cannot (once per reason; the last
+ * samples stay). Returns the runs read, -1 when no read was due (or none is configured) or it
+ * failed. From one thread, with no slurmctld lock held: it reads SQLite. */
+extern int dls_speeds_refresh(const char *plugin);
+/* The samples' mutex: hold it from dls_speeds_attach() until the core has read the view. */
+extern void dls_speeds_lock(void);
+extern void dls_speeds_unlock(void);
+/* Points the view at the current samples (a C ABI 6 view); returns how many. */
+extern size_t dls_speeds_attach(dlsched_cluster_view_t *view);
+extern void dls_speeds_fini(void);
 
 #endif

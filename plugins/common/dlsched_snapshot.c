@@ -334,6 +334,7 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 		n->name = xstrdup(node_ptr->name);
 		n->gpus_total = total;
 		n->gpus_free = total - used;
+		n->gpu_type = dls_node_gpu_type(node_ptr);	/* gp-placement ranks nodes by it */
 		if (node_ptr->part_cnt > 0)
 			part = node_ptr->part_pptr[0];
 		n->partition = _dup_str(part ? part->name : "");
@@ -459,6 +460,7 @@ extern void dls_snapshot_free(dls_snapshot_t *snap)
 		return;
 	for (size_t i = 0; i < snap->view.node_count; i++) {
 		xfree(snap->nodes[i].name);
+		xfree(snap->nodes[i].gpu_type);
 		xfree(snap->nodes[i].partition);
 	}
 	for (size_t i = 0; i < snap->view.job_count; i++) {

@@ -99,6 +99,8 @@ typedef struct {
 	uint64_t loans;			/* inference nodes lent to training */
 	uint64_t reclaims;		/* ... taken back */
 	uint64_t late_reclaims;		/* ... not free of training within ReclaimTimeout= */
+	uint64_t speed_reads;		/* reads of the profile DB's epochs per node (speed observations) */
+	int speed_samples;		/* runs the last cycle's view carried */
 	double inference_demand;	/* as last read */
 	char demand_status[600];	/* why no demand counts; "" when one does */
 	char profile_status[512];	/* why ProfileDB= cannot be read; "" when it can */
@@ -147,7 +149,8 @@ static void _write_stats(void)
 		"\nrequeued_after_grace=%" PRIu64 "\nrequeued_after_exit=%" PRIu64 "\nstops_gone=%" PRIu64
 		"\nstopping_now=%d\npreemption_rows=%" PRIu64 "\npreemption_row_errors=%" PRIu64
 		"\nprofile_db_status=%s\nadmission_verdicts=%" PRIu64 "\nresizes=%" PRIu64 "\nloans=%" PRIu64 "\nreclaims=%" PRIu64
-		"\nlate_reclaims=%" PRIu64 "\nloaned_nodes=%d\ninference_demand=%.4f\ninference_demand_status=%s\n",
+		"\nlate_reclaims=%" PRIu64 "\nloaned_nodes=%d\ninference_demand=%.4f\ninference_demand_status=%s\n"
+		"speed_reads=%" PRIu64 "\nspeed_samples=%d\n",
 		(int) getpid(), stats.describe, stats.cycles, stats.fallbacks, stats.last_ms,
 		stats.cycles ? stats.sum_ms / stats.cycles : 0.0, stats.max_ms, stats.last_decide_ms,
 		stats.last_considered, stats.last_running, stats.starts, stats.start_failures, stats.requeues,
@@ -156,7 +159,7 @@ static void _write_stats(void)
 		stats.requeued_grace, stats.requeued_exited, stats.stops_gone, dls_stops_count(),
 		stats.preemption_rows, stats.preemption_row_errors, stats.profile_status, stats.admission_verdicts,
 		stats.resizes, stats.loans, stats.reclaims, stats.late_reclaims, dls_loans_count(), stats.inference_demand,
-		stats.demand_status);
+		stats.demand_status, stats.speed_reads, stats.speed_samples);
 	fclose(f);
 	if (rename(tmp, stats_path) != 0)
 		unlink(tmp);
@@ -1008,6 +1011,10 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	int rc, n_restored;
 
 	_check_stops(sched);
+	/* Speed observations (the profile DB's epochs per node), every ProfileRefresh= seconds, before
+	 * the locks are taken. */
+	if (dls_speeds_refresh(plugin_type) >= 0)
+		stats.speed_reads++;
 	lock_slurmctld(write_lock);
 	if (reclaiming_cnt)
 		_enforce_reclaims(now);
@@ -1025,7 +1032,10 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	}
 
 	t1 = _now_ms();
+	dls_speeds_lock();
+	stats.speed_samples = (int) dls_speeds_attach(&snap->view);
 	rc = dlsched_scheduler_decide(sched, &snap->view, &d, &err);
+	dls_speeds_unlock();
 	t2 = _now_ms();
 	_profile_status(sched);
 	_experience_after_cycle(sched, cycle);
@@ -1115,6 +1125,7 @@ static void *_sched_agent(void *arg)
 			profile_db = _config_is_set(sched, "ProfileDB");
 			reclaim_timeout = dls_config_double(sched, "ReclaimTimeout", 300);
 			dls_loans_configure(sched);
+			dls_speeds_configure(sched);
 			memset(&exp_seen, 0, sizeof(exp_seen));
 			_log_notes(sched);
 			stats.describe[0] = '\0';
@@ -1209,6 +1220,7 @@ extern void fini(void)
 	resize_cnt = 0;
 	xfree(stats_path);
 	dls_stops_free();
+	dls_speeds_fini();
 }
 
 /* scontrol reconfigure: dlsched.conf is read again before the next cycle. */

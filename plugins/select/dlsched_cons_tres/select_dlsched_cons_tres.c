@@ -11,6 +11,7 @@
 \*****************************************************************************/
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -104,6 +105,17 @@ static dlsched_scheduler_t *sched = NULL;
 static bool places_jobs = false;
 static uint64_t placed_cnt = 0, fallback_cnt = 0, deferred_cnt = 0;
 
+/*
+ * The speed observations' reader (dlsched_speeds.c): a thread of this plugin's
+ * own, in the slurmctld that places jobs, that reads the profile DB's epochs
+ * per node every ProfileRefresh= seconds with no slurmctld lock held; every
+ * placement's view carries what it read last.
+ */
+static pthread_t speeds_thread;
+static pthread_mutex_t speeds_thread_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t speeds_thread_cond = PTHREAD_COND_INITIALIZER;
+static bool speeds_thread_stop = false;
+
 /* Find select_cons_tres.so in PluginDir (a colon list), preferring the copy already loaded. */
 static void *_open_cons_tres(bool *fresh)
 {
@@ -142,6 +154,30 @@ static void _load_config(void)
 		dlsched_scheduler_destroy(sched);
 	sched = dls_scheduler_load(plugin_type, NULL);
 	dls_loans_configure(sched);
+	dls_speeds_configure(sched);	/* no I/O: the speeds thread reads */
+	slurm_mutex_lock(&speeds_thread_mutex);
+	slurm_cond_signal(&speeds_thread_cond);
+	slurm_mutex_unlock(&speeds_thread_mutex);
+}
+
+/* The speeds thread: a read when one is due (checked every second). Takes no slurmctld lock. */
+static void *_speeds_agent(void *arg)
+{
+	struct timespec ts;
+
+	(void) arg;
+	slurm_mutex_lock(&speeds_thread_mutex);
+	while (!speeds_thread_stop) {
+		slurm_mutex_unlock(&speeds_thread_mutex);
+		(void) dls_speeds_refresh(plugin_type);
+		slurm_mutex_lock(&speeds_thread_mutex);
+		if (speeds_thread_stop)
+			break;
+		ts = dls_time_in(1.0);
+		pthread_cond_timedwait(&speeds_thread_cond, &speeds_thread_mutex, &ts);
+	}
+	slurm_mutex_unlock(&speeds_thread_mutex);
+	return NULL;
 }
 
 /*
@@ -178,11 +214,24 @@ extern int init(void)
 		we_inited = true;
 	}
 	_load_config();
+	if (places_jobs) {
+		speeds_thread_stop = false;
+		slurm_thread_create(&speeds_thread, _speeds_agent, NULL);
+	}
 	return SLURM_SUCCESS;
 }
 
 extern int fini(void)
 {
+	if (speeds_thread) {
+		slurm_mutex_lock(&speeds_thread_mutex);
+		speeds_thread_stop = true;
+		slurm_cond_signal(&speeds_thread_cond);
+		slurm_mutex_unlock(&speeds_thread_mutex);
+		pthread_join(speeds_thread, NULL);
+		speeds_thread = 0;
+		dls_speeds_fini();
+	}
 	if (sched)
 		dlsched_scheduler_destroy(sched);
 	sched = NULL;
@@ -202,19 +251,22 @@ extern int fini(void)
 
 /*
  * Nodes the Placement policy picks for `job_ptr` among `bitmap`, as a new bitmap; NULL when dlsched
- * has no opinion. Locks: called from select_nodes() with job and node write locks held.
+ * has no opinion. The view carries each node's GPU type and the speed observations the speeds
+ * thread read last (no I/O here). Locks: called from select_nodes() with job and node write locks
+ * held; takes the speeds mutex for the placement (a refresh waits for it, never the other way).
  */
 static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 {
 	dlsched_node_view_t *nodes;
 	dlsched_job_view_t job;
+	dlsched_job_metadata_t meta;
 	dlsched_cluster_view_t view;
 	dlsched_share_t shares[64];
 	dlsched_error_t err;
 	size_t cnt = 0;
 	node_record_t *node_ptr;
 	bitstr_t *pref = NULL;
-	int gpus, i;
+	int gpus, i, rc;
 
 	if (!sched || (gpus = dls_job_gpus_requested(job_ptr)) <= 0)
 		return NULL;
@@ -229,6 +281,7 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 		nodes[i].name = node_ptr->name;
 		nodes[i].gpus_total = total;
 		nodes[i].gpus_free = total - used;
+		nodes[i].gpu_type = dls_node_gpu_type(node_ptr);
 		nodes[i].partition = "";
 		nodes[i].up = bit_test(bitmap, i) ? 1 : 0;	/* candidates only */
 	}
@@ -239,6 +292,15 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 	job.gpus_requested = gpus;
 	job.epochs_total = 1;
 	job.last_stop_time = -1;
+	/* Its model (and what it says of its length): a speed-aware placement ranks nodes by the
+	 * speed of this model on each. */
+	if (dls_job_metadata(job_ptr, &meta)) {
+		if (meta.model[0])
+			job.model = meta.model;
+		if (meta.epochs > 0)
+			job.epochs_total = meta.epochs;
+		job.epoch_time_1gpu = meta.epoch_time_1gpu;
+	}
 	memset(&view, 0, sizeof(view));
 	view.struct_size = sizeof(view);
 	view.now = (double) time(NULL);
@@ -246,14 +308,19 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 	view.node_count = node_record_count;
 	view.jobs = &job;
 	view.job_count = 1;
-	if (dlsched_scheduler_place(sched, &view, job.job_id, gpus, shares, ARRAY_SIZE(shares), &cnt, &err) ==
-	    DLSCHED_OK && cnt > 0) {
+	dls_speeds_lock();
+	(void) dls_speeds_attach(&view);
+	rc = dlsched_scheduler_place(sched, &view, job.job_id, gpus, shares, ARRAY_SIZE(shares), &cnt, &err);
+	dls_speeds_unlock();
+	if (rc == DLSCHED_OK && cnt > 0) {
 		pref = bit_alloc(node_record_count);
 		for (size_t k = 0; k < cnt; k++)
 			bit_set(pref, shares[k].node_index);
 	} else {
 		debug2("select/dlsched_cons_tres: %pJ: %s", job_ptr, err.message);
 	}
+	for (i = 0; i < node_record_count; i++)
+		xfree(nodes[i].gpu_type);
 	xfree(nodes);
 	return pref;
 }
