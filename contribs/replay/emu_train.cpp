@@ -3,7 +3,11 @@
 //  - Epoch time: its model's time on one reference GPU over the measured speedup for the GPUs Slurm
 //    actually allocated (so placement and allocation change its runtime as on real GPUs), divided
 //    by --speedup, times noise: a per-job factor and a per-epoch factor, both log-normal with mean 1
-//    (--noise, the coefficient of variation). Each run begins with a warm-up of --warmup epochs
+//    (--noise, the coefficient of variation). On a heterogeneous emulated cluster (--node-speeds,
+//    written by dlsched-cluster --gpu-types/--node-speed) it is also divided by the speed of the
+//    GPUs it runs on: the catalog's speed of the node's GPU type for its model (a K80 trains BERT at
+//    half a V100's speed) times the node's own factor (a throttled machine); a job over several
+//    nodes runs at its slowest node's. Each run begins with a warm-up of --warmup epochs
 //    (data not cached yet, allocator and cuDNN autotuning) inside its first epoch, whole or, after
 //    a mid-epoch checkpoint, the rest of one.
 //  - Storage traffic: it reads a real file (--data) as it trains, samples_per_epoch x sample_kb of
@@ -33,7 +37,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,9 +58,11 @@ int usage(const char* msg)
 	             "usage: dlsched-emu-train --model NAME --epochs N --epoch-time-1gpu SECONDS [--speedup X]\n"
 	             "         [--gpus G] [--nodes N] [--profiles DIR] [--checkpoint FILE | --checkpoint-dir DIR]\n"
 	             "         [--data FILE] [--size-scale S] [--storage-mbps MB/S] [--noise CV] [--warmup EPOCHS]\n"
-	             "         [--iteration SECONDS] [--seed N]\n"
+	             "         [--iteration SECONDS] [--seed N] [--node-speeds FILE]\n"
 	             "GPUs and nodes default to what Slurm gave the job (CUDA_VISIBLE_DEVICES, SLURM_JOB_NUM_NODES);\n"
-	             "the checkpoint directory to DLSCHED_CHECKPOINT_DIR; progress goes to DLSCHED_PROGRESS_FILE.\n",
+	             "the checkpoint directory to DLSCHED_CHECKPOINT_DIR; progress goes to DLSCHED_PROGRESS_FILE;\n"
+	             "--node-speeds to DLSCHED_EMU_NODE_SPEEDS (lines 'NODE GPU_TYPE FACTOR'; the job's nodes from\n"
+	             "SLURM_JOB_NODELIST, else SLURMD_NODENAME).\n",
 	             msg);
 	return 2;
 }
@@ -262,11 +270,86 @@ int signal_number(const char* name)
 	return 0;
 }
 
+// One node of a heterogeneous emulated cluster (dlsched-cluster's node speeds file).
+struct NodeSpeed {
+	std::string gpu_type;
+	double factor = 1;
+};
+
+// Reads 'NODE GPU_TYPE FACTOR' lines ('#' comments). False, with the reason, on a bad file.
+bool read_node_speeds(const std::string& path, std::map<std::string, NodeSpeed>& out, std::string& why)
+{
+	std::ifstream in(path);
+	if (!in) {
+		why = path + ": " + std::strerror(errno);
+		return false;
+	}
+	std::string line;
+	for (int n = 1; std::getline(in, line); ++n) {
+		const std::size_t hash = line.find('#');
+		std::istringstream words(line.substr(0, hash));
+		std::string node, type, factor, extra;
+		if (!(words >> node))
+			continue;
+		double f = 0;
+		if (!(words >> type >> factor) || (words >> extra) || !parse_double(factor.c_str(), f) || !(f > 0)) {
+			why = path + ":" + std::to_string(n) + ": expected 'NODE GPU_TYPE FACTOR' with FACTOR > 0";
+			return false;
+		}
+		out[node] = {type, f};
+	}
+	return true;
+}
+
+// The node names of a Slurm node list in the forms dlsched-cluster makes ("n1", "n[1-3,5]",
+// "n1,n4"); empty when it has another form (the caller falls back to the batch node).
+std::vector<std::string> expand_nodes(const std::string& list)
+{
+	std::vector<std::string> out;
+	std::size_t i = 0;
+	while (i < list.size()) {
+		std::size_t j = list.find_first_of(",[", i);
+		const std::string prefix = list.substr(i, j == std::string::npos ? std::string::npos : j - i);
+		if (j == std::string::npos || list[j] == ',') {
+			if (!prefix.empty())
+				out.push_back(prefix);
+			i = j == std::string::npos ? list.size() : j + 1;
+			continue;
+		}
+		const std::size_t close = list.find(']', j);
+		if (close == std::string::npos)
+			return {};
+		std::istringstream ranges(list.substr(j + 1, close - j - 1));
+		std::string r;
+		while (std::getline(ranges, r, ',')) {
+			const std::size_t dash = r.find('-');
+			char* end = nullptr;
+			const long a = std::strtol(r.c_str(), &end, 10);
+			if (end == r.c_str())
+				return {};
+			const long b = dash == std::string::npos ? a : std::strtol(r.c_str() + dash + 1, nullptr, 10);
+			if (b < a || b - a > 100000)
+				return {};
+			const std::size_t width = dash == std::string::npos ? r.size() : dash;  // zero padding
+			for (long k = a; k <= b; ++k) {
+				std::string num = std::to_string(k);
+				if (num.size() < width)
+					num.insert(0, width - num.size(), '0');
+				out.push_back(prefix + num);
+			}
+		}
+		i = close + 1;
+		if (i < list.size() && list[i] == ',')
+			++i;
+	}
+	return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-	std::string model, profiles, checkpoint, data;
+	std::string model, profiles, checkpoint, data, node_speeds;
 	double epochs = 0, epoch_1gpu = 0, speedup_factor = 1, size_scale = 1e-4, storage_mbps = 500, noise = 0.03,
 	       warmup = 0, seed_arg = -1, iteration = 0.02;
 	int gpus = 0, nodes = 0;
@@ -289,6 +372,8 @@ int main(int argc, char** argv)
 			profiles = v;
 		else if (a == "--data")
 			data = v;
+		else if (a == "--node-speeds")
+			node_speeds = v;
 		else if (a != "--epochs" && a != "--epoch-time-1gpu" && a != "--speedup" && a != "--size-scale" &&
 		         a != "--storage-mbps" && a != "--noise" && a != "--warmup" && a != "--seed" && a != "--gpus" &&
 		         a != "--nodes" && a != "--iteration")
@@ -349,7 +434,37 @@ int main(int argc, char** argv)
 		return 1;
 	}
 	const ModelProfile& prof = catalog->at(m);
-	const double base_epoch = epoch_1gpu / catalog->speedup(m, gpus, nodes) / speedup_factor;
+	// The speed of the GPUs it runs on (1: the reference type, or a homogeneous cluster).
+	double gpu_speed = 1;
+	std::string where;
+	if (node_speeds.empty())
+		if (const char* env = std::getenv("DLSCHED_EMU_NODE_SPEEDS"))
+			node_speeds = env;
+	if (!node_speeds.empty()) {
+		std::map<std::string, NodeSpeed> speeds;
+		std::string why;
+		if (!read_node_speeds(node_speeds, speeds, why)) {
+			std::fprintf(stderr, "dlsched-emu-train: --node-speeds %s\n", why.c_str());
+			return 1;
+		}
+		const char* list = std::getenv("SLURM_JOB_NODELIST");
+		const char* self = std::getenv("SLURMD_NODENAME");
+		std::vector<std::string> mine = expand_nodes(list ? list : "");
+		if (mine.empty() && self)
+			mine.push_back(self);
+		double slowest = INFINITY;
+		for (const std::string& n : mine) {
+			auto it = speeds.find(n);
+			const double s = it == speeds.end() ? 1.0 : catalog->gpu_speed(m, it->second.gpu_type) * it->second.factor;
+			if (s < slowest) {
+				slowest = s;
+				where = n + (it == speeds.end() ? std::string(" (not listed)") : " (" + it->second.gpu_type + ")");
+			}
+		}
+		if (std::isfinite(slowest) && slowest > 0)
+			gpu_speed = slowest;
+	}
+	const double base_epoch = epoch_1gpu / catalog->speedup(m, gpus, nodes) / speedup_factor / gpu_speed;
 	const std::int64_t data_per_epoch =
 	        static_cast<std::int64_t>(prof.samples_per_epoch * prof.sample_kb * 1000.0 * size_scale);
 	const std::int64_t ckpt_bytes = static_cast<std::int64_t>(prof.checkpoint_mb * 1e6 * size_scale);
@@ -398,6 +513,8 @@ int main(int argc, char** argv)
 	std::signal(ckpt_signal, on_signal);
 	std::printf("dlsched-emu-train: model %s, %d GPU(s) on %d node(s), %.6g epochs of %.3f s, from epoch %.4g\n",
 	            model.c_str(), gpus, nodes, epochs, base_epoch, saved.progress);
+	if (!where.empty())
+		std::printf("dlsched-emu-train: GPU speed %.4g of the reference (slowest node: %s)\n", gpu_speed, where.c_str());
 	std::fflush(stdout);
 
 	DataReader reader(data);
