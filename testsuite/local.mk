@@ -31,6 +31,10 @@ EXTRA_DIST += testsuite/cluster/test-loaning.sh
 # Elastic jobs: grow into idle GPUs and shrink for a rigid job, by checkpoint and requeue.
 TESTS += testsuite/cluster/test-elastic.sh
 EXTRA_DIST += testsuite/cluster/test-elastic.sh
+# The placement agent (gp-placement) learns machine speeds from measured epochs on a heterogeneous
+# cluster (V100s, one throttled, and K80s) and places new jobs on the fastest.
+TESTS += testsuite/cluster/test-dual-agent.sh
+EXTRA_DIST += testsuite/cluster/test-dual-agent.sh
 EXTRA_DIST += testsuite/cluster/test-learned.sh testsuite/cluster/lib.sh
 # Model files for it (random or hand-set) and the order a model gives offline, through the C ABI.
 if HAVE_TORCH
