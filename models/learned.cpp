@@ -1,6 +1,7 @@
 #include "learned.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <cmath>
 #include <sys/stat.h>
 
@@ -10,28 +11,6 @@
 namespace dlsched::models {
 
 namespace {
-
-// log softmax of the picks of a decoded round under `scores` (each pick among the rows still valid).
-double round_log_prob(const std::vector<float>& scores, const std::vector<int>& need, const DecodedRound& d)
-{
-	const std::size_t n = scores.size();
-	std::vector<bool> taken(n, false);
-	double lp = 0;
-	for (std::size_t k = 0; k < d.chosen.size(); ++k) {
-		double mx = -INFINITY;
-		for (std::size_t i = 0; i < n; ++i)
-			if (!taken[i] && need[i] <= d.left[k])
-				mx = std::max(mx, static_cast<double>(scores[i]));
-		double z = 0;
-		for (std::size_t i = 0; i < n; ++i)
-			if (!taken[i] && need[i] <= d.left[k])
-				z += std::exp(scores[i] - mx);
-		const auto c = static_cast<std::size_t>(d.chosen[k]);
-		lp += scores[c] - mx - std::log(z);
-		taken[c] = true;
-	}
-	return lp;
-}
 
 // An ordering that stands in for a learned one whose model could not be used: decides as the
 // fallback, keeps the learned policy's name, and says why in note().
@@ -56,6 +35,10 @@ private:
 	std::string why_;
 };
 
+// What the learned allocation falls back to without a usable model: Lyra's knapsack over the
+// fallback ordering's order.
+constexpr const char* kFallbackAllocation = "mckp";
+
 bool file_exists(const std::string& p)
 {
 	struct stat st;
@@ -65,7 +48,7 @@ bool file_exists(const std::string& p)
 }  // namespace
 
 LearnedOrdering::LearnedOrdering(std::string name, std::shared_ptr<const PolicyModel> model, LearnedOptions options)
-    : name_(std::move(name)), model_(std::move(model)), options_(options), rng_(options.seed)
+    : name_(std::move(name)), model_(std::move(model)), options_(options)
 {
 }
 
@@ -82,32 +65,83 @@ void LearnedOrdering::order(const ClusterView& view, std::vector<const Job*>& jo
 		if (j->running())
 			free_gpus += j->gpus_allocated;
 	std::vector<const Job*> rest;
-	EncodedWindow w = encode_window(view, jobs, free_gpus, options_.window, rest);
+	EncodedWindow w = encode_window(view, jobs, free_gpus, options_.window, rest, /*units=*/false);
 	std::vector<float> scores;
 	model_->scores(w, scores);
-	std::vector<float> keyed = scores;
-	if (options_.sample) {
-		// Gumbel-max: sorting by score + Gumbel noise draws an order from the Plackett-Luce policy.
-		std::uniform_real_distribution<double> u(1e-12, 1.0);
-		for (float& k : keyed)
-			k += static_cast<float>(-std::log(-std::log(u(rng_))));
-	}
 	std::vector<int> order(w.rows());
 	for (std::size_t i = 0; i < order.size(); ++i)
 		order[i] = static_cast<int>(i);
 	std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-		return keyed[static_cast<std::size_t>(a)] > keyed[static_cast<std::size_t>(b)];
+		return scores[static_cast<std::size_t>(a)] > scores[static_cast<std::size_t>(b)];
 	});
 	jobs.clear();
 	for (int r : order)
 		jobs.push_back(w.jobs[static_cast<std::size_t>(r)]);
 	for (const Job* j : rest)
 		jobs.push_back(j);
+}
+
+LearnedAllocation::LearnedAllocation(std::shared_ptr<const PolicyModel> model, LearnedOptions options)
+    : model_(std::move(model)), options_(options), rng_(options.seed, 7)
+{
+}
+
+void LearnedAllocation::allocate(const AllocationInput& in, Plan& plan) const
+{
+	const ClusterView& view = in.view;
+	const int free_gpus = in.free.training_free();
+	std::vector<const Job*> rest;
+	EncodedWindow w = encode_window(view, in.ordered, free_gpus, options_.window, rest, /*units=*/true);
+	std::vector<float> scores;
+	model_->scores(w, scores);
+	double lp = 0;
+	const RoundRows rows{w.need, w.unit, w.after, free_gpus};
+	// The log-probability only matters for sampled rounds that are recorded (PPO).
+	const bool sample = options_.sample;
+	std::vector<int> picks = play_round(rows, scores, sample ? &rng_ : nullptr, sample && view.recorder ? &lp : nullptr);
+
+	// Jobs in the order their first unit was picked, at the size their units reached.
+	std::vector<const Job*> order;
+	std::vector<int> targets;
+	std::unordered_map<const Job*, std::size_t> at;
+	int left = free_gpus;
+	for (int p : picks) {
+		const auto r = static_cast<std::size_t>(p);
+		const Job* j = w.jobs[r];
+		left -= w.need[r];
+		if (!j)
+			continue;
+		auto it = at.find(j);
+		if (it == at.end()) {
+			at[j] = order.size();
+			order.push_back(j);
+			targets.push_back(w.size[r]);
+		} else {
+			targets[it->second] = std::max(targets[it->second], w.size[r]);
+		}
+	}
+	// Beyond the window: minimums, in order, from what is left.
+	for (const Job* j : rest) {
+		const int size = std::max(1, j->gpus_min);
+		order.push_back(j);
+		targets.push_back(size <= left ? size : 0);
+		if (size <= left)
+			left -= size;
+	}
+	// Window jobs that got nothing (requeued when running): listed so that the plan knows them.
+	for (const Job* j : w.jobs)
+		if (j && !at.count(j)) {
+			at[j] = order.size();
+			order.push_back(j);
+			targets.push_back(0);
+		}
+	const AllocationInput picked{view, order, in.placement, in.free, in.reconsider_running};
+	FreeMap free = in.free;
+	realize_targets(picked, targets, free, plan, /*elastic=*/true, /*surplus_on_loaned=*/true);
 
 	if (view.recorder) {
 		const double value = model_->value(w);
-		const double lp = round_log_prob(scores, w.need, decode_round(w.need, w.free_gpus, order, options_.max_decisions));
-		PolicyStep s = make_step(view, std::move(w), std::move(order));
+		PolicyStep s = make_step(view, std::move(w), std::move(picks));
 		s.sampled = options_.sample;
 		s.log_prob = lp;
 		s.value = value;
@@ -125,18 +159,32 @@ std::string default_model_path()
 
 namespace {
 
+// The model of ModelFile= (the shipped one when empty), or why it cannot be used.
+Result<std::shared_ptr<PolicyModel>> load_model(const Config& c, std::string& path)
+{
+	path = c.get_string("ModelFile").empty() ? default_model_path() : c.get_string("ModelFile");
+	auto model = PolicyModel::load(path);
+	if (model.is_ok())
+		use_one_thread();
+	return model;
+}
+
+LearnedOptions options_from(const Config& c, const std::string& path)
+{
+	LearnedOptions o;
+	o.window = static_cast<std::size_t>(c.get_int("ModelWindow"));
+	o.seed = static_cast<std::uint64_t>(c.get_int("Seed"));
+	o.path = path;
+	return o;
+}
+
 Result<std::unique_ptr<Ordering>> make_learned(const char* name, const Config& c)
 {
-	const std::string path = c.get_string("ModelFile").empty() ? default_model_path() : c.get_string("ModelFile");
-	auto model = PolicyModel::load(path);
-	if (model.is_ok()) {
-		use_one_thread();
-		LearnedOptions o;
-		o.window = static_cast<std::size_t>(c.get_int("ModelWindow"));
-		o.seed = static_cast<std::uint64_t>(c.get_int("Seed"));
-		o.path = path;
-		return std::unique_ptr<Ordering>(new LearnedOrdering(name, std::shared_ptr<const PolicyModel>(model.value()), o));
-	}
+	std::string path;
+	auto model = load_model(c, path);
+	if (model.is_ok())
+		return std::unique_ptr<Ordering>(
+		        new LearnedOrdering(name, std::shared_ptr<const PolicyModel>(model.value()), options_from(c, path)));
 	const std::string fb = c.get_string("ModelFallback");
 	if (fb == "dl2" || fb == "dual-agent")
 		return invalid_argument("ModelFallback: '" + fb + "' is itself learned; name a heuristic (tiresias-las, srtf, fifo, ...)");
@@ -145,23 +193,40 @@ Result<std::unique_ptr<Ordering>> make_learned(const char* name, const Config& c
 	auto fallback = heuristics.make_ordering(fb, c);
 	if (!fallback.is_ok())
 		return Status(fallback.status().code(), "ModelFallback: " + fallback.status().message());
-	return std::unique_ptr<Ordering>(new FallbackOrdering(name, std::move(fallback).value(), model.status().message()));
+	return std::unique_ptr<Ordering>(new FallbackOrdering(
+	        name, std::move(fallback).value(), model.status().message() + " (allocation by " + kFallbackAllocation + ")"));
+}
+
+// The learned allocation; without a usable model, kFallbackAllocation (the ordering says why).
+Result<std::unique_ptr<Allocation>> make_learned_allocation(const Config& c)
+{
+	std::string path;
+	auto model = load_model(c, path);
+	if (model.is_ok())
+		return std::unique_ptr<Allocation>(
+		        new LearnedAllocation(std::shared_ptr<const PolicyModel>(model.value()), options_from(c, path)));
+	PolicyRegistry heuristics;
+	register_builtin_policies(heuristics);
+	return heuristics.make_allocation(kFallbackAllocation, c);
 }
 
 }  // namespace
 
 void register_model_policies(PolicyRegistry& r)
 {
-	r.add_ordering("dl2", "DL2 learned ordering (policy network, ModelFile=), preemptive",
+	r.add_ordering("dl2", "DL2's learned ordering (the policy network's score of each job's first unit), preemptive",
 	               [](const Config& c) { return make_learned("dl2", c); });
+	r.add_allocation("dl2",
+	                 "DL2's learned allocation: the policy network gives jobs GPUs one unit at a time and ends the round",
+	                 [](const Config& c) { return make_learned_allocation(c); });
 	SchedulerSpec dl2;
 	dl2.ordering = "dl2";
-	dl2.allocation = "optimus";
-	r.add_preset("dl2", "DL2: the learned ordering decides which jobs get GPUs, unit by unit (TPDS'21)", dl2);
+	dl2.allocation = "dl2";
+	r.add_preset("dl2", "DL2: the policy network decides which jobs get GPUs and how many, unit by unit (TPDS'21)", dl2);
 	SchedulerSpec dual = dl2;
 	dual.placement = "gp-placement";
 	r.add_preset("dual-agent",
-	             "dual-agent (KDD'23): the learned ordering with the Gaussian-process placement agent (gp-placement)",
+	             "dual-agent (KDD'23): DL2's learned agent with the Gaussian-process placement agent (gp-placement)",
 	             dual);
 }
 

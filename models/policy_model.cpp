@@ -13,11 +13,11 @@ PolicyNetImpl::PolicyNetImpl(int h) : hidden(h) { reset(); }
 
 void PolicyNetImpl::reset()
 {
-	const int in = kJobFeatures + kContextFeatures;
+	const int in = kRowFeatures + kContextFeatures;
 	s1 = register_module("s1", torch::nn::Linear(in, hidden));
 	s2 = register_module("s2", torch::nn::Linear(hidden, hidden));
 	s3 = register_module("s3", torch::nn::Linear(hidden, 1));
-	v1 = register_module("v1", torch::nn::Linear(2 * kJobFeatures + kContextFeatures, hidden));
+	v1 = register_module("v1", torch::nn::Linear(2 * kRowFeatures + kContextFeatures, hidden));
 	v2 = register_module("v2", torch::nn::Linear(hidden, hidden));
 	v3 = register_module("v3", torch::nn::Linear(hidden, 1));
 }
@@ -169,7 +169,7 @@ void PolicyModel::scores(const EncodedWindow& w, std::vector<float>& out) const
 		return;
 	torch::NoGradGuard no_grad;
 	const auto rows = static_cast<int64_t>(w.rows());
-	auto x = torch::from_blob(const_cast<float*>(w.x.data()), {1, rows, kJobFeatures}, torch::kFloat32);
+	auto x = torch::from_blob(const_cast<float*>(w.x.data()), {1, rows, kRowFeatures}, torch::kFloat32);
 	auto c = torch::from_blob(const_cast<float*>(w.context.data()), {1, kContextFeatures}, torch::kFloat32);
 	auto s = impl_->net->scores(x, c).contiguous();
 	const float* p = s.data_ptr<float>();
@@ -181,8 +181,8 @@ double PolicyModel::value(const EncodedWindow& w) const
 {
 	torch::NoGradGuard no_grad;
 	const auto rows = static_cast<int64_t>(w.rows());
-	auto x = rows > 0 ? torch::from_blob(const_cast<float*>(w.x.data()), {1, rows, kJobFeatures}, torch::kFloat32)
-	                  : torch::zeros({1, 1, kJobFeatures});
+	auto x = rows > 0 ? torch::from_blob(const_cast<float*>(w.x.data()), {1, rows, kRowFeatures}, torch::kFloat32)
+	                  : torch::zeros({1, 1, kRowFeatures});
 	auto m = rows > 0 ? torch::ones({1, rows}) : torch::zeros({1, 1});
 	auto c = torch::from_blob(const_cast<float*>(w.context.data()), {1, kContextFeatures}, torch::kFloat32);
 	return impl_->net->value(x, m, c).item<double>();

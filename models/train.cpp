@@ -11,18 +11,26 @@ namespace dlsched::models {
 
 bool make_sample(PolicyStep step, std::size_t max_decisions, Sample& out)
 {
-	if (step.rows <= 0 || step.features != kJobFeatures || step.schema != kFeatureSchema ||
-	    step.x.size() != static_cast<std::size_t>(step.rows) * kJobFeatures ||
-	    step.context.size() != static_cast<std::size_t>(kContextFeatures) ||
-	    step.need.size() != static_cast<std::size_t>(step.rows) || step.order.size() != step.need.size())
+	const auto rows = static_cast<std::size_t>(std::max(0, step.rows));
+	if (rows == 0 || step.features != kRowFeatures || step.schema != kFeatureSchema ||
+	    step.x.size() != rows * kRowFeatures || step.context.size() != static_cast<std::size_t>(kContextFeatures) ||
+	    step.need.size() != rows || step.unit.size() != rows || step.after.size() != rows)
 		return false;
-	DecodedRound d = decode_round(step.need, step.free_gpus, step.order, max_decisions);
+	for (int p : step.order)
+		if (p < 0 || static_cast<std::size_t>(p) >= rows)
+			return false;
+	for (int a : step.after)
+		if (a >= static_cast<int>(rows))
+			return false;
+	DecodedRound d = decode_round(RoundRows{step.need, step.unit, step.after, step.free_gpus}, step.order, max_decisions);
 	if (d.chosen.empty())
 		return false;
 	out = Sample();
 	out.step = std::move(step);
 	out.chosen = std::move(d.chosen);
 	out.left = std::move(d.left);
+	out.seq = std::move(d.seq);
+	out.pos = std::move(d.pos);
 	return true;
 }
 
@@ -30,14 +38,14 @@ struct Trainer::State {
 	std::shared_ptr<PolicyModel> model;
 	TrainOptions opt;
 	std::unique_ptr<torch::optim::Adam> adam;
-	std::mt19937_64 rng;
+	Rng rng{1};
 };
 
 namespace {
 
 // A minibatch as padded tensors.
 struct Batch {
-	torch::Tensor x, ctx, rows, need, pos, left, chosen, stepmask, old_lp, adv, ret, weight;
+	torch::Tensor x, ctx, rows, need, first, end, pos, prereq, left, seq, chosen, stepmask, old_lp, adv, ret, weight;
 	std::int64_t decisions = 0;
 };
 
@@ -50,12 +58,16 @@ Batch make_batch(const std::vector<Sample>& data, const std::vector<std::size_t>
 		k = std::max<std::int64_t>(k, static_cast<std::int64_t>(data[i].chosen.size()));
 	}
 	Batch t;
-	t.x = torch::zeros({b, w, kJobFeatures});
+	t.x = torch::zeros({b, w, kRowFeatures});
 	t.ctx = torch::zeros({b, kContextFeatures});
 	t.rows = torch::zeros({b, w});
-	t.need = torch::zeros({b, w});
-	t.pos = torch::full({b, w}, static_cast<float>(k + 1));
+	t.need = torch::full({b, w}, 1e9f);
+	t.first = torch::zeros({b, w});
+	t.end = torch::zeros({b, w});
+	t.pos = torch::full({b, w}, 1e9f);
+	t.prereq = torch::full({b, w}, -1.0f);
 	t.left = torch::full({b, k}, 1e9f);
+	t.seq = torch::zeros({b, k});
 	t.chosen = torch::zeros({b, k}, torch::kLong);
 	t.stepmask = torch::zeros({b, k});
 	t.old_lp = torch::zeros({b, k});
@@ -66,18 +78,29 @@ Batch make_batch(const std::vector<Sample>& data, const std::vector<std::size_t>
 	auto ctx = t.ctx.accessor<float, 2>();
 	auto rows = t.rows.accessor<float, 2>();
 	auto need = t.need.accessor<float, 2>();
+	auto first = t.first.accessor<float, 2>();
+	auto end = t.end.accessor<float, 2>();
 	auto pos = t.pos.accessor<float, 2>();
+	auto prereq = t.prereq.accessor<float, 2>();
 	auto left = t.left.accessor<float, 2>();
+	auto seq = t.seq.accessor<float, 2>();
 	auto chosen = t.chosen.accessor<std::int64_t, 2>();
 	auto sm = t.stepmask.accessor<float, 2>();
 	auto olp = t.old_lp.accessor<float, 2>();
 	for (std::int64_t bi = 0; bi < b; ++bi) {
 		const Sample& s = data[idx[static_cast<std::size_t>(bi)]];
 		for (int r = 0; r < s.step.rows; ++r) {
-			for (int f = 0; f < kJobFeatures; ++f)
-				x[bi][r][f] = s.step.x[static_cast<std::size_t>(r) * kJobFeatures + static_cast<std::size_t>(f)];
+			const auto ur = static_cast<std::size_t>(r);
+			for (int f = 0; f < kRowFeatures; ++f)
+				x[bi][r][f] = s.step.x[ur * kRowFeatures + static_cast<std::size_t>(f)];
 			rows[bi][r] = 1;
-			need[bi][r] = static_cast<float>(s.step.need[static_cast<std::size_t>(r)]);
+			need[bi][r] = static_cast<float>(s.step.need[ur]);
+			first[bi][r] = s.step.unit[ur] == 0 ? 1.0f : 0.0f;
+			end[bi][r] = s.step.unit[ur] < 0 ? 1.0f : 0.0f;
+			pos[bi][r] = static_cast<float>(s.pos[ur]);
+			const int a = s.step.after[ur];
+			if (a >= 0)
+				prereq[bi][r] = static_cast<float>(s.pos[static_cast<std::size_t>(a)]);
 		}
 		for (int c = 0; c < kContextFeatures; ++c)
 			ctx[bi][c] = s.step.context[static_cast<std::size_t>(c)];
@@ -85,7 +108,7 @@ Batch make_batch(const std::vector<Sample>& data, const std::vector<std::size_t>
 			const auto ki = static_cast<std::int64_t>(kk);
 			chosen[bi][ki] = s.chosen[kk];
 			left[bi][ki] = static_cast<float>(s.left[kk]);
-			pos[bi][s.chosen[kk]] = static_cast<float>(kk);
+			seq[bi][ki] = static_cast<float>(s.seq[kk]);
 			sm[bi][ki] = 1;
 			if (kk < s.old_lp.size())
 				olp[bi][ki] = s.old_lp[kk];
@@ -108,8 +131,14 @@ PickTerms pick_terms(PolicyNetImpl& net, const Batch& t)
 {
 	auto scores = net.scores(t.x, t.ctx);  // [B, W]
 	const auto k = t.left.size(1);
-	auto steps = torch::arange(k, torch::kFloat32).view({1, k, 1});
-	auto valid = (t.need.unsqueeze(1) <= t.left.unsqueeze(2)) & (t.pos.unsqueeze(1) >= steps);
+	// The rules of decode.h as masks [B, K, W]: not picked before this pick, fits, its previous unit
+	// picked before; the end row only while no first unit fits.
+	auto steps = t.seq.unsqueeze(2);
+	auto base = (t.need.unsqueeze(1) <= t.left.unsqueeze(2)) & (t.pos.unsqueeze(1) >= steps) &
+	            (t.prereq.unsqueeze(1) < steps);
+	auto first_fits = (base & (t.first.unsqueeze(1) > 0.5)).any(2, true);
+	auto is_end = t.end.unsqueeze(1) > 0.5;
+	auto valid = base & (~is_end | ~first_fits);
 	// Padded picks: every real row (keeps the softmax finite; their terms are masked out below).
 	auto real = t.rows.unsqueeze(1) > 0.5;
 	auto mask = real & (valid | (t.stepmask.unsqueeze(2) < 0.5));
@@ -124,11 +153,12 @@ PickTerms pick_terms(PolicyNetImpl& net, const Batch& t)
 	return p;
 }
 
-std::vector<std::vector<std::size_t>> minibatches(std::size_t n, std::size_t size, std::mt19937_64& rng)
+std::vector<std::vector<std::size_t>> minibatches(std::size_t n, std::size_t size, Rng& rng)
 {
 	std::vector<std::size_t> order(n);
 	std::iota(order.begin(), order.end(), 0);
-	std::shuffle(order.begin(), order.end(), rng);
+	for (std::size_t i = n; i > 1; --i)  // Fisher-Yates with our generator: the same on every library
+		std::swap(order[i - 1], order[rng.below(i)]);
 	std::vector<std::vector<std::size_t>> out;
 	for (std::size_t i = 0; i < n; i += size)
 		out.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(i),
@@ -159,7 +189,7 @@ Trainer::Trainer(std::shared_ptr<PolicyModel> model, TrainOptions options, std::
 {
 	s_->model = std::move(model);
 	s_->opt = options;
-	s_->rng.seed(seed);
+	s_->rng = Rng(seed, 3);
 	torch::manual_seed(seed);
 	s_->model->impl().net->train();
 	s_->adam.reset(new torch::optim::Adam(s_->model->impl().net->parameters(), torch::optim::AdamOptions(options.lr)));

@@ -7,11 +7,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "model/policy_step.h"
 #include "policy_model.h"
+#include "util/random.h"
 
 namespace dlsched::models {
 
@@ -20,14 +20,16 @@ struct Sample {
 	PolicyStep step;
 	std::vector<int> chosen;     // the picks that were decisions (decode_round)
 	std::vector<int> left;       // GPUs left before each
+	std::vector<int> seq;        // each one's place among all the round's picks
+	std::vector<int> pos;        // per row: its place among the picks (the number of picks: never)
 	std::vector<float> old_lp;   // log-probability of each pick when it was made (PPO)
 	float advantage = 0;
 	float ret = 0;               // return the value network is fitted to
 	float weight = 1;
 };
 
-// Decodes `step` (its order, needs and free GPUs) into a Sample; false when the round had no
-// decision in it (everything fitted, or nothing did).
+// Decodes `step` (its picks, rows and free GPUs) into a Sample; false when the round had no
+// decision in it (every pick was the only valid row) or the step is not of this feature schema.
 bool make_sample(PolicyStep step, std::size_t max_decisions, Sample& out);
 
 struct TrainOptions {

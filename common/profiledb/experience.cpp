@@ -1,5 +1,6 @@
 #include "profiledb/experience.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -91,6 +92,13 @@ json::Value experience_state(const PolicyStep& s)
 	o.set("context", number_array(s.context));
 	o.set("ids", integer_array(s.ids));
 	o.set("need", integer_array(s.need));
+	const auto rows = static_cast<std::size_t>(std::max(0, s.rows));
+	if (s.unit.size() == rows && s.after.size() == rows && s.size.size() == rows && s.held.size() == rows) {
+		o.set("unit", integer_array(s.unit));  // allocation units (feature schema 2)
+		o.set("after", integer_array(s.after));
+		o.set("size", integer_array(s.size));
+		o.set("held", integer_array(s.held));
+	}
 	o.set("free_gpus", json::Value::integer(s.free_gpus));
 	o.set("in_system", json::Value::integer(s.in_system));
 	o.set("value", json::Value::number(s.value));
@@ -167,13 +175,36 @@ Status parse_experience(const std::string& state_text, const std::string& action
 		return r;
 	if (!(r = array_field("state", st, "need", rows, true, 0, kMaxInt, s.need)).is_ok())
 		return r;
-	if (!(r = array_field("action", ac, "order", rows, true, 0, rows ? static_cast<double>(rows - 1) : 0, s.order))
+	// Allocation units (feature schema 2): a row's unit, the row before it, the size it brings its
+	// job to, the GPUs its job held. Rows of schema 1 have none: one row per job, its first unit.
+	if (st.get("unit").is_valid()) {
+		if (!(r = array_field("state", st, "unit", rows, true, -1, kMaxInt, s.unit)).is_ok())
+			return r;
+		if (!(r = array_field("state", st, "after", rows, true, -1, rows ? static_cast<double>(rows - 1) : -1, s.after))
+		             .is_ok())
+			return r;
+		if (!(r = array_field("state", st, "size", rows, true, 0, kMaxInt, s.size)).is_ok())
+			return r;
+		if (!(r = array_field("state", st, "held", rows, true, 0, kMaxInt, s.held)).is_ok())
+			return r;
+	} else {
+		s.unit.assign(rows, 0);
+		s.after.assign(rows, -1);
+		s.size = s.need;
+		s.held.assign(rows, 0);
+	}
+	// The rows picked, in order: at most every row, each once.
+	const json::Value picks = ac.get("order");
+	if (!(r = array_field("action", ac, "order", picks.is_array() ? std::min<std::size_t>(picks.size(), rows) : 0, true,
+	                      0, rows ? static_cast<double>(rows - 1) : 0, s.order))
 	             .is_ok())
 		return r;
+	if (picks.is_array() && picks.size() > rows)
+		return bad("action", "\"order\" has " + std::to_string(picks.size()) + " picks for " + std::to_string(rows) + " rows");
 	std::vector<bool> seen(rows, false);
 	for (int o : s.order) {
 		if (seen[static_cast<std::size_t>(o)])
-			return bad("action", "\"order\" names row " + std::to_string(o) + " twice (not a permutation of the rows)");
+			return bad("action", "\"order\" names row " + std::to_string(o) + " twice");
 		seen[static_cast<std::size_t>(o)] = true;
 	}
 	s.cycle = out.cycle;

@@ -1,6 +1,7 @@
 #include "episodes.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "../sim/cluster_spec.h"
 #include "models/features.h"
@@ -94,16 +95,13 @@ Result<Episode> Workloads::make(const TraceSpec& spec, std::size_t start, std::s
 	return e;
 }
 
-Result<Episode> Workloads::draw(std::mt19937_64& rng) const
+Result<Episode> Workloads::draw(Rng& rng) const
 {
-	std::uniform_int_distribution<std::size_t> pick(0, specs_.size() - 1);
-	const TraceSpec& s = specs_[pick(rng)];
+	const TraceSpec& s = specs_[rng.below(specs_.size())];
 	const std::size_t n = std::min(options_.jobs, s.count);
-	std::uniform_int_distribution<std::size_t> from(s.start, s.start + s.count - n);
-	std::uniform_real_distribution<double> load(options_.load_min, options_.load_max);
-	const std::size_t a = from(rng);
-	const double l = load(rng);
-	return make(s, a, n, l, rng());
+	const std::size_t a = s.start + rng.below(s.count - n + 1);
+	const double l = options_.load_min + (options_.load_max - options_.load_min) * rng.uniform();
+	return make(s, a, n, l, rng.next());
 }
 
 Result<std::vector<Episode>> Workloads::whole(double load, std::uint64_t seed) const
@@ -120,57 +118,91 @@ Result<std::vector<Episode>> Workloads::whole(double load, std::uint64_t seed) c
 
 namespace {
 
-// The teacher's ordering, unchanged, recording what it decided over the window a learned policy
-// would see. A non-preemptive teacher keeps every running job: those rows come first.
-class TeacherOrdering : public Ordering {
+// Records what `inner` decided as the picks of a round over the window the learned allocation would
+// see (features.h picks_for_sizes): a teacher's decisions as labels. `rank` orders first units: the
+// inner allocation's input order.
+void record_plan(const AllocationInput& in, const Plan& plan, std::size_t window)
+{
+	const ClusterView& view = in.view;
+	std::vector<const Job*> rest;
+	models::EncodedWindow w =
+	        models::encode_window(view, in.ordered, in.free.training_free(), window, rest, /*units=*/true);
+	if (w.rows() <= 1)
+		return;
+	std::unordered_map<JobId, int> sizes;
+	for (const Assignment& a : plan)
+		if (a.job)
+			sizes[a.job->id] = a.gpus;
+	std::unordered_map<JobId, std::size_t> rank;
+	for (std::size_t i = 0; i < in.ordered.size(); ++i)
+		rank.emplace(in.ordered[i]->id, i);
+	std::vector<int> picks = models::picks_for_sizes(view, w, sizes, rank);
+	view.recorder->record(models::make_step(view, std::move(w), std::move(picks)));
+}
+
+// A teacher's allocation, unchanged, recording its decisions (record_plan).
+class TeacherAllocation : public Allocation {
 public:
-	TeacherOrdering(std::unique_ptr<Ordering> inner, std::size_t window) : inner_(std::move(inner)), window_(window) {}
+	TeacherAllocation(std::unique_ptr<Allocation> inner, std::size_t window) : inner_(std::move(inner)), window_(window) {}
 	const char* name() const override { return inner_->name(); }
-	bool preemptive() const override { return inner_->preemptive(); }
-	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override
+	bool elastic() const override { return inner_->elastic(); }
+	void allocate(const AllocationInput& in, Plan& plan) const override
 	{
-		std::vector<const Job*> given = jobs;
-		inner_->order(view, jobs);
-		if (!view.recorder)
-			return;
-		std::vector<const Job*> all = given;
-		if (!inner_->preemptive())
-			all.insert(all.end(), view.running.begin(), view.running.end());
-		int free_gpus = view.free_gpus();
-		for (const Job* r : view.running)
-			free_gpus += r->gpus_allocated;
-		std::vector<const Job*> rest;
-		models::EncodedWindow w = models::encode_window(view, all, free_gpus, window_, rest);
-		if (w.rows() == 0)
-			return;
-		std::unordered_map<JobId, std::size_t> rank;
-		for (std::size_t i = 0; i < jobs.size(); ++i)
-			rank[jobs[i]->id] = i + 1;
-		std::vector<int> order(w.rows());
-		for (std::size_t i = 0; i < order.size(); ++i)
-			order[i] = static_cast<int>(i);
-		auto key = [&](int r) -> std::size_t {
-			const Job* j = w.jobs[static_cast<std::size_t>(r)];
-			auto it = rank.find(j->id);
-			return it == rank.end() ? 0 : it->second;  // kept running jobs (non-preemptive) first
-		};
-		std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
-		view.recorder->record(models::make_step(view, std::move(w), std::move(order)));
+		inner_->allocate(in, plan);
+		if (in.view.recorder && in.reconsider_running)
+			record_plan(in, plan, window_);
 	}
 
 private:
-	std::unique_ptr<Ordering> inner_;
+	std::unique_ptr<Allocation> inner_;
+	std::size_t window_;
+};
+
+// DAgger (Ross et al., AISTATS 2011): the learned allocation acts, the teacher labels the state it
+// reached: the teacher's ordering sorts a copy of the candidates, its allocation decides on them
+// (recorded, then thrown away).
+class DaggerAllocation : public Allocation {
+public:
+	DaggerAllocation(std::unique_ptr<Ordering> order, std::unique_ptr<Allocation> teacher,
+	                 std::unique_ptr<Allocation> learner, std::size_t window)
+	    : order_(std::move(order)), teacher_(std::move(teacher)), learner_(std::move(learner)), window_(window)
+	{
+	}
+	const char* name() const override { return learner_->name(); }
+	bool elastic() const override { return true; }
+	void allocate(const AllocationInput& in, Plan& plan) const override
+	{
+		if (in.view.recorder) {
+			std::vector<const Job*> sorted = in.ordered;
+			order_->order(in.view, sorted);
+			const AllocationInput t{in.view, sorted, in.placement, in.free, in.reconsider_running};
+			Plan labels;
+			teacher_->allocate(t, labels);
+			record_plan(t, labels, window_);
+		}
+		ClusterView quiet = in.view;
+		quiet.recorder = nullptr;
+		const AllocationInput acts{quiet, in.ordered, in.placement, in.free, in.reconsider_running};
+		learner_->allocate(acts, plan);
+	}
+
+private:
+	std::unique_ptr<Ordering> order_;
+	std::unique_ptr<Allocation> teacher_, learner_;
 	std::size_t window_;
 };
 
 Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& models, const EpisodeOptions& options,
                                     const PolicyRegistry& registry, const std::string& preset,
-                                    const std::string& ordering, const std::string& label, bool record)
+                                    const std::string& ordering, const std::string& allocation,
+                                    const std::string& label, bool record)
 {
 	Config c;
 	Status st = c.set("Policy", preset, "dlsched-train");
 	if (st.is_ok())
 		st = c.set("OrderingPolicy", ordering, "dlsched-train");
+	if (st.is_ok())
+		st = c.set("AllocationPolicy", allocation, "dlsched-train");
 	if (!st.is_ok())
 		return st;
 	auto sched = Scheduler::create(c, registry);
@@ -180,6 +212,8 @@ Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& 
 	sim::SimOptions so;
 	so.sched_interval = options.sched_interval;
 	so.restart_cost = options.restart_cost;
+	so.restart_model = options.restart_model;
+	so.estimates = options.estimates == "predicted" ? sim::Estimates::kPredicted : sim::Estimates::kOracle;
 	so.drop_unrunnable = true;
 	so.speed_factor = episode.speed_factor;
 	if (record)
@@ -194,30 +228,24 @@ Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& 
 	return out;
 }
 
-// The ordering of the baseline preset `teacher`, after checking that it builds.
-struct Teacher {
-	std::string ordering;
-	bool preemptive = false;
-};
-Result<Teacher> find_teacher(const PolicyRegistry& registry, const std::string& teacher)
+// The teacher preset's policies, after checking that they build; a teacher's decisions are labels
+// only when it reconsiders running jobs (preemptive ordering or elastic allocation).
+Result<SchedulerSpec> find_teacher(const PolicyRegistry& registry, const std::string& teacher)
 {
 	auto spec = registry.preset(teacher);
 	if (!spec.is_ok())
 		return spec.status();
-	auto probe = registry.make_ordering(spec->ordering, Config());
-	if (!probe.is_ok())
-		return probe.status();
-	return Teacher{spec->ordering, (*probe)->preemptive()};
-}
-
-// The teacher's ordering, recording its order over the learned policy's window.
-Result<std::unique_ptr<Ordering>> make_teacher(const PolicyRegistry& registry, const std::string& ordering,
-                                               const Config& c, std::size_t window)
-{
-	auto o = registry.make_ordering(ordering, c);
+	auto o = registry.make_ordering(spec->ordering, Config());
 	if (!o.is_ok())
 		return o.status();
-	return std::unique_ptr<Ordering>(new TeacherOrdering(std::move(o).value(), window));
+	auto a = registry.make_allocation(spec->allocation, Config());
+	if (!a.is_ok())
+		return a.status();
+	if (!(*o)->preemptive() && !(*a)->elastic())
+		return invalid_argument("teacher '" + teacher +
+		                        "' neither preempts nor resizes: its decisions about running jobs are not labels "
+		                        "(use srtf, tiresias-las, mckp or optimus)");
+	return spec;
 }
 
 models::LearnedOptions training_options(std::size_t window, bool sample, std::uint64_t seed)
@@ -230,6 +258,22 @@ models::LearnedOptions training_options(std::size_t window, bool sample, std::ui
 	return lo;
 }
 
+// Registers the model being trained as ordering and allocation "dlsched-train-policy".
+void add_policy(PolicyRegistry& registry, std::shared_ptr<const models::PolicyModel> model,
+                const models::LearnedOptions& lo)
+{
+	models::LearnedOptions greedy = lo;
+	greedy.sample = false;
+	registry.add_ordering("dlsched-train-policy", "the policy being trained",
+	                      [model, greedy](const Config&) -> Result<std::unique_ptr<Ordering>> {
+		                      return std::unique_ptr<Ordering>(new models::LearnedOrdering("dl2", model, greedy));
+	                      });
+	registry.add_allocation("dlsched-train-policy", "the policy being trained",
+	                        [model, lo](const Config&) -> Result<std::unique_ptr<Allocation>> {
+		                        return std::unique_ptr<Allocation>(new models::LearnedAllocation(model, lo));
+	                        });
+}
+
 }  // namespace
 
 Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& teacher, const ModelCatalog& models,
@@ -240,39 +284,17 @@ Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& tea
 	auto t = find_teacher(registry, teacher);
 	if (!t.is_ok())
 		return t.status();
-	const std::string inner = t->ordering;
-	registry.add_ordering("dlsched-train-teacher", "the teacher, recorded",
-	                      [inner, window, &registry](const Config& c) { return make_teacher(registry, inner, c, window); });
-	return simulate_with(episode, models, options, registry, teacher, "dlsched-train-teacher", teacher, true);
+	const std::string inner = t->allocation;
+	registry.add_allocation("dlsched-train-teacher", "the teacher, recorded",
+	                        [inner, window, &registry](const Config& c) -> Result<std::unique_ptr<Allocation>> {
+		                        auto a = registry.make_allocation(inner, c);
+		                        if (!a.is_ok())
+			                        return a.status();
+		                        return std::unique_ptr<Allocation>(new TeacherAllocation(std::move(a).value(), window));
+	                        });
+	return simulate_with(episode, models, options, registry, teacher, t->ordering, "dlsched-train-teacher", teacher,
+	                     true);
 }
-
-namespace {
-
-// DAgger (Ross et al., AISTATS 2011): the learned policy acts, the teacher labels the state it
-// reached. The teacher orders a copy of the jobs (TeacherOrdering records that order over the
-// learned policy's window); the learned ordering decides, unrecorded.
-class DaggerOrdering : public Ordering {
-public:
-	DaggerOrdering(std::unique_ptr<Ordering> teacher, std::unique_ptr<Ordering> learner)
-	    : teacher_(std::move(teacher)), learner_(std::move(learner))
-	{
-	}
-	const char* name() const override { return learner_->name(); }
-	bool preemptive() const override { return learner_->preemptive(); }
-	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override
-	{
-		std::vector<const Job*> labelled = jobs;
-		teacher_->order(view, labelled);
-		ClusterView quiet = view;
-		quiet.recorder = nullptr;
-		learner_->order(quiet, jobs);
-	}
-
-private:
-	std::unique_ptr<Ordering> teacher_, learner_;
-};
-
-}  // namespace
 
 Result<EpisodeResult> run_dagger(const Episode& episode, std::shared_ptr<const models::PolicyModel> model,
                                  const std::string& teacher, const std::string& preset, const ModelCatalog& models,
@@ -283,20 +305,23 @@ Result<EpisodeResult> run_dagger(const Episode& episode, std::shared_ptr<const m
 	auto t = find_teacher(registry, teacher);
 	if (!t.is_ok())
 		return t.status();
-	if (!t->preemptive)
-		return invalid_argument("dagger: teacher '" + teacher +
-		                        "' is not preemptive; its order of running jobs is not a label (use srtf or tiresias-las)");
-	const std::string inner = t->ordering;
+	const SchedulerSpec spec = t.value();
 	const models::LearnedOptions lo = training_options(window, false, 1);
-	registry.add_ordering("dlsched-train-dagger", "the policy acts, the teacher labels",
-	                      [inner, window, model, lo, &registry](const Config& c) -> Result<std::unique_ptr<Ordering>> {
-		                      auto labels = make_teacher(registry, inner, c, window);
-		                      if (!labels.is_ok())
-			                      return labels.status();
-		                      std::unique_ptr<Ordering> acts(new models::LearnedOrdering("dl2", model, lo));
-		                      return std::unique_ptr<Ordering>(new DaggerOrdering(std::move(labels).value(), std::move(acts)));
-	                      });
-	return simulate_with(episode, models, options, registry, preset, "dlsched-train-dagger", preset, true);
+	add_policy(registry, model, lo);
+	registry.add_allocation("dlsched-train-dagger", "the policy acts, the teacher labels",
+	                        [spec, window, model, lo, &registry](const Config& c) -> Result<std::unique_ptr<Allocation>> {
+		                        auto o = registry.make_ordering(spec.ordering, c);
+		                        if (!o.is_ok())
+			                        return o.status();
+		                        auto a = registry.make_allocation(spec.allocation, c);
+		                        if (!a.is_ok())
+			                        return a.status();
+		                        std::unique_ptr<Allocation> acts(new models::LearnedAllocation(model, lo));
+		                        return std::unique_ptr<Allocation>(new DaggerAllocation(
+		                                std::move(o).value(), std::move(a).value(), std::move(acts), window));
+	                        });
+	return simulate_with(episode, models, options, registry, preset, "dlsched-train-policy", "dlsched-train-dagger",
+	                     preset, true);
 }
 
 Result<EpisodeResult> run_preset(const Episode& episode, const std::string& preset, const ModelCatalog& models,
@@ -307,7 +332,7 @@ Result<EpisodeResult> run_preset(const Episode& episode, const std::string& pres
 	auto spec = registry.preset(preset);
 	if (!spec.is_ok())
 		return spec.status();
-	return simulate_with(episode, models, options, registry, preset, spec->ordering, preset, false);
+	return simulate_with(episode, models, options, registry, preset, spec->ordering, spec->allocation, preset, false);
 }
 
 Result<EpisodeResult> run_policy(const Episode& episode, std::shared_ptr<const models::PolicyModel> model, bool sample,
@@ -316,12 +341,9 @@ Result<EpisodeResult> run_policy(const Episode& episode, std::shared_ptr<const m
 {
 	PolicyRegistry registry;
 	register_builtin_policies(registry);
-	const models::LearnedOptions lo = training_options(window, sample, seed);
-	registry.add_ordering("dlsched-train-policy", "the policy being trained",
-	                      [model, lo](const Config&) -> Result<std::unique_ptr<Ordering>> {
-		                      return std::unique_ptr<Ordering>(new models::LearnedOrdering("dl2", model, lo));
-	                      });
-	return simulate_with(episode, models, options, registry, preset, "dlsched-train-policy", preset, record);
+	add_policy(registry, model, training_options(window, sample, seed));
+	return simulate_with(episode, models, options, registry, preset, "dlsched-train-policy", "dlsched-train-policy",
+	                     preset, record);
 }
 
 }  // namespace dlsched::train

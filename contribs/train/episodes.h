@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "../sim/metrics.h"
 #include "models/policy_model.h"
 #include "policy/registry.h"
+#include "util/random.h"
 
 namespace dlsched::train {
 
@@ -40,7 +40,9 @@ struct EpisodeOptions {
 	double load_min = 1, load_max = 3;
 	double elastic_fraction = 0;
 	double restart_cost = 0;
+	bool restart_model = false;        // --restart-cost model: each job's predicted suspend and resume
 	double sched_interval = 60;
+	std::string estimates = "oracle";  // what policies see: oracle or predicted (dlsched-sim --estimates)
 };
 
 class Workloads {
@@ -48,7 +50,7 @@ public:
 	static Result<Workloads> load(const std::vector<std::string>& specs, const ModelCatalog& models,
 	                              const EpisodeOptions& options);
 	// A random training episode: a random trace, a random slice of `jobs` jobs, a random load.
-	Result<Episode> draw(std::mt19937_64& rng) const;
+	Result<Episode> draw(Rng& rng) const;
 	// Every spec whole, at `load` (validation and evaluation).
 	Result<std::vector<Episode>> whole(double load, std::uint64_t seed) const;
 
@@ -69,13 +71,14 @@ struct EpisodeResult {
 	Seconds makespan = 0;
 };
 
-// Runs `episode` under the preset `teacher` (a baseline), recording the teacher's decisions as
-// PolicySteps over the same window a learned policy would see.
+// Runs `episode` under the preset `teacher` (a baseline that preempts or resizes: srtf, mckp,
+// optimus, ...), recording its allocation's decisions as PolicySteps (unit picks) over the window the
+// learned allocation would see.
 Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& teacher, const ModelCatalog& models,
                                   const EpisodeOptions& options, std::size_t window);
 
-// Runs `episode` with the learned ordering of `model` (greedy) deciding, under `preset`, and the
-// preemptive `teacher`'s order of the same window recorded as each round's label (DAgger).
+// Runs `episode` with the learned allocation of `model` (greedy) deciding, under `preset`, and the
+// `teacher` preset's decisions on the same state recorded as each round's label (DAgger).
 Result<EpisodeResult> run_dagger(const Episode& episode, std::shared_ptr<const models::PolicyModel> model,
                                  const std::string& teacher, const std::string& preset, const ModelCatalog& models,
                                  const EpisodeOptions& options, std::size_t window);
@@ -84,8 +87,8 @@ Result<EpisodeResult> run_dagger(const Episode& episode, std::shared_ptr<const m
 Result<EpisodeResult> run_preset(const Episode& episode, const std::string& preset, const ModelCatalog& models,
                                  const EpisodeOptions& options);
 
-// Runs `episode` under the learned ordering with `model` (sampled orders when `sample`), with the
-// allocation and placement of `preset` (dl2 or dual-agent).
+// Runs `episode` under the learned ordering and allocation of `model` (sampled picks when `sample`),
+// with the placement of `preset` (dl2 or dual-agent).
 Result<EpisodeResult> run_policy(const Episode& episode, std::shared_ptr<const models::PolicyModel> model,
                                  bool sample, std::uint64_t seed, const std::string& preset,
                                  const ModelCatalog& models, const EpisodeOptions& options, std::size_t window,

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <deque>
 #include <map>
+#include <unordered_map>
 #include <sstream>
 
 #include "model/cluster_view.h"
@@ -165,17 +166,17 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 		std::vector<const Job*> ordered = view.running;
 		ordered.insert(ordered.end(), view.pending.begin(), view.pending.end());
 		std::vector<const Job*> rest;
-		// All the cluster's GPUs are handed out: running jobs kept theirs (rows first), then the starts.
-		models::EncodedWindow w = models::encode_window(view, ordered, std::max(0, total), window, rest);
-		std::map<JobId, int> rank;  // running 0, started now 1, the others 2
-		for (std::size_t i = 0; i < snapshot.size(); ++i)
+		// All the cluster's GPUs are handed out: running jobs keep theirs (picked first), then the
+		// starts, each at the GPUs it ran with; the round ends there.
+		models::EncodedWindow w = models::encode_window(view, ordered, std::max(0, total), window, rest, /*units=*/true);
+		std::unordered_map<JobId, std::size_t> rank;
+		std::unordered_map<JobId, int> sizes;
+		for (std::size_t i = 0; i < snapshot.size(); ++i) {
+			if (snapshot[i].running() || started_now[i])
+				sizes[snapshot[i].id] = snapshot[i].gpus_requested;
 			rank[snapshot[i].id] = snapshot[i].running() ? 0 : (started_now[i] ? 1 : 2);
-		std::vector<int> order(w.rows());
-		for (std::size_t r = 0; r < order.size(); ++r)
-			order[r] = static_cast<int>(r);
-		std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-			return rank[w.jobs[static_cast<std::size_t>(a)]->id] < rank[w.jobs[static_cast<std::size_t>(b)]->id];
-		});
+		}
+		std::vector<int> order = models::picks_for_sizes(view, w, sizes, rank);
 		if (!order.empty())
 			out.push_back(models::make_step(view, std::move(w), std::move(order)));
 	}

@@ -15,3 +15,4 @@ include testsuite/unit/records.mk
 include testsuite/unit/predict.mk
 include testsuite/unit/models.mk
 include testsuite/unit/sim.mk
+include testsuite/unit/train.mk

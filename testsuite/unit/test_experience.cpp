@@ -255,7 +255,7 @@ START_TEST(a_malformed_row_is_an_error_naming_its_rowid)
 	const Case cases[] = {
 	        {"{not json", "{\"order\":[0,1,2]}", "state:1:"},
 	        {good.c_str(), "{\"order\":[0,0,2]}", "\"order\" names row 0 twice"},
-	        {good.c_str(), "{\"order\":[0,1]}", "\"order\" has 2 entries, expected 3"},
+	        {good.c_str(), "{\"order\":[0,1,2,1]}", "\"order\" has 4 entries, expected 3"},  // more picks than rows
 	        {good.c_str(), "[]", "action: not a JSON object"},
 	        {"{\"schema\":1,\"rows\":1,\"features\":2,\"x\":[1],\"context\":[],\"ids\":[1],\"need\":[1],"
 	         "\"free_gpus\":1,\"in_system\":1,\"value\":0,\"log_prob\":0,\"sampled\":false}",
