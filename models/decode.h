@@ -3,7 +3,7 @@
 // DL2 (Peng et al., "DL2: A Deep Learning-driven Scheduler for Deep Learning Clusters", IEEE TPDS
 // 2021) lets the policy pick, one action at a time, a job to give one more unit of resources, with
 // invalid actions masked, until it picks "end the round". Here every action is a row: a job's first
-// unit (its minimum GPUs), each further unit of an elastic job, and the end row. A row is valid while
+// unit (the size it asked for), each further unit of an elastic job, and the end row. A row is valid while
 //  - it is not picked yet and its GPUs fit in what is left,
 //  - the row before it (the job's previous unit) is picked, and
 //  - for the end row: no job's first unit fits any more. Leaving GPUs idle while a waiting job fits

@@ -89,10 +89,15 @@ void encode_job(const ClusterView& view, const Job& j, int user_gpus, int free_g
 			f[i] = 0.0f;  // an unknown model's infinite estimate must not poison the network
 }
 
+int first_unit_gpus(const Job& job)
+{
+	return std::max(1, std::clamp(job.gpus_requested, job.gpus_min, std::max(job.gpus_min, job.gpus_max)));
+}
+
 int unit_gpus(const ClusterView& view, const Job& job)
 {
 	const int per_node = node_size_hint(view);
-	return job.gpus_min >= per_node ? per_node : 1;
+	return first_unit_gpus(job) >= per_node ? per_node : 1;
 }
 
 void encode_unit(const ClusterView& view, const Job& j, int before, int after, float* f)
@@ -155,7 +160,7 @@ EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job
 		const Job& j = *jp;
 		auto it = user_gpus.find(j.user);
 		encode_job(view, j, it == user_gpus.end() ? 0 : it->second, free_gpus, total, job_row);
-		const int first = std::max(1, j.gpus_min);
+		const int first = first_unit_gpus(j);
 		int prev = add_row(jp, 0, first, first, 0, -1);
 		if (!units || !j.elastic() || (j.running() && !j.requeueable))
 			continue;
@@ -216,7 +221,10 @@ std::vector<int> picks_for_sizes(const ClusterView& view, const EncodedWindow& w
 	std::vector<int> first, extra;
 	for (std::size_t r = 0; r < w.rows(); ++r) {
 		const Job* j = w.jobs[r];
-		if (!j || size_of(j) < w.size[r])
+		const int size = j ? size_of(j) : 0;
+		// A job run below its first unit (optimus starts elastic jobs at their minimum) counts as
+		// given its first unit; a pick that then no longer fits ends the label there (decode_round).
+		if (!j || size <= 0 || (w.unit[r] > 0 && size < w.size[r]))
 			continue;
 		(w.unit[r] == 0 ? first : extra).push_back(static_cast<int>(r));
 	}

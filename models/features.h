@@ -29,7 +29,7 @@ const char* job_feature_name(int i);  // i < kRowFeatures: the job's, then the u
 const char* context_feature_name(int i);
 
 // One cycle's window, encoded. A row is an allocation unit (DL2's action "give this job one more
-// unit"): each job's first unit (its minimum GPUs), then, with `units`, one row per further unit of
+// unit"): each job's first unit (first_unit_gpus), then, with `units`, one row per further unit of
 // an elastic job (one GPU; one node's worth when its minimum spans nodes) up to kMaxExtraUnits, and
 // the end-of-round row. Without `units` (an ordering), only first units.
 struct EncodedWindow {
@@ -45,7 +45,11 @@ struct EncodedWindow {
 	std::size_t rows() const { return jobs.size(); }
 };
 
-// GPUs one further unit of `job` is: one node's worth when its minimum spans nodes, else one GPU.
+// GPUs a job's first unit is: the size it asked for (within its minimum and maximum). Slurm jobs ask
+// for a size; an elastic job's minimum (often 1 GPU) is where it may be shrunk to, not where it
+// should start.
+int first_unit_gpus(const Job& job);
+// GPUs one further unit of `job` is: one node's worth when its first unit spans a node, else one GPU.
 int unit_gpus(const ClusterView& view, const Job& job);
 
 // Chooses the window among `candidates` (running jobs first, by id, then the others in the order

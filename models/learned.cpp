@@ -120,9 +120,9 @@ void LearnedAllocation::allocate(const AllocationInput& in, Plan& plan) const
 			targets[it->second] = std::max(targets[it->second], w.size[r]);
 		}
 	}
-	// Beyond the window: minimums, in order, from what is left.
+	// Beyond the window: first units, in order, from what is left.
 	for (const Job* j : rest) {
-		const int size = std::max(1, j->gpus_min);
+		const int size = first_unit_gpus(*j);
 		order.push_back(j);
 		targets.push_back(size <= left ? size : 0);
 		if (size <= left)

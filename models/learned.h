@@ -46,7 +46,7 @@ private:
 // DL2's allocation: a round of unit picks (decode.h) over the window of the ordered candidates; a
 // job's GPUs are the units it got, a running job that got none is requeued, one that got a different
 // number is resized. Jobs the host cannot requeue keep what they hold. Jobs beyond the window get
-// their minimum, in order, from what the round left. Records each round (PolicyStep) when the view
+// their first unit, in order, from what the round left. Records each round (PolicyStep) when the view
 // has a recorder.
 class LearnedAllocation : public Allocation {
 public:
