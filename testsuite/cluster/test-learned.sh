@@ -119,14 +119,18 @@ sleep 1.5
 n_rows=$(sqlite3 "$exp" "SELECT count(*) FROM experience WHERE cluster = 'dlsched'" 2>&1)
 [ "${n_rows:-0}" -gt 0 ] 2>/dev/null && ok "RecordExperience=yes: $n_rows experience rows in $exp" ||
 	ko "experience rows: '$n_rows'"
-last4="SELECT state, action, reward FROM experience WHERE json_extract(state, '\$.rows') = 4 ORDER BY rowid DESC LIMIT 1"
-rec=$(sqlite3 "$exp" "SELECT group_concat(id, ' ') FROM (SELECT json_extract(s.state, '\$.ids[' || o.value || ']') AS id
-	FROM ($last4) s, json_each(s.action, '\$.order') o ORDER BY o.key)" 2>&1)
-reward=$(sqlite3 "$exp" "SELECT reward FROM ($last4)" 2>&1)
-want_ids=$(for k in $want_small; do echo "${ids[$((k - 1))]}"; done | paste -sd' ')
-[ "$rec" = "$want_ids" ] && [ "$reward" = "-4.0" ] &&
-	ok "the recorded action is Slurm's order ($rec), reward -in_system ($reward)" ||
-	ko "recorded order '$rec' (want '$want_ids'), reward '$reward' (want -4.0)"
+# The learned allocation records its round: one row per job's first unit and the end row (unit -1);
+# with every node down no unit fits, so the round's one pick is the end row (row 4).
+last5="SELECT state, action, reward FROM experience WHERE json_extract(state, '\$.rows') = 5 ORDER BY rowid DESC LIMIT 1"
+rec=$(sqlite3 "$exp" "SELECT group_concat(id, ' ') FROM (SELECT CAST(u.value AS TEXT) AS id
+	FROM ($last5) s, json_each(s.state, '\$.ids') u WHERE u.value > 0 ORDER BY u.value)" 2>&1)
+units=$(sqlite3 "$exp" "SELECT group_concat(u.value, ' ') FROM ($last5) s, json_each(s.state, '\$.unit') u" 2>&1)
+picks=$(sqlite3 "$exp" "SELECT json_extract(action, '\$.order') FROM ($last5)" 2>&1)
+reward=$(sqlite3 "$exp" "SELECT reward FROM ($last5)" 2>&1)
+want_ids=$(printf '%s\n' "${ids[@]}" | sort -n | paste -sd' ')
+[ "$rec" = "$want_ids" ] && [ "$units" = "0 0 0 0 -1" ] && [ "$picks" = "[4]" ] && [ "$reward" = "-4.0" ] &&
+	ok "the recorded round: the 4 jobs' first units and the end row ($units), the end its only pick on down nodes, reward -in_system ($reward)" ||
+	ko "recorded round: jobs '$rec' (want '$want_ids'), units '$units', picks '$picks' (want [4]), reward '$reward' (want -4.0)"
 grep -q "^experience_rows=[1-9]" "$st" && grep -q "^experience_errors=0$" "$st" && grep -q "^notes=dl2: model $dir/small.pt" "$st" &&
 	ok "stats file: experience rows, no errors, the notes" || ko "stats: $(grep -E '^(notes|experience)' "$st" | tr '\n' ' ')"
 
