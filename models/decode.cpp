@@ -110,38 +110,43 @@ std::vector<int> play_round(const RoundRows& rows, const std::vector<float>& sco
 	std::vector<int> picks;
 	double lp = 0;
 	const std::size_t n = rows.need.size();
+	// The scores do not change within a round: each row's softmax weight is computed once, relative
+	// to the largest score (so none overflows; a tanh network's scores are bounded, so none
+	// underflows to nothing that matters).
+	float top = -INFINITY;
+	for (std::size_t r = 0; r < n; ++r)
+		top = std::max(top, scores[r]);
+	std::vector<double> weight(n);
+	for (std::size_t r = 0; r < n; ++r)
+		weight[r] = std::exp(static_cast<double>(scores[r]) - top);
 	std::vector<std::size_t> ok;
 	ok.reserve(n);
 	while (!round.ended()) {
 		ok.clear();
+		double z = 0;
+		std::size_t best = n;
 		for (std::size_t r = 0; r < n; ++r)
-			if (round.valid(r))
+			if (round.valid(r)) {
 				ok.push_back(r);
+				z += weight[r];
+				if (best == n || scores[r] > scores[best])
+					best = r;
+			}
 		if (ok.empty())
 			break;
-		double mx = -INFINITY;
-		std::size_t best = ok[0];
-		for (std::size_t r : ok)
-			if (scores[r] > mx) {
-				mx = scores[r];
-				best = r;
-			}
-		double z = 0;
-		for (std::size_t r : ok)
-			z += std::exp(scores[r] - mx);
 		std::size_t c = best;
 		if (rng && ok.size() > 1) {
 			double u = rng->uniform() * z;
 			c = ok.back();
 			for (std::size_t r : ok) {
-				u -= std::exp(scores[r] - mx);
+				u -= weight[r];
 				if (u < 0) {
 					c = r;
 					break;
 				}
 			}
 		}
-		lp += scores[c] - mx - std::log(z);
+		lp += std::log(weight[c] / z);
 		round.pick(c);
 		picks.push_back(static_cast<int>(c));
 	}
