@@ -291,11 +291,11 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		j.time_limit = v.time_limit > 0 ? v.time_limit : dlsched::kNoTimeLimit;
 		out.from_profile.push_back(false);
 		if (!(j.epoch_time_1gpu > 0)) {
-			const dlsched::ModelProfile* mp = j.model >= 0 ? &sched->models.at(j.model) : nullptr;
-			if (mp && v.epochs_total > 0 && mp->samples_per_s_1gpu > 0 && mp->samples_per_epoch > 0) {
+			const double profiled = sched->models.epoch_time_1gpu(j.model);
+			if (v.epochs_total > 0 && profiled > 0) {
 				// Its epochs, at its model's measured epoch time (the profile DB's history of
 				// the model replaces it in decide, where there is one).
-				j.epoch_time_1gpu = mp->samples_per_epoch / mp->samples_per_s_1gpu;
+				j.epoch_time_1gpu = profiled;
 				out.from_profile.back() = true;
 			} else if (v.time_limit > 0) {
 				// Nothing to go by but the time limit, as Slurm's backfill: one epoch as long as

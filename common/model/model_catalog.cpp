@@ -122,6 +122,14 @@ double ModelCatalog::speedup(int model, int gpus, int nodes) const
 	return table_[model][n][g];  // beyond kMaxGpus: no further gain
 }
 
+double ModelCatalog::epoch_time_1gpu(int model) const
+{
+	if (model < 0 || model >= size())
+		return 0.0;
+	const ModelProfile& p = profiles_[static_cast<std::size_t>(model)];
+	return p.samples_per_s_1gpu > 0 && p.samples_per_epoch > 0 ? p.samples_per_epoch / p.samples_per_s_1gpu : 0.0;
+}
+
 double ModelCatalog::gpu_speed(int model, const std::string& gpu_type) const
 {
 	if (model < 0 || model >= size() || gpu_type.empty())

@@ -51,6 +51,11 @@ public:
 	// Throughput at `gpus` GPUs spread over `nodes` nodes, relative to one GPU. O(1).
 	// Unknown model (-1): linear scaling. gpus <= 0 gives 0.
 	double speedup(int model, int gpus, int nodes = 1) const;
+	// Seconds one epoch of the model's reference run takes on one reference GPU (dataset size /
+	// measured single-GPU throughput); 0 for an unknown model or a profile without those numbers.
+	// The one definition of "what the profile says an epoch takes" (workloads, the C ABI, the
+	// simulator's user estimates).
+	double epoch_time_1gpu(int model) const;
 	// Speed of a GPU type for this model relative to the reference type (1.0 when unknown).
 	double gpu_speed(int model, const std::string& gpu_type) const;
 	// Throughput of `gpus` GPUs over `nodes` nodes whose GPU types are `gpu_types`, relative to one

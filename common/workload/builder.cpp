@@ -101,11 +101,11 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 			j.epoch_time_1gpu = t.duration_s * speedup / j.epochs_total;
 		} else {
 			// Pollux workloads: the model's reference run, at its measured single-GPU throughput.
-			const ModelProfile* p = j.model >= 0 ? &models.at(j.model) : nullptr;
-			if (!p || p->samples_per_s_1gpu <= 0 || p->samples_per_epoch <= 0 || p->reference_epochs <= 0)
+			const double epoch = models.epoch_time_1gpu(j.model);
+			if (!(epoch > 0) || models.at(j.model).reference_epochs <= 0)
 				return parse_error(t.where + ": no duration and no reference run for model '" + t.model + "'");
-			j.epochs_total = p->reference_epochs;
-			j.epoch_time_1gpu = p->samples_per_epoch / p->samples_per_s_1gpu;
+			j.epochs_total = models.at(j.model).reference_epochs;
+			j.epoch_time_1gpu = epoch;
 		}
 		const double runtime = j.epochs_total * j.epoch_time_1gpu / speedup;
 

@@ -144,9 +144,9 @@ JobEstimate EstimateModel::estimate(std::size_t i, const Job& job)
 	claim.epochs_total = job.epochs_total;
 	claim.time_limit = job.time_limit;
 	claim.executed_s = job.executed_s;
-	const ModelProfile* p = job.model >= 0 && job.model < models_.size() ? &models_.at(job.model) : nullptr;
-	if (p && p->samples_per_s_1gpu > 0 && p->samples_per_epoch > 0) {
-		claim.epoch_time_1gpu = p->samples_per_epoch / p->samples_per_s_1gpu;
+	const double profiled = models_.epoch_time_1gpu(job.model);
+	if (profiled > 0) {
+		claim.epoch_time_1gpu = profiled;
 	} else if (std::isfinite(job.time_limit) && job.time_limit > 0 && job.epochs_total > 0) {
 		// Nothing but the time limit, as Slurm's backfill: all of it at the requested size.
 		const int per_node = std::max(1, limits_.gpus_per_node);
