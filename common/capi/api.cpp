@@ -142,10 +142,6 @@ std::string str(const char* s)
 	return s ? s : "";
 }
 
-// Relative spread of a runtime that rests on a model profile or a user's claim alone (no
-// measurement of the job or its model on this cluster): the profiles are another cluster's
-// measurements, and the claims are bounded (predict/hints.h), not checked.
-constexpr double kUnmeasuredRuntimeCv = 0.25;
 
 // The core's copy of a C view: jobs own their strings, nodes are the scheduler's buffer; `view`
 // points into them.
@@ -563,7 +559,7 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 			if (j.running())
 				(void) sched->reader->apply(j, sched->models, sched->overhead, cv->now,
 				                            cv->jobs[i].epochs_done < 0);
-			sched->reader->estimate_runtime(j, sched->models, c.from_profile[i], kUnmeasuredRuntimeCv);
+			sched->reader->estimate_runtime(j, sched->models, c.from_profile[i], dlsched::predict::kUnmeasuredRuntimeCv);
 			// The epochs are still the user's claim: bounded as at conversion.
 			if (c.from_profile[i])
 				(void) dlsched::predict::bound_hints(j, sched->models, c.limits);

@@ -20,6 +20,12 @@
 
 namespace dlsched::predict {
 
+// Relative spread of a runtime that rests on a model profile or a user's claim alone (no
+// measurement of the job or its model on this cluster): the profiles are another cluster's
+// measurements, and the claims are bounded (below), not checked. sched/dlsched (the C ABI) and
+// dlsched-sim's predicted estimates both use it.
+inline constexpr double kUnmeasuredRuntimeCv = 0.25;
+
 struct HintLimits {
 	double trust_factor = 10;          // HintTrustFactor
 	double floor_no_limit_s = 3600;    // HintFloorNoTimeLimit

@@ -65,8 +65,8 @@ public:
 	// Same-model jobs a history holds at most (the most recent to time an epoch), as sched/dlsched's
 	// profile reader keeps.
 	static constexpr std::size_t kHistoryJobs = 20;
-	// The spread assumed where only a profile or the user's word stands (sched/dlsched: 25%).
-	static constexpr double kUnmeasuredCv = 0.25;
+	// The spread assumed where only a profile or the user's word stands: sched/dlsched's.
+	static constexpr double kUnmeasuredCv = predict::kUnmeasuredRuntimeCv;
 
 	// `epoch_sd`: the noise of one timed epoch; `limits`: how far the user-given fallback is trusted.
 	EstimateModel(const ModelCatalog& models, const std::vector<Job>& jobs, std::uint64_t seed, double epoch_sd,
