@@ -221,5 +221,22 @@ printf 'not a database' >"$tmp/bad.db"
 bad "corrupt --profile-db" "--profile-db $tmp/bad.db: file is not a database" --from-file "$data/sacct.txt" --profile-db "$tmp/bad.db"
 bad "--profile-db label unknown" "no source labelled 'x'" --compare "a=$data/sacct.txt" --profile-db "x=$tmp/profiles.db"
 badpath="$tmp/empty-path" bad "sacct missing" "sacct not found" --gpus-total 8
+# A run that ends (or, but after a resize, starts) before it was submitted: refused, naming the line.
+sed '1s/|2026-01-01T00:01:40|00:01:40|/|2025-12-31T23:59:00|00:01:40|/' "$data/sacct.txt" >"$tmp/endearly.txt"
+bad "End before Submit" "$tmp/endearly.txt:1: job 101: End 2025-12-31T23:59:00 is before Submit 2026-01-01T00:00:00" --from-file "$tmp/endearly.txt"
+sed '4s/|2026-01-01T00:01:00|2026-01-01T00:04:00|/|2026-01-01T00:00:20|2026-01-01T00:04:00|/' "$data/sacct.txt" >"$tmp/startearly.txt"
+bad "Start before Submit" "$tmp/startearly.txt:4: job 107: Start 2026-01-01T00:00:20 is before Submit 2026-01-01T00:00:30" --from-file "$tmp/startearly.txt"
+# An option given twice is an error naming it (--profile-db alone repeats, with --compare).
+bad "option given twice" "--gpus-total is given twice: give it once" --from-file "$data/sacct.txt" --gpus-total 8 --gpus-total 16
+bad "--compare given twice" "--compare is given twice" --compare "a=$data/sacct.txt" --compare "b=$data/sacct.txt"
+# Empty input: a warning on stderr, and still a valid (empty) report.
+: >"$tmp/empty.txt"
+"$rep" --from-file "$tmp/empty.txt" --gpus-total 8 --format json >"$tmp/out.json" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -qF "warning: $tmp/empty.txt: no job records" "$tmp/err" && jchk 'd["jobs"] == 0 and d["avg_jct_s"] is None'; then
+	ok "empty input: warning, empty report"
+else
+	ko "empty input: rc $rc, stderr: $(cat "$tmp/err")"
+fi
 
 exit $((fails > 0))
