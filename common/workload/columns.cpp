@@ -1,7 +1,7 @@
 #include "workload/columns.h"
 
 #include <algorithm>
-#include <sstream>
+#include <cstdlib>
 
 namespace dlsched {
 
@@ -61,36 +61,38 @@ std::string ColumnReader::at(const std::string& col) const
 	return csv_.where(it == index_.end() ? 1 : fields_[it->second].column);
 }
 
-namespace {
-std::string show(double v)
-{
-	std::ostringstream os;
-	os << v;
-	return os.str();
-}
-}  // namespace
-
-Status ColumnReader::number(const std::string& col, double& out, bool allow_empty, double min_value) const
+Status ColumnReader::number(const std::string& col, double& out, bool allow_empty, const TraceRange& range) const
 {
 	const std::string& t = text(col);
 	if (t.empty() && allow_empty)
 		return Status::ok();
-	if (!parse_number(t, out))
+	if (!parse_number(t, out)) {
+		// strtod reads "inf", "nan" and "1e400" (as infinity): numbers, but none a trace may hold.
+		char* end = nullptr;
+		(void)std::strtod(t.c_str(), &end);
+		if (!t.empty() && end == t.c_str() + t.size() && t.find_first_of("xXpP") == std::string::npos)
+			return parse_error(at(col) + col + " '" + t + "' is out of range: " + range.fix);
 		return parse_error(at(col) + col + " '" + t + "' is not a number");
-	if (out < min_value)
-		return parse_error(at(col) + col + " '" + t + "' must be at least " + show(min_value));
+	}
+	if (!range.holds(out))
+		return parse_error(at(col) + col + " '" + t + "' is out of range: " + range.fix);
 	return Status::ok();
 }
 
-Status ColumnReader::integer(const std::string& col, long long& out, bool allow_empty, long long min_value) const
+Status ColumnReader::integer(const std::string& col, long long& out, bool allow_empty, const TraceRange& range) const
 {
 	const std::string& t = text(col);
 	if (t.empty() && allow_empty)
 		return Status::ok();
-	if (!parse_integer(t, out))
+	if (!parse_integer(t, out)) {
+		// Digits that do not fit 64 bits are a count out of range, not a word.
+		const std::size_t d = t.find_first_not_of("+-") == 1 ? 1 : 0;
+		if (t.size() > d && t.find_first_not_of("0123456789", d) == std::string::npos)
+			return parse_error(at(col) + col + " '" + t + "' is out of range: " + range.fix);
 		return parse_error(at(col) + col + " '" + t + "' is not an integer");
-	if (out < min_value)
-		return parse_error(at(col) + col + " '" + t + "' must be at least " + std::to_string(min_value));
+	}
+	if (!range.holds(static_cast<double>(out)))
+		return parse_error(at(col) + col + " '" + t + "' is out of range: " + range.fix);
 	return Status::ok();
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "util/csv.h"
+#include "workload/trace.h"
 
 namespace dlsched {
 
@@ -26,9 +27,10 @@ public:
 	bool has(const std::string& col) const { return index_.count(col) != 0; }
 	// The field's text ("" if the column is absent).
 	const std::string& text(const std::string& col) const;
-	// Typed fields: an error names file:line:column and says what was expected.
-	Status number(const std::string& col, double& out, bool allow_empty, double min_value) const;
-	Status integer(const std::string& col, long long& out, bool allow_empty, long long min_value) const;
+	// Typed fields: an error names file:line:column and says what was expected; a value outside
+	// `range` is an error that says the range.
+	Status number(const std::string& col, double& out, bool allow_empty, const TraceRange& range) const;
+	Status integer(const std::string& col, long long& out, bool allow_empty, const TraceRange& range) const;
 	std::string where() const { return csv_.source() + ":" + std::to_string(csv_.line()); }
 	// "file:line:column: " of the column's field in the current record (column 1 if it is absent).
 	std::string where_of(const std::string& col) const { return at(col); }

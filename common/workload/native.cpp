@@ -38,6 +38,17 @@ Status check_job(const TraceJob& j, const Where& where)
 		                   std::to_string(j.gpus));
 	if (j.epoch_s <= 0 && j.duration_s <= 0)
 		return parse_error(where("") + "neither epoch_s nor duration_s is given (one says how long the job runs)");
+	if (j.epoch_s > 0) {
+		const double runtime = j.epochs * j.epoch_s;
+		if (!trace_range::kSeconds.holds(runtime))
+			return parse_error(where("epoch_s") + "epochs x epoch_s = " + show(j.epochs) + " x " + show(j.epoch_s) +
+			                   " = " + show(runtime) + " s is out of range: " + trace_range::kSeconds.fix);
+		// Both lengths given: they must say the same (within rounding), or which one holds is a guess.
+		if (j.duration_s > 0 && std::fabs(runtime - j.duration_s) > trace_range::kDurationTolerance * j.duration_s)
+			return parse_error(where("duration_s") + "duration_s " + show(j.duration_s) + " disagrees with epochs x epoch_s = " +
+			                   show(j.epochs) + " x " + show(j.epoch_s) + " = " + show(runtime) +
+			                   " s by more than 1%: give epoch_s or duration_s, not both, or make them agree");
+	}
 	return Status::ok();
 }
 
@@ -63,25 +74,25 @@ Status read_native_csv(std::istream& in, const std::string& source, const ReadOp
 		TraceJob j;
 		long long id = -1, gpus = 0, mn = 0, mx = 0;
 		if (err.is_ok())
-			err = cols.integer("id", id, true, 0);
+			err = cols.integer("id", id, true, trace_range::kId);
 		if (err.is_ok())
-			err = cols.number("submit_s", j.submit_s, false, 0);
+			err = cols.number("submit_s", j.submit_s, false, trace_range::kSubmit);
 		if (err.is_ok())
-			err = cols.integer("gpus", gpus, false, 1);
+			err = cols.integer("gpus", gpus, false, trace_range::kGpus);
 		if (err.is_ok())
-			err = cols.integer("min_gpus", mn, true, 1);
+			err = cols.integer("min_gpus", mn, true, trace_range::kGpus);
 		if (err.is_ok())
-			err = cols.integer("max_gpus", mx, true, 1);
+			err = cols.integer("max_gpus", mx, true, trace_range::kGpus);
 		if (err.is_ok())
-			err = cols.number("epochs", j.epochs, false, 1e-9);
+			err = cols.number("epochs", j.epochs, false, trace_range::kEpochs);
 		if (err.is_ok())
-			err = cols.number("epoch_s", j.epoch_s, true, 1e-9);
+			err = cols.number("epoch_s", j.epoch_s, true, trace_range::kSeconds);
 		if (err.is_ok())
-			err = cols.number("duration_s", j.duration_s, true, 1e-9);
+			err = cols.number("duration_s", j.duration_s, true, trace_range::kSeconds);
 		if (err.is_ok())
-			err = cols.number("deadline_s", j.deadline_s, true, 1e-9);
+			err = cols.number("deadline_s", j.deadline_s, true, trace_range::kSeconds);
 		if (err.is_ok())
-			err = cols.number("time_limit_s", j.time_limit_s, true, 1e-9);
+			err = cols.number("time_limit_s", j.time_limit_s, true, trace_range::kSeconds);
 		if (err.is_ok() && cols.text("model").empty())
 			err = parse_error(cols.where_of("model") + "model is empty");
 		j.id = id;
@@ -147,15 +158,15 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 					err = parse_error(at("") + "missing required key '" + key + "'");
 				return json::Value();
 			};
-			auto num = [&](const char* key, double& dst, bool required, double min_value) {
+			auto num = [&](const char* key, double& dst, bool required, const TraceRange& range) {
 				json::Value v = err.is_ok() ? field(key, required) : json::Value();
 				if (!v.is_valid())
 					return;
 				auto d = v.as_number();
 				if (!d)
 					err = parse_error(at(key) + key + " is not a number");
-				else if (*d < min_value)
-					err = parse_error(at(key) + key + " must be at least " + show(min_value));
+				else if (!range.holds(*d))
+					err = parse_error(at(key) + key + " " + show(*d) + " is out of range: " + range.fix);
 				else
 					dst = *d;
 			};
@@ -170,16 +181,16 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 					dst = *t;
 			};
 			double id = -1, gpus = 0, mn = 0, mx = 0;
-			num("id", id, false, 0);
-			num("submit_s", j.submit_s, true, 0);
-			num("gpus", gpus, true, 1);
-			num("min_gpus", mn, false, 1);
-			num("max_gpus", mx, false, 1);
-			num("epochs", j.epochs, true, 1e-9);
-			num("epoch_s", j.epoch_s, false, 1e-9);
-			num("duration_s", j.duration_s, false, 1e-9);
-			num("deadline_s", j.deadline_s, false, 1e-9);
-			num("time_limit_s", j.time_limit_s, false, 1e-9);
+			num("id", id, false, trace_range::kId);
+			num("submit_s", j.submit_s, true, trace_range::kSubmit);
+			num("gpus", gpus, true, trace_range::kGpus);
+			num("min_gpus", mn, false, trace_range::kGpus);
+			num("max_gpus", mx, false, trace_range::kGpus);
+			num("epochs", j.epochs, true, trace_range::kEpochs);
+			num("epoch_s", j.epoch_s, false, trace_range::kSeconds);
+			num("duration_s", j.duration_s, false, trace_range::kSeconds);
+			num("deadline_s", j.deadline_s, false, trace_range::kSeconds);
+			num("time_limit_s", j.time_limit_s, false, trace_range::kSeconds);
 			str("model", j.model, true);
 			str("qos", j.qos, false);
 			str("partition", j.partition, false);

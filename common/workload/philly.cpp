@@ -19,13 +19,13 @@ Status read_philly(std::istream& in, const std::string& source, const ReadOption
 		TraceJob j;
 		long long id = 0, gpus = 0;
 		if (err.is_ok())
-			err = cols.integer("job_id", id, false, 0);
+			err = cols.integer("job_id", id, false, trace_range::kId);
 		if (err.is_ok())
-			err = cols.number("submit_s", j.submit_s, false, 0);
+			err = cols.number("submit_s", j.submit_s, false, trace_range::kSubmit);
 		if (err.is_ok())
-			err = cols.number("duration_s", j.duration_s, false, 1);
+			err = cols.number("duration_s", j.duration_s, false, trace_range::kPhillyDuration);
 		if (err.is_ok())
-			err = cols.integer("num_gpus", gpus, false, 1);
+			err = cols.integer("num_gpus", gpus, false, trace_range::kGpus);
 		if (!err.is_ok()) {
 			if (!opt.skip_bad_lines)
 				return err;

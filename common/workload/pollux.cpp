@@ -19,9 +19,9 @@ Status read_pollux(std::istream& in, const std::string& source, const ReadOption
 		TraceJob j;
 		long long gpus = 0;
 		if (err.is_ok())
-			err = cols.number("time", j.submit_s, false, 0);
+			err = cols.number("time", j.submit_s, false, trace_range::kSubmit);
 		if (err.is_ok())
-			err = cols.integer("num_replicas", gpus, false, 1);
+			err = cols.integer("num_replicas", gpus, false, trace_range::kGpus);
 		if (err.is_ok() && cols.text("application").empty())
 			err = parse_error(cols.where_of("application") + "application is empty");
 		if (!err.is_ok()) {

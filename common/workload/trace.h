@@ -13,6 +13,27 @@
 
 namespace dlsched {
 
+// What a trace field may hold (doc/workload-format.md, "Limits"). A value outside is a unit or
+// typing mistake (milliseconds for seconds, a count that overflowed), never a job.
+struct TraceRange {
+	double min;
+	double max;
+	const char* fix;  // the range in words, for the error message
+	bool holds(double v) const { return v >= min && v <= max; }  // false for NaN
+};
+
+namespace trace_range {
+inline constexpr TraceRange kId{0, 9007199254740992.0, "ids are whole numbers from 0 to 2^53"};
+inline constexpr TraceRange kSubmit{0, 1e10, "submit times are 0 to 1e10 seconds"};
+inline constexpr TraceRange kGpus{1, 65536, "a job asks for 1 to 65536 GPUs"};
+inline constexpr TraceRange kEpochs{1e-9, 1e6, "give more than 0 and at most 1e6 epochs"};
+// Durations, epoch times, deadlines and time limits; a job's epochs x epoch_s too.
+inline constexpr TraceRange kSeconds{1e-9, 1e8, "give seconds, more than 0 and at most 1e8 (about 3 years)"};
+inline constexpr TraceRange kPhillyDuration{1, 1e8, "durations are 1 to 1e8 seconds (about 3 years)"};
+// epochs x epoch_s and a duration_s given with them may differ by this fraction of duration_s.
+inline constexpr double kDurationTolerance = 0.01;
+}  // namespace trace_range
+
 struct TraceJob {
 	long long id = -1;          // -1: numbered by the builder
 	Seconds submit_s = 0;

@@ -1,4 +1,6 @@
 // Model catalog from the bundled profiles, workload readers (good and bad input) and the builder.
+#include <fstream>  // before check.h, whose fail() macro breaks <ios>
+
 #include <check.h>
 
 #include "check_main.h"
@@ -6,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "temp_path.h"
 #include "workload/workload.h"
 
 using namespace dlsched;
@@ -148,6 +151,68 @@ START_TEST(bad_lines_are_errors_or_counted_when_skipped)
 }
 END_TEST
 
+// Numbers no trace may hold (counts beyond int, negative counts, 1e300, inf and nan durations, epochs
+// without bound) and lengths that contradict each other are errors naming file:line:column and the
+// range, in every format (doc/workload-format.md, "Limits").
+START_TEST(out_of_range_and_conflicting_fields_are_errors)
+{
+	const char* philly = "job_id,submit_time,submit_s,duration_s,num_gpus,vc\n";
+	const char* native = "submit_s,gpus,model,epochs,epoch_s,duration_s\n";
+	const std::string gpus = "is out of range: a job asks for 1 to 65536 GPUs";
+	const std::string philly_s = "is out of range: durations are 1 to 1e8 seconds (about 3 years)";
+	const struct {
+		const char* name;
+		std::string text;
+		std::string want;  // after "<file>:"
+	} cases[] = {
+		{"int.csv", std::string(philly) + "1,x,0,600,3000000000,aa\n", "2:11: num_gpus '3000000000' " + gpus},
+		{"neg.csv", std::string(philly) + "1,x,0,600,-4,aa\n", "2:11: num_gpus '-4' " + gpus},
+		{"ll.csv", std::string(philly) + "1,x,0,600,99999999999999999999,aa\n",
+		 "2:11: num_gpus '99999999999999999999' " + gpus},
+		{"big.csv", std::string(philly) + "1,x,0,1e300,1,aa\n", "2:7: duration_s '1e300' " + philly_s},
+		{"inf.csv", std::string(philly) + "1,x,0,inf,1,aa\n", "2:7: duration_s 'inf' " + philly_s},
+		{"nan.csv", std::string(philly) + "1,x,0,nan,1,aa\n", "2:7: duration_s 'nan' " + philly_s},
+		{"over.csv", std::string(philly) + "1,x,0,1e400,1,aa\n", "2:7: duration_s '1e400' " + philly_s},
+		{"submit.csv", std::string(philly) + "1,x,-5,600,1,aa\n",
+		 "2:5: submit_s '-5' is out of range: submit times are 0 to 1e10 seconds"},
+		{"pollux.csv", "name,time,application,num_replicas,batch_size\nj,0,cifar10,70000,128\n",
+		 "2:13: num_replicas '70000' " + gpus},
+		{"epochs.csv", std::string(native) + "0,1,cifar10,1e9,30,\n",
+		 "2:13: epochs '1e9' is out of range: give more than 0 and at most 1e6 epochs"},
+		{"deadline.csv", "submit_s,gpus,model,epochs,epoch_s,deadline_s\n0,1,cifar10,1,30,-inf\n",
+		 "2:18: deadline_s '-inf' is out of range: give seconds, more than 0 and at most 1e8 (about 3 years)"},
+		// Each factor in range, their product not.
+		{"product.csv", std::string(native) + "0,1,cifar10,1e6,1e7,\n",
+		 "2:17: epochs x epoch_s = 1e+06 x 1e+07 = 1e+13 s is out of range: give seconds, more than 0 and at "
+		 "most 1e8 (about 3 years)"},
+		{"conflict.csv", std::string(native) + "0,1,cifar10,10,30,700\n",
+		 "2:19: duration_s 700 disagrees with epochs x epoch_s = 10 x 30 = 300 s by more than 1%: give "
+		 "epoch_s or duration_s, not both, or make them agree"},
+		{"gpus.jsonl", R"({"submit_s": 0, "gpus": 1e12, "model": "ncf", "epochs": 1, "epoch_s": 5})" "\n",
+		 "1:17: gpus 1e+12 " + gpus},
+		{"conflict.jsonl",
+		 R"({"submit_s": 0, "gpus": 1, "model": "ncf", "epochs": 2, "epoch_s": 5, "duration_s": 100})" "\n",
+		 "1:71: duration_s 100 disagrees with epochs x epoch_s = 2 x 5 = 10 s by more than 1%: give epoch_s "
+		 "or duration_s, not both, or make them agree"},
+	};
+	for (const auto& c : cases) {
+		const std::string path = test::temp_path("test_workload", c.name);
+		std::ofstream(path) << c.text;
+		auto w = load_workload(path, {}, {}, catalog());
+		ck_assert_msg(!w.is_ok(), "%s accepted", c.name);
+		const std::string got = w.status().message();
+		ck_assert_msg(got == path + ":" + c.want, "%s: got \"%s\", want \"%s\"", c.name, got.c_str(),
+		              c.want.c_str());
+	}
+	// Within 1% the two lengths agree (rounding): epochs x epoch_s is the length.
+	const std::string agree = test::temp_path("test_workload", "agree.csv");
+	std::ofstream(agree) << native << "0,1,cifar10,10,30,302\n";
+	auto w = load_workload(agree, {}, {}, catalog());
+	ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
+	ck_assert_double_eq_tol(w->trace_runtime_s[0], 300, 1e-9);
+}
+END_TEST
+
 START_TEST(native_csv_and_json_lines)
 {
 	auto w = load("native_small.csv");
@@ -268,6 +333,7 @@ int main()
 	tcase_add_test(tc, missing_profiles_are_an_error_naming_the_directory);
 	tcase_add_test(tc, philly_is_read_sorted_and_rebased);
 	tcase_add_test(tc, bad_lines_are_errors_or_counted_when_skipped);
+	tcase_add_test(tc, out_of_range_and_conflicting_fields_are_errors);
 	tcase_add_test(tc, native_csv_and_json_lines);
 	tcase_add_test(tc, builder_is_seeded_and_its_options_work);
 	suite_add_tcase(s, tc);
