@@ -13,3 +13,4 @@ include common/workload/local.mk
 include common/capi/local.mk
 include common/profiledb/local.mk
 include common/predict/local.mk
+include common/util/local.mk

@@ -17,7 +17,6 @@ namespace dlsched::ingest {
 
 namespace {
 
-constexpr unsigned kMaxConnections = 256;
 constexpr unsigned kIdleTimeoutS = 30;  // a connection that sends nothing for this long is closed
 
 // One request's state between libmicrohttpd's calls.
@@ -47,6 +46,18 @@ std::string address_text(const sockaddr* sa, socklen_t len)
 		return "(unknown peer)";
 	return sa->sa_family == AF_INET6 ? "[" + std::string(host) + "]:" + serv
 					 : std::string(host) + ":" + serv;
+}
+
+// The client's address without its port: the key of the per-address connection limit.
+std::string host_of(const sockaddr* sa)
+{
+	char host[NI_MAXHOST];
+	if (!sa)
+		return "?";
+	const socklen_t len = sa->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+	if (getnameinfo(sa, len, host, sizeof host, nullptr, 0, NI_NUMERICHOST) != 0)
+		return "?";
+	return host;
 }
 
 std::string peer_of(MHD_Connection* c)
@@ -81,6 +92,8 @@ MHD_Result answer(MHD_Connection* c, const Reply& r, const char* allow = nullptr
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	if (allow)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	if (r.retry_after_s > 0)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, std::to_string(r.retry_after_s).c_str());
 	// Answered before the body was read: the rest of it is not read, so the connection ends here.
 	if (close)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -204,6 +217,39 @@ struct Callbacks {
 		}
 	}
 
+	// Before a connection is accepted: over its address's limit it is closed at once.
+	static MHD_Result on_accept(void* cls, const sockaddr* addr, socklen_t len)
+	{
+		HttpServer* self = static_cast<HttpServer*>(cls);
+		auto it = self->open_per_ip_.find(host_of(addr));
+		if (it != self->open_per_ip_.end() && it->second >= self->max_per_ip_) {
+			self->service_.connection_refused(address_text(addr, len));
+			return MHD_NO;
+		}
+		return MHD_YES;
+	}
+
+	// Open connections per address (the key is kept in the connection's socket context).
+	static void on_connection(void* cls, MHD_Connection* c, void** socket_context,
+				  enum MHD_ConnectionNotificationCode code)
+	{
+		HttpServer* self = static_cast<HttpServer*>(cls);
+		if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+			const MHD_ConnectionInfo* info =
+				MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+			std::string* key = new std::string(host_of(info ? info->client_addr : nullptr));
+			++self->open_per_ip_[*key];
+			*socket_context = key;
+		} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+			std::string* key = static_cast<std::string*>(*socket_context);
+			auto it = self->open_per_ip_.find(*key);
+			if (it != self->open_per_ip_.end() && --it->second == 0)
+				self->open_per_ip_.erase(it);
+			delete key;
+			*socket_context = nullptr;
+		}
+	}
+
 	static void on_log(void* cls, const char* fmt, va_list ap)
 	{
 		char buf[512];
@@ -252,10 +298,10 @@ Result<ListenAddress> parse_listen(const std::string& text)
 	return a;
 }
 
-Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where, std::size_t max_request,
+Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where, const ServerLimits& limits,
 						      IngestService& service, Log& log)
 {
-	std::unique_ptr<HttpServer> s(new HttpServer(service, log, max_request));
+	std::unique_ptr<HttpServer> s(new HttpServer(service, log, limits));
 	// One polling thread, no thread pool, no thread per connection: one request at a time.
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	if (where.addr.ss_family == AF_INET6)
@@ -267,11 +313,13 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where
 	MHD_RequestCompletedCallback completed = &Callbacks::on_completed;
 	MHD_LogCallback logger = &Callbacks::on_log;
 	// The logger first, so that libmicrohttpd's messages about the other options reach our log.
+	MHD_NotifyConnectionCallback connection = &Callbacks::on_connection;
 	s->daemon_ = MHD_start_daemon(
-		flags, port, nullptr, nullptr, &Callbacks::on_request, s.get(), MHD_OPTION_EXTERNAL_LOGGER,
-		logger, s.get(), MHD_OPTION_SOCK_ADDR, reinterpret_cast<const sockaddr*>(&where.addr),
-		MHD_OPTION_NOTIFY_COMPLETED, completed, s.get(), MHD_OPTION_CONNECTION_LIMIT, kMaxConnections,
-		MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutS, MHD_OPTION_END);
+		flags, port, &Callbacks::on_accept, s.get(), &Callbacks::on_request, s.get(),
+		MHD_OPTION_EXTERNAL_LOGGER, logger, s.get(), MHD_OPTION_SOCK_ADDR,
+		reinterpret_cast<const sockaddr*>(&where.addr), MHD_OPTION_NOTIFY_COMPLETED, completed, s.get(),
+		MHD_OPTION_NOTIFY_CONNECTION, connection, s.get(), MHD_OPTION_CONNECTION_LIMIT,
+		limits.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutS, MHD_OPTION_END);
 	if (!s->daemon_)
 		return io_error(
 			"--listen " + where.text +

@@ -1,7 +1,9 @@
 // The HTTP side of dlsched-ingestd: libmicrohttpd with its internal polling thread and no thread
 // pool, so requests are handled one at a time and the profile DB keeps a single writer. Routes:
 // POST /v1/records and GET /v1/stats. Bodies are bounded: a Content-Length over the limit is
-// answered 413 before the body is read; a chunked body is discarded past the limit.
+// answered 413 before the body is read; a chunked body is discarded past the limit. Connections are
+// bounded in all and per client address (a connection over the address's limit is closed at once
+// and counted); one idle for 30 s is closed.
 #ifndef DLSCHED_INGESTD_HTTP_SERVER_H
 #define DLSCHED_INGESTD_HTTP_SERVER_H
 
@@ -9,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -29,10 +32,16 @@ struct ListenAddress {
 // "ADDR:PORT", "[V6ADDR]:PORT" or "HOST:PORT"; port 0 takes any free port.
 Result<ListenAddress> parse_listen(const std::string& text);
 
+struct ServerLimits {
+	std::size_t max_request = 262144;  // bytes of one body
+	unsigned max_connections = 256;    // open at once
+	unsigned max_per_ip = 16;          // open at once from one address
+};
+
 class HttpServer {
 public:
 	// Binds `where` only (MHD_OPTION_SOCK_ADDR) and starts the polling thread.
-	static Result<std::unique_ptr<HttpServer>> start(const ListenAddress& where, std::size_t max_request,
+	static Result<std::unique_ptr<HttpServer>> start(const ListenAddress& where, const ServerLimits& limits,
 							 IngestService& service, Log& log);
 	~HttpServer();
 	HttpServer(const HttpServer&) = delete;
@@ -43,8 +52,8 @@ public:
 	void stop(double grace_s);
 
 private:
-	HttpServer(IngestService& service, Log& log, std::size_t max_request)
-	    : service_(service), log_(log), max_request_(max_request)
+	HttpServer(IngestService& service, Log& log, const ServerLimits& limits)
+	    : service_(service), log_(log), max_request_(limits.max_request), max_per_ip_(limits.max_per_ip)
 	{
 	}
 
@@ -53,6 +62,8 @@ private:
 	IngestService& service_;
 	Log& log_;
 	std::size_t max_request_;
+	unsigned max_per_ip_;
+	std::map<std::string, unsigned> open_per_ip_;  // only the polling thread touches it
 	MHD_Daemon* daemon_ = nullptr;
 	std::atomic<int> in_flight_{0};
 };

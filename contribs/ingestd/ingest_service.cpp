@@ -1,5 +1,9 @@
 #include "ingest_service.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "json/json.h"
 
 namespace dlsched::ingest {
@@ -14,10 +18,22 @@ struct RefusalInfo {
 const RefusalInfo kRefusals[kRefusalCount] = {
 	{"bad_credential", 401}, {"wrong_user", 403}, {"unknown_job", 403},      {"malformed", 400},
 	{"too_large", 413},      {"db_error", 503},   {"auth_unavailable", 503}, {"lookup_failed", 503},
-	{"bad_method", 405},     {"bad_path", 404},   {"bad_content_type", 415},
+	{"bad_method", 405},     {"bad_path", 404},   {"bad_content_type", 415}, {"wrong_cluster", 403},
+	{"rate_limited", 429},   {"row_quota", 429},  {"lookup_pending", 503},
 };
 
 constexpr double kLookupPauseS = 30;  // after slurmctld failed to answer an owner lookup
+constexpr std::size_t kMaxUids = 65536;  // per-uid state kept; idle uids are forgotten past it
+
+int retry_after(double seconds)
+{
+	return std::max(1, static_cast<int>(std::ceil(seconds)));
+}
+
+std::size_t record_count(const db::Batch& b)
+{
+	return (b.job ? 1 : 0) + (b.job_end ? 1 : 0) + b.epochs.size() + b.checkpoints.size();
+}
 
 std::string who(uid_t uid, const std::string& name)
 {
@@ -31,6 +47,13 @@ bool same_job(const db::JobRecord& a, const db::JobRecord& b)
 	return a.model == b.model && a.gpus == b.gpus && a.nodes == b.nodes &&
 	       a.epochs_total == b.epochs_total && a.start_s == b.start_s && a.end_s == b.end_s &&
 	       a.state == b.state;
+}
+
+std::string fmt_rate(double r)
+{
+	char buf[32];
+	std::snprintf(buf, sizeof buf, "%g", r);
+	return buf;
 }
 
 std::string job_name(const db::Batch& b)
@@ -52,15 +75,78 @@ int refusal_http_status(Refusal r)
 }
 
 IngestService::IngestService(db::ProfileDb db, Authenticator& auth, OwnerLookup* lookup, uid_t slurm_uid,
-			     Log& log, Clock clock)
+			     Log& log, Clock clock, Limits limits)
     : db_(std::move(db)),
       auth_(auth),
       lookup_(lookup),
       slurm_uid_(slurm_uid),
       log_(log),
       clock_(clock),
+      limits_(std::move(limits)),
       started_s_(clock())
 {
+}
+
+void IngestService::connection_refused(const std::string& peer)
+{
+	// Counted; logged for the first and then every 1,000th, so that a flood does not fill the log.
+	if (connections_refused_++ % 1000 == 0)
+		log_.info("refused a connection from " + peer +
+			  ": it has --max-connections-per-ip open already (" +
+			  std::to_string(connections_refused_) + " refused so far)");
+}
+
+IngestService::PerUid& IngestService::per_uid(uid_t uid, double now)
+{
+	if (per_uid_.size() >= kMaxUids && !per_uid_.count(uid)) {
+		// Forget the uids idle for a quota window (their bucket is full again anyway).
+		for (auto it = per_uid_.begin(); it != per_uid_.end();)
+			it = now - it->second.refilled_at > limits_.quota_window_s ? per_uid_.erase(it)
+										    : std::next(it);
+	}
+	PerUid& p = per_uid_[uid];
+	if (!p.started) {
+		p.started = true;
+		p.tokens = limits_.rate_burst;
+		p.refilled_at = now;
+		p.window_start = now;
+	}
+	p.tokens = std::min(limits_.rate_burst, p.tokens + (now - p.refilled_at) * limits_.rate_per_s);
+	p.refilled_at = now;
+	if (now - p.window_start >= limits_.quota_window_s) {
+		p.window_start = now;
+		p.rows = 0;
+	}
+	return p;
+}
+
+bool IngestService::known_unknown(const JobKey& k, double now)
+{
+	auto it = unknown_until_.find(k);
+	if (it == unknown_until_.end())
+		return false;
+	if (now < it->second)
+		return true;
+	unknown_until_.erase(it);
+	return false;
+}
+
+void IngestService::remember_unknown(const JobKey& k, double now)
+{
+	if (limits_.unknown_job_cache == 0 || limits_.unknown_job_ttl_s <= 0)
+		return;
+	// Bounded: the oldest entries go first (expired or not); entries already replaced are skipped.
+	while (unknown_until_.size() >= limits_.unknown_job_cache && !unknown_order_.empty()) {
+		auto it = unknown_until_.find(unknown_order_.front().first);
+		if (it != unknown_until_.end() && it->second == unknown_order_.front().second)
+			unknown_until_.erase(it);
+		unknown_order_.pop_front();
+	}
+	const double until = now + limits_.unknown_job_ttl_s;
+	unknown_until_[k] = until;
+	unknown_order_.emplace_back(k, until);
+	while (unknown_order_.size() > 2 * limits_.unknown_job_cache + 16)
+		unknown_order_.pop_front();  // stale order entries of keys remembered again
 }
 
 std::uint64_t IngestService::refused_total() const
@@ -97,6 +183,8 @@ Reply IngestService::stats() const
 		refused.set(kRefusals[i].name, json::Value::integer(static_cast<std::int64_t>(refused_[i])));
 	o.set("refused", refused);
 	o.set("refused_total", json::Value::integer(static_cast<std::int64_t>(refused_total())));
+	o.set("connections_refused", json::Value::integer(static_cast<std::int64_t>(connections_refused_)));
+	o.set("unknown_jobs_cached", json::Value::integer(static_cast<std::int64_t>(unknown_until_.size())));
 	o.set("uptime_s", json::Value::number(clock_() - started_s_));
 	Reply r;
 	r.body = o.dump(0);
@@ -115,9 +203,11 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, Refusal
 		return row.status();
 	}
 	if (o.name.empty() && lookup_) {
-		// While slurmctld does not answer, each attempt would hold the only request thread for
-		// libslurm's whole connect timeout: answer 503 at once for a while instead.
 		const double now = clock_();
+		if (known_unknown({b.cluster, b.job_id}, now))
+			return o;  // slurmctld said so less than --unknown-job-ttl ago
+		// After slurmctld failed to answer, answer 503 at once for a while rather than start
+		// lookups that will fail the same way.
 		if (now < lookup_paused_until_s_) {
 			why = Refusal::kLookupFailed;
 			return io_error("owner lookups are paused for " +
@@ -126,14 +216,19 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, Refusal
 					std::to_string(static_cast<int>(now - lookup_failed_at_s_)) +
 					" s ago (" + lookup_error_ + "); retry later");
 		}
-		const OwnerAnswer a = lookup_->owner_of(b.job_id);
+		const OwnerAnswer a = lookup_->owner_of(b.job_id, limits_.lookup_wait_s);
 		switch (a.kind) {
 			case OwnerAnswer::Kind::kFound:
 				o.in_slurm = true;
+				o.uid = a.uid;
 				o.name = user_name(a.uid);
 				break;
 			case OwnerAnswer::Kind::kNoSuchJob:
+				remember_unknown({b.cluster, b.job_id}, clock_());
 				break;
+			case OwnerAnswer::Kind::kPending:
+				why = Refusal::kLookupPending;
+				return io_error(a.message + "; retry in a second");
 			case OwnerAnswer::Kind::kError:
 				why = Refusal::kLookupFailed;
 				lookup_failed_at_s_ = clock_();
@@ -229,15 +324,48 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 								       : Refusal::kBadCredential,
 			      peer, a.message);
 	const uid_t uid = a.cred.uid;
-	const std::string sender = user_name(uid);
+	const std::string sender = user_name(uid);  // for messages only: owners are compared by uid
+	const double now = clock_();
+	PerUid& limit = per_uid(uid, now);
+	if (limit.tokens < 1) {
+		Reply r = refuse(Refusal::kRateLimited, peer,
+				 who(uid, sender) + " sent more than " + fmt_rate(limits_.rate_per_s) +
+					 " batches per second (--rate-limit); slow down",
+				 who(uid, sender));
+		r.retry_after_s = retry_after((1 - limit.tokens) / limits_.rate_per_s);
+		return r;
+	}
+	limit.tokens -= 1;
 	auto b = db::parse_batch(a.cred.payload, clock_());
 	if (!b.is_ok())
 		return refuse(Refusal::kMalformed, peer, b.status().message(), who(uid, sender));
+	if (b->cluster != limits_.cluster)
+		return refuse(Refusal::kWrongCluster, peer,
+			      job_name(*b) + ": this service stores cluster '" + limits_.cluster +
+				      "' only (--cluster); send it to that cluster's dlsched-ingestd",
+			      who(uid, sender));
+	const std::int64_t rows = static_cast<std::int64_t>(record_count(*b));
+	if (limit.rows + rows > limits_.row_quota) {
+		Reply r = refuse(Refusal::kRowQuota, peer,
+				 who(uid, sender) + " has sent " + std::to_string(limit.rows) + " records in this " +
+					 std::to_string(static_cast<long long>(limits_.quota_window_s)) +
+					 " s window; " + std::to_string(rows) + " more would pass --row-quota " +
+					 std::to_string(limits_.row_quota),
+				 who(uid, sender));
+		r.retry_after_s = retry_after(limit.window_start + limits_.quota_window_s - now);
+		return r;
+	}
 
 	Refusal why = Refusal::kDbError;
 	auto owner = owner_of(b.value(), why);
-	if (!owner.is_ok())
-		return refuse(why, peer, owner.status().message(), who(uid, sender));
+	if (!owner.is_ok()) {
+		Reply r = refuse(why, peer, owner.status().message(), who(uid, sender));
+		if (why == Refusal::kLookupPending)
+			r.retry_after_s = 1;
+		else if (why == Refusal::kLookupFailed)
+			r.retry_after_s = retry_after(lookup_paused_until_s_ - clock_());
+		return r;
+	}
 	const bool privileged = uid == 0 || uid == slurm_uid_;
 	if (privileged) {
 		// With slurmctld to ask, even SlurmUser reports only jobs that exist.
@@ -253,10 +381,24 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 				  "may report it)";
 		return refuse(Refusal::kUnknownJob, peer, job_name(*b) + " is unknown: " + why_unknown,
 			      who(uid, sender));
-	} else if (owner->name != sender) {
-		return refuse(Refusal::kWrongUser, peer,
+	} else {
+		// By uid: a name could be another user's alias, and NSS may fail for the sender's uid.
+		uid_t owner_uid = owner->uid;
+		if (!owner->in_slurm) {
+			auto u = user_uid(owner->name);
+			if (!u.is_ok()) {
+				Reply r = refuse(Refusal::kLookupFailed, peer, u.status().message() + " (retry later)",
+						 who(uid, sender));
+				r.retry_after_s = 10;
+				return r;
+			}
+			owner_uid = u.value();
+		}
+		if (owner_uid != uid)
+			return refuse(Refusal::kWrongUser, peer,
 			      who(uid, sender) + " may not report for " + job_name(*b) +
-				      ": it belongs to another user (only its owner and SlurmUser may)",
+				      ": it belongs to uid " + std::to_string(owner_uid) +
+				      " (only its owner and SlurmUser may)",
 			      who(uid, sender));
 	}
 
@@ -264,6 +406,8 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 	if (!stored.is_ok())
 		return refuse(Refusal::kDbError, peer, stored.status().message() + " (retry later)",
 			      who(uid, sender));
+	unknown_until_.erase({b->cluster, b->job_id});  // SlurmUser may have made its row
+	limit.rows += rows;
 	++batches_;
 	records_ += stored->accepted;
 	duplicates_ += stored->duplicates;

@@ -1,6 +1,7 @@
-// What dlsched-ingestd does with a request, apart from HTTP: authenticate the batch (munge),
-// check it (db::parse_batch), check that the sender may report for the job (its owner, SlurmUser or
-// root), and write it to the profile DB in one transaction. Every refusal is counted by reason and
+// What dlsched-ingestd does with a request, apart from HTTP: authenticate the batch (munge), hold
+// each uid to its rate and row quota, check it (db::parse_batch, the configured cluster), check that
+// the sender may report for the job (its owner by uid, SlurmUser or root), and write it to the
+// profile DB in one transaction. Every refusal is counted by reason and
 // logged with the peer's address. Called from one thread only (the HTTP server's): the DB has a
 // single writer.
 #ifndef DLSCHED_INGESTD_INGEST_SERVICE_H
@@ -10,7 +11,10 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "log.h"
 #include "munge_auth.h"
@@ -32,14 +36,31 @@ enum class Refusal {
 	kBadMethod,        // 405
 	kBadPath,          // 404
 	kBadContentType,   // 415: not application/x-munge
+	kWrongCluster,     // 403: the batch's cluster is not --cluster
+	kRateLimited,      // 429: the uid sent more batches than --rate-limit allows
+	kRowQuota,         // 429: the uid's rows in this hour would pass --row-quota
+	kLookupPending,    // 503: Slurm was asked for the job's owner and has not answered yet
 };
-constexpr std::size_t kRefusalCount = 11;
+constexpr std::size_t kRefusalCount = 15;
 const char* refusal_name(Refusal r);
 int refusal_http_status(Refusal r);
 
 struct Reply {
 	int status = 200;
-	std::string body;  // JSON
+	std::string body;      // JSON
+	int retry_after_s = 0;  // > 0: a Retry-After header (429, 503)
+};
+
+// The service's limits (dlsched-ingestd(8) gives the options and their defaults).
+struct Limits {
+	std::string cluster;                  // a batch's cluster must be this one
+	double rate_per_s = 20;               // batches per second per uid (a bucket of rate_burst)
+	double rate_burst = 100;
+	std::int64_t row_quota = 200000;      // records per uid per quota_window_s
+	double quota_window_s = 3600;
+	double unknown_job_ttl_s = 60;        // a job found unknown is answered from memory this long
+	std::size_t unknown_job_cache = 4096; // at most this many such jobs are remembered
+	double lookup_wait_s = 0.25;          // a request waits at most this long for Slurm's answer
 };
 
 class IngestService {
@@ -48,7 +69,7 @@ public:
 
 	// `lookup` may be null (db-only). `slurm_uid` may always report, and so may root.
 	IngestService(db::ProfileDb db, Authenticator& auth, OwnerLookup* lookup, uid_t slurm_uid, Log& log,
-		      Clock clock);
+		      Clock clock, Limits limits);
 
 	// POST /v1/records: the body is one munge credential carrying one batch.
 	Reply post_records(const std::string& body, const std::string& peer);
@@ -59,6 +80,9 @@ public:
 	Reply refuse(Refusal why, const std::string& peer, const std::string& message,
 		     const std::string& sender = std::string());
 
+	// A connection closed at once: its address had --max-connections-per-ip open already.
+	void connection_refused(const std::string& peer);
+
 	std::uint64_t batches_accepted() const { return batches_; }
 	std::uint64_t refused_total() const;
 
@@ -67,13 +91,24 @@ private:
 		bool in_db = false;     // the DB has a row for the job
 		bool in_slurm = false;  // slurmctld named its owner
 		std::string name;       // "" when nobody knows
+		uid_t uid = 0;          // when in_slurm
 	};
+	struct PerUid {
+		double tokens = 0, refilled_at = 0;  // the rate's bucket
+		double window_start = 0;             // the row quota's window
+		std::int64_t rows = 0;
+		bool started = false;
+	};
+	using JobKey = std::pair<std::string, std::int64_t>;  // cluster, job id
 	struct Stored {
 		std::uint64_t accepted = 0;
 		std::uint64_t duplicates = 0;
 	};
 
 	Result<Owner> owner_of(const db::Batch& b, Refusal& why);
+	PerUid& per_uid(uid_t uid, double now);
+	bool known_unknown(const JobKey& k, double now);
+	void remember_unknown(const JobKey& k, double now);
 	Result<Stored> store(const db::Batch& b, const std::string& owner);
 
 	db::ProfileDb db_;
@@ -82,7 +117,12 @@ private:
 	uid_t slurm_uid_;
 	Log& log_;
 	Clock clock_;
+	Limits limits_;
 	double started_s_;
+	std::map<uid_t, PerUid> per_uid_;
+	std::map<JobKey, double> unknown_until_;  // negative cache: expiry per job
+	std::deque<std::pair<JobKey, double>> unknown_order_;  // insertion order, for eviction
+	std::uint64_t connections_refused_ = 0;
 	// After slurmctld failed to answer, owner lookups wait until lookup_paused_until_s_.
 	double lookup_failed_at_s_ = 0, lookup_paused_until_s_ = 0;
 	std::string lookup_error_;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -31,17 +32,25 @@ const char kUsage[] =
 	"  --listen ADDR:PORT     address to listen on, only that one (default 127.0.0.1:6820; port 0: any)\n"
 	"  --db FILE              the profile DB (default $DLSCHED_PROFILE_DB, else "
 	"/var/lib/dlsched/profiles.db)\n"
+	"  --cluster NAME         the cluster whose batches are stored (default: ClusterName in\n"
+	"                         $SLURM_CONF, else /etc/slurm/slurm.conf); others: 403 wrong_cluster\n"
 	"  --slurm-user NAME|UID  may report for any job (default: root only)\n"
 	"  --munge-socket PATH    munged's socket (default: munge's own)\n"
 	"  --max-request BYTES    larger bodies are answered 413 (default 262144)\n"
 	"  --owner-lookup MODE    slurm: ask slurmctld for a job's owner; db-only: the DB only\n"
 	"                         (default: slurm when built with libslurm, else db-only)\n"
+	"  --rate-limit N         batches per second per uid (default 20; more: 429 with Retry-After)\n"
+	"  --rate-burst N         batches a uid may send at once after a pause (default 100)\n"
+	"  --row-quota N          records per uid per hour (default 200000; more: 429 with Retry-After)\n"
+	"  --unknown-job-ttl S    remember a job Slurm does not know for S seconds (default 60; 0: off)\n"
+	"  --unknown-job-cache N  remember at most N such jobs (default 4096)\n"
+	"  --max-connections N    open connections in all (default 256)\n"
+	"  --max-connections-per-ip N  open connections from one address (default 16; more are closed)\n"
 	"  --pid-file FILE        write the process id there\n"
 	"  --log-file FILE        log there (default: standard error); SIGHUP reopens it\n"
 	"  -v, --verbose          log every accepted batch too\n"
 	"Runs in the foreground; SIGTERM or SIGINT stop it after the request in flight.\n";
 
-constexpr std::size_t kDefaultMaxRequest = 262144;
 constexpr std::size_t kMinRequest = 1024, kMaxRequest = 16 << 20;
 constexpr double kStopGraceS = 10;
 
@@ -53,10 +62,11 @@ const char kDefaultLookup[] = "db-only";
 
 struct Options {
 	std::string listen = "127.0.0.1:6820";
+	Limits limits;
+	ServerLimits server;
 	std::string db;
 	std::string slurm_user = "0";
 	std::string munge_socket;
-	std::size_t max_request = kDefaultMaxRequest;
 	std::string owner_lookup = kDefaultLookup;
 	std::string pid_file;
 	std::string log_file;
@@ -82,6 +92,28 @@ double wall_clock()
 	return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
+// slurm.conf's ClusterName (keys are case-insensitive; '#' starts a comment), or "".
+std::string slurm_cluster_name()
+{
+	const char* env = std::getenv("SLURM_CONF");
+	std::FILE* f = std::fopen(env && *env ? env : "/etc/slurm/slurm.conf", "re");
+	if (!f)
+		return "";
+	char line[4096];
+	std::string name;
+	while (std::fgets(line, sizeof line, f)) {
+		std::string l = line;
+		l = l.substr(0, l.find('#'));
+		const std::size_t b = l.find_first_not_of(" \t");
+		if (b == std::string::npos || strncasecmp(l.c_str() + b, "ClusterName=", 12) != 0)
+			continue;
+		name = l.substr(b + 12);
+		name = name.substr(0, name.find_first_of(" \t\r\n"));
+	}
+	std::fclose(f);
+	return name;
+}
+
 // Parses argv into `o`; returns -1 to go on, else the exit status.
 int parse_options(int argc, char** argv, Options& o)
 {
@@ -104,8 +136,35 @@ int parse_options(int argc, char** argv, Options& o)
 			o.verbose = true;
 			continue;
 		}
+		// Numeric options: name, range, where the value goes.
+		struct Numeric {
+			const char* name;
+			double min, max;
+			bool integer;
+			double* d;
+			std::size_t* z;
+			unsigned* u;
+			std::int64_t* i;
+		};
+		const Numeric numerics[] = {
+			{"--max-request", static_cast<double>(kMinRequest), static_cast<double>(kMaxRequest), true,
+			 nullptr, &o.server.max_request, nullptr, nullptr},
+			{"--rate-limit", 0.01, 1e6, false, &o.limits.rate_per_s, nullptr, nullptr, nullptr},
+			{"--rate-burst", 1, 1e6, true, &o.limits.rate_burst, nullptr, nullptr, nullptr},
+			{"--row-quota", 1, 1e12, true, nullptr, nullptr, nullptr, &o.limits.row_quota},
+			{"--unknown-job-ttl", 0, 86400, false, &o.limits.unknown_job_ttl_s, nullptr, nullptr, nullptr},
+			{"--unknown-job-cache", 0, 1e7, true, nullptr, &o.limits.unknown_job_cache, nullptr, nullptr},
+			{"--max-connections", 1, 65536, true, nullptr, nullptr, &o.server.max_connections, nullptr},
+			{"--max-connections-per-ip", 1, 65536, true, nullptr, nullptr, &o.server.max_per_ip, nullptr},
+		};
+		const Numeric* num = nullptr;
+		for (const Numeric& n : numerics)
+			if (a == n.name)
+				num = &n;
 		std::string* dest = nullptr;
-		if (a == "--listen")
+		if (num) {
+			// the value is checked below
+		} else if (a == "--listen")
 			dest = &o.listen;
 		else if (a == "--db")
 			dest = &o.db;
@@ -119,7 +178,9 @@ int parse_options(int argc, char** argv, Options& o)
 			dest = &o.pid_file;
 		else if (a == "--log-file")
 			dest = &o.log_file;
-		else if (a != "--max-request")
+		else if (a == "--cluster")
+			dest = &o.limits.cluster;
+		else
 			return usage_error("unknown option '" + a + "'");
 		if (!inline_value) {
 			if (i + 1 >= argc)
@@ -130,18 +191,36 @@ int parse_options(int argc, char** argv, Options& o)
 			*dest = value;
 			continue;
 		}
+		double v = 0;
 		long long n = 0;
-		if (!parse_integer(value, n) || n < static_cast<long long>(kMinRequest) ||
-		    n > static_cast<long long>(kMaxRequest))
-			return usage_error("--max-request " + value + ": give a number of bytes from " +
-					   std::to_string(kMinRequest) + " to " +
-					   std::to_string(kMaxRequest));
-		o.max_request = static_cast<std::size_t>(n);
+		const bool parsed = num->integer ? parse_integer(value, n) : parse_number(value, v);
+		if (num->integer)
+			v = static_cast<double>(n);
+		if (!parsed || v < num->min || v > num->max) {
+			char range[96];
+			std::snprintf(range, sizeof range, "%g to %g", num->min, num->max);
+			return usage_error(std::string(num->name) + " " + value + ": give " +
+					   (num->integer ? "a whole number" : "a number") + " from " + range);
+		}
+		if (num->d)
+			*num->d = v;
+		else if (num->z)
+			*num->z = static_cast<std::size_t>(n);
+		else if (num->u)
+			*num->u = static_cast<unsigned>(n);
+		else
+			*num->i = static_cast<std::int64_t>(n);
 	}
 	if (o.owner_lookup != "slurm" && o.owner_lookup != "db-only")
 		return usage_error("--owner-lookup " + o.owner_lookup + ": give slurm or db-only");
 	if (o.db.empty())
 		return usage_error("--db: give the profile DB's path");
+	if (o.limits.cluster.empty())
+		o.limits.cluster = slurm_cluster_name();
+	if (o.limits.cluster.empty())
+		return usage_error(
+			"--cluster: give the cluster whose batches this service stores (slurm.conf's "
+			"ClusterName, which SLURM_CONF's file does not say)");
 	return -1;
 }
 
@@ -212,8 +291,8 @@ int main(int argc, char** argv)
 		return fail(db.status().message());
 
 	IngestService service(std::move(db.value()), *auth.value(), lookup.get(), slurm_uid.value(), log,
-			      &wall_clock);
-	auto server = HttpServer::start(listen.value(), o.max_request, service, log);
+			      &wall_clock, o.limits);
+	auto server = HttpServer::start(listen.value(), o.server, service, log);
 	if (!server.is_ok())
 		return fail(server.status().message());
 	if (!o.pid_file.empty()) {
@@ -228,9 +307,11 @@ int main(int argc, char** argv)
 			    std::to_string(server.value()->port());
 	std::printf("dlsched-ingestd: listening on %s\n", where.c_str());
 	std::fflush(stdout);
-	log.info("listening on " + where + " (db " + o.db + ", owner lookup " + o.owner_lookup +
-		 ", SlurmUser uid " + std::to_string(slurm_uid.value()) + ", max request " +
-		 std::to_string(o.max_request) + " bytes)");
+	log.info("listening on " + where + " (cluster " + o.limits.cluster + ", db " + o.db + ", owner lookup " +
+		 o.owner_lookup + ", SlurmUser uid " + std::to_string(slurm_uid.value()) + ", max request " +
+		 std::to_string(o.server.max_request) + " bytes, " + std::to_string(o.limits.rate_per_s) +
+		 " batches/s and " + std::to_string(o.limits.row_quota) + " records/h per uid, " +
+		 std::to_string(o.server.max_per_ip) + " connections per address)");
 
 	for (;;) {
 		int sig = 0;

@@ -29,6 +29,24 @@ std::string user_name(uid_t uid)
 	return std::to_string(uid);
 }
 
+Result<uid_t> user_uid(const std::string& name)
+{
+	long long n = 0;
+	if (parse_integer(name, n) && n >= 0 && n <= 0xfffffffeLL)
+		return static_cast<uid_t>(n);
+	std::vector<char> buf(passwd_buffer_size());
+	struct passwd pw;
+	struct passwd* found = nullptr;
+	const int rc = getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found);
+	if (rc != 0)
+		return io_error("cannot resolve the job owner's name '" + name + "': " + std::strerror(rc) +
+				" (NSS)");
+	if (!found)
+		return io_error("the job owner's name '" + name +
+				"' is unknown to NSS here (passwd, LDAP?): cannot compare it with the sender's uid");
+	return found->pw_uid;
+}
+
 Result<uid_t> parse_user(const std::string& name_or_uid, const std::string& option)
 {
 	long long n = 0;

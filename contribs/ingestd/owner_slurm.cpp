@@ -3,90 +3,26 @@
 // slurm_load_job() loads slurm.conf's select plugin into the caller, and a controller-side plugin
 // (select/dlsched_cons_tres needs slurmctld's globals) fails to load there, which libslurm answers
 // with fatal(), ending the service. A command that fails only fails its lookup (503, retried).
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "owner_lookup.h"
-
-extern char** environ;
+#include "util/command.h"
 
 namespace dlsched::ingest {
 
 namespace {
 
-struct CommandResult {
-	bool ran = false;  // started and exited by itself within the time limit
-	int status = -1;   // exit status
-	std::string out;   // standard output (standard error goes to the service's own)
-};
-
-// Runs argv with a time limit (it is killed after `limit_s`); the service is single-threaded.
-CommandResult run_command(const std::vector<std::string>& argv, double limit_s)
-{
-	CommandResult r;
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return r;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	std::vector<char*> args;
-	for (const std::string& a : argv)
-		args.push_back(const_cast<char*>(a.c_str()));
-	args.push_back(nullptr);
-	pid_t pid = -1;
-	const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc != 0) {
-		close(fds[0]);
-		return r;
-	}
-	const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
-	char buf[4096];
-	bool killed = false;
-	for (;;) {
-		const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-		                                                                        std::chrono::steady_clock::now());
-		if (left.count() <= 0) {
-			kill(pid, SIGKILL);
-			killed = true;
-			break;
-		}
-		pollfd p{fds[0], POLLIN, 0};
-		const int n = poll(&p, 1, static_cast<int>(left.count()));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			continue;
-		const ssize_t got = read(fds[0], buf, sizeof buf);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		if (r.out.size() < 65536)
-			r.out.append(buf, static_cast<size_t>(got));
-	}
-	close(fds[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-	}
-	r.ran = !killed && WIFEXITED(status);
-	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	return r;
-}
+constexpr double kCommandLimitS = 10;  // each of squeue and sacct; they run in the background
+constexpr std::size_t kMaxInFlight = 16;  // lookups running at once; more are answered "error"
 
 // The first line of `out` as a uid, if it is one.
 bool first_uid(const std::string& out, uid_t& uid)
@@ -100,34 +36,101 @@ bool first_uid(const std::string& out, uid_t& uid)
 
 class SlurmOwnerLookup : public OwnerLookup {
 public:
-	OwnerAnswer owner_of(std::int64_t job_id) override
+	OwnerAnswer owner_of(std::int64_t job_id, double wait_s) override
+	{
+		// Lookups of other jobs move on too (and their children are reaped), without waiting.
+		for (auto& [id, l] : lookups_)
+			if (id != job_id)
+				(void) l.cmd->poll(0);
+		auto it = lookups_.find(job_id);
+		if (it == lookups_.end()) {
+			if (lookups_.size() >= kMaxInFlight) {
+				OwnerAnswer a;
+				a.message = std::to_string(lookups_.size()) +
+					    " owner lookups are running already (slurmctld slow?)";
+				return a;
+			}
+			Lookup l;
+			l.cmd = Command::start(squeue(job_id), kCommandLimitS, 65536);
+			it = lookups_.emplace(job_id, std::move(l)).first;
+		}
+		Lookup& l = it->second;
+		const OwnerAnswer a = step(job_id, l, wait_s);
+		if (a.kind != OwnerAnswer::Kind::kPending)
+			lookups_.erase(it);
+		return a;
+	}
+
+private:
+	struct Lookup {
+		std::unique_ptr<Command> cmd;
+		bool in_sacct = false;
+		CommandResult squeue;  // once in_sacct
+	};
+
+	static std::vector<std::string> squeue(std::int64_t job_id)
+	{
+		// squeue knows the jobs slurmctld holds (running, pending, recently ended).
+		return {"squeue", "-h", "-t", "all", "-j", std::to_string(job_id), "-o", "%U"};
+	}
+	static std::vector<std::string> sacct(std::int64_t job_id)
+	{
+		// sacct (slurmdbd) knows the ones slurmctld has purged; -a: any user's job.
+		return {"sacct", "-n", "-X", "-P", "-a", "-j", std::to_string(job_id), "-o", "UID"};
+	}
+	static std::string how(const CommandResult& r)
+	{
+		if (!r.started)
+			return r.error;
+		return r.timed_out ? "did not answer within " + std::to_string(static_cast<int>(kCommandLimitS)) + " s"
+				   : "exit " + std::to_string(r.status);
+	}
+
+	// Moves l on (squeue, then sacct) for at most wait_s in all.
+	static OwnerAnswer step(std::int64_t job_id, Lookup& l, double wait_s)
 	{
 		OwnerAnswer a;
 		const std::string id = std::to_string(job_id);
-		// squeue knows the jobs slurmctld holds (running, pending, recently ended).
-		CommandResult q = run_command({"squeue", "-h", "-t", "all", "-j", id, "-o", "%U"}, 10);
-		if (q.ran && q.status == 0 && first_uid(q.out, a.uid)) {
+		const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+		if (!l.in_sacct) {
+			if (!l.cmd->poll(wait_s)) {
+				a.kind = OwnerAnswer::Kind::kPending;
+				a.message = "asking slurmctld (squeue) for job " + id + "'s owner";
+				return a;
+			}
+			l.squeue = l.cmd->result();
+			if (l.squeue.ok() && first_uid(l.squeue.out, a.uid)) {
+				a.kind = OwnerAnswer::Kind::kFound;
+				return a;
+			}
+			l.in_sacct = true;
+			l.cmd = Command::start(sacct(job_id), kCommandLimitS, 65536);
+		}
+		const double left = std::chrono::duration<double>(until - std::chrono::steady_clock::now()).count();
+		if (!l.cmd->poll(left > 0 ? left : 0)) {
+			a.kind = OwnerAnswer::Kind::kPending;
+			a.message = "asking accounting (sacct) for job " + id + "'s owner";
+			return a;
+		}
+		const CommandResult& s = l.cmd->result();
+		if (s.ok() && first_uid(s.out, a.uid)) {
 			a.kind = OwnerAnswer::Kind::kFound;
 			return a;
 		}
-		// sacct (slurmdbd) knows the ones slurmctld has purged; -a: any user's job.
-		CommandResult s = run_command({"sacct", "-n", "-X", "-P", "-a", "-j", id, "-o", "UID"}, 10);
-		if (s.ran && s.status == 0 && first_uid(s.out, a.uid)) {
-			a.kind = OwnerAnswer::Kind::kFound;
-			return a;
-		}
-		if (s.ran && s.status == 0 && q.ran) {
+		// squeue exits 1 for a job it does not know: it answered.
+		const bool squeue_answered = l.squeue.started && !l.squeue.timed_out && l.squeue.status >= 0;
+		if (s.ok() && squeue_answered) {
 			a.kind = OwnerAnswer::Kind::kNoSuchJob;
 			a.message = "neither slurmctld (squeue) nor accounting (sacct) knows job " + id;
 		} else {
 			a.kind = OwnerAnswer::Kind::kError;
-			a.message = "could not ask Slurm for job " + id + "'s owner (squeue " +
-			            (q.ran ? "exit " + std::to_string(q.status) : std::string("did not finish")) +
-			            ", sacct " + (s.ran ? "exit " + std::to_string(s.status) : std::string("did not finish")) +
-			            "); is slurmctld up, and SLURM_CONF right?";
+			a.message = "could not ask Slurm for job " + id + "'s owner (squeue " + how(l.squeue) +
+				    ", sacct " + how(s) + "); is slurmctld up, and SLURM_CONF right?";
 		}
 		return a;
 	}
+
+	std::map<std::int64_t, Lookup> lookups_;
 };
 
 }  // namespace

@@ -30,6 +30,7 @@ chmod 755 "$tmp"  # munge clients of another uid must reach the socket
 ipid=""
 cleanup() {
 	[ -n "$ipid" ] && kill "$ipid" 2>/dev/null && wait "$ipid" 2>/dev/null
+	[ -n "${spid:-}" ] && kill "$spid" 2>/dev/null
 	for m in m1 m2; do
 		[ -f "$tmp/$m/pid" ] && kill "$(cat "$tmp/$m/pid")" 2>/dev/null
 	done
@@ -72,7 +73,7 @@ PY
 max=16384
 start_ingestd() {
 	: >"$tmp/ingestd.out"
-	"$ingestd" --listen 127.0.0.1:0 --db "$db" --munge-socket "$sock" --owner-lookup db-only \
+	"$ingestd" --listen 127.0.0.1:0 --db "$db" --munge-socket "$sock" --owner-lookup db-only --cluster dlsched \
 		--slurm-user root --max-request $max --pid-file "$tmp/ingestd.pid" --log-file "$tmp/ingestd.log" -v \
 		>"$tmp/ingestd.out" 2>&1 &
 	ipid=$!
@@ -264,6 +265,159 @@ grep -q "state completed" "$tmp/job" && [ "$(grep -Ec '^ +[12] +0 +4 +60\.000' "
 cred "$tmp/a3.cred" "$job42"
 post "$tmp/a3.cred"
 expect "after a restart, the first batch is still a duplicate" 200 '{"accepted":0,"duplicates":4}'
+
+# ---- limits and lookups: a second service per case, on its own DB ----
+# start_svc NAME [options]: sets $surl and $spid; the service's log is $tmp/NAME.log.
+spid=""
+start_svc() {
+	n=$1
+	shift
+	"$dbtool" --db "$tmp/$n.db" init >/dev/null
+	: >"$tmp/$n.out"
+	"$ingestd" --listen 127.0.0.1:0 --db "$tmp/$n.db" --munge-socket "$sock" --slurm-user root \
+		--log-file "$tmp/$n.log" -v "$@" >"$tmp/$n.out" 2>&1 &
+	spid=$!
+	svc_wait "$n"
+}
+svc_wait() {
+	i=0
+	while ! grep -q "listening on" "$tmp/$1.out" && [ $i -lt 100 ]; do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sport=$(sed -n 's/^dlsched-ingestd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$tmp/$1.out")
+	[ -n "$sport" ] || { ko "$1: dlsched-ingestd did not start: $(cat "$tmp/$1.out")"; return 1; }
+	surl="http://127.0.0.1:$sport"
+}
+stop_svc() { kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; spid=""; }
+# spost FILE [curl options]: like post, to $surl; also sets $retry (the Retry-After header).
+spost() {
+	f=$1
+	shift
+	code=$(curl -s --max-time 20 -o "$tmp/body" -D "$tmp/headers" -w '%{http_code}' \
+		-H "Content-Type: application/x-munge" "$@" --data-binary @"$f" "$surl/v1/records")
+	body=$(cat "$tmp/body" 2>/dev/null)
+	retry=$(sed -n 's/^Retry-After: *\([0-9]*\).*/\1/pi' "$tmp/headers" | tr -d '\r')
+}
+epoch_batch() {  # epoch_batch JOB EPOCH [CLUSTER]
+	echo '{"v":1,"cluster":"'"${3:-dlsched}"'","job_id":'"$1"',"step":"batch","node":"n1","run":0,"records":[{"type":"epoch","epoch":'"$2"',"gpus":1,"start":'"$(t "$2")"',"end":'"$(t $(($2 + 1)))"'}]}'
+}
+
+# (j) --cluster: a batch of another cluster is 403 wrong_cluster; no --cluster and no slurm.conf
+# saying it: a usage error naming the option; else slurm.conf's ClusterName.
+start_svc cl --owner-lookup db-only --cluster dlsched
+cred "$tmp/cl.cred" "$(epoch_batch 42 1 other)"
+spost "$tmp/cl.cred"
+expect "a batch of another cluster" 403 '"error":"wrong_cluster"'
+stop_svc
+SLURM_CONF=/nonexistent "$ingestd" --db "$tmp/cl.db" --owner-lookup db-only >"$tmp/nocl.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "--cluster: give the cluster" "$tmp/nocl.out" && ok "no --cluster: usage error" ||
+	ko "no --cluster: rc $rc, $(head -n1 "$tmp/nocl.out")"
+printf 'ClusterName=fromconf\n' >"$tmp/slurm.conf"
+SLURM_CONF="$tmp/slurm.conf" start_svc cl2 --owner-lookup db-only
+grep -q "cluster fromconf" "$tmp/cl2.log" && ok "--cluster defaults to slurm.conf's ClusterName" ||
+	ko "cluster default: $(grep listening "$tmp/cl2.log")"
+stop_svc
+
+# (k) --rate-limit: a burst past the bucket is 429 with Retry-After; --row-quota: 429 naming it.
+start_svc rl --owner-lookup db-only --cluster dlsched --rate-limit 0.5 --rate-burst 2
+for k in 1 2 3; do cred "$tmp/rl$k.cred" "$(epoch_batch 42 $k)"; spost "$tmp/rl$k.cred"; done
+expect "a third batch at once, with --rate-burst 2" 429 '"error":"rate_limited"'
+[ "$retry" = 2 ] && ok "429 says Retry-After: 2 (one batch per 2 s)" || ko "Retry-After '$retry', want 2"
+stop_svc
+start_svc rq --owner-lookup db-only --cluster dlsched --row-quota 2
+for k in 1 2 3; do cred "$tmp/rq$k.cred" "$(epoch_batch 42 $k)"; spost "$tmp/rq$k.cred"; done
+expect "a third record with --row-quota 2" 429 '"error":"row_quota"'
+[ -n "$retry" ] && [ "$retry" -gt 3500 ] && [ "$retry" -le 3600 ] && ok "row quota: Retry-After $retry s (the hour's end)" ||
+	ko "row quota Retry-After '$retry'"
+stop_svc
+
+# (l) --max-connections-per-ip: connections past the limit are closed at once and counted, while
+# the service goes on answering.
+start_svc ip --owner-lookup db-only --cluster dlsched --max-connections-per-ip 3
+"$py" - "$sport" >"$tmp/ip.out" 2>&1 <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+held, closed = [], 0
+for i in range(6):
+    held.append(socket.create_connection(("127.0.0.1", port)))
+time.sleep(0.5)
+for s in held:
+    s.settimeout(0.5)
+    try:
+        if s.recv(1) == b"":
+            closed += 1
+    except socket.timeout:
+        pass
+    except OSError:
+        closed += 1
+print("closed", closed)
+PY
+grep -q "closed 3" "$tmp/ip.out" && ok "3 of 6 connections from one address closed at once (limit 3)" ||
+	ko "per-address limit: $(cat "$tmp/ip.out")"
+code=$(curl -s --max-time 5 -o "$tmp/body" -w '%{http_code}' "$surl/v1/stats"); body=$(cat "$tmp/body")
+expect "stats after the refused connections" 200 '"connections_refused":3'
+stop_svc
+
+# (m) The owner is compared by uid, and an NSS failure is the service's (503), never the sender's
+# (403): job 44's owner is 'daemon' (uid 1) in the DB; with /etc/passwd hidden (a mount namespace;
+# systemd's NSS module makes up root and nobody only), the name cannot be resolved. Names were
+# compared before: '1' against 'daemon', 403 wrong_user, and the collector rejected the batch.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && unshare -m true 2>/dev/null; then
+	cp "$db" "$tmp/nss.db"
+	"$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("INSERT INTO jobs (cluster, job_id, user, gpus) VALUES (\x27dlsched\x27, 44, \x27daemon\x27, 0)"); c.commit()' "$tmp/nss.db"
+	: >"$tmp/nss.out"
+	unshare -m sh -c 'mount --bind /dev/null /etc/passwd && exec "$0" "$@"' "$ingestd" --listen 127.0.0.1:0 \
+		--db "$tmp/nss.db" --munge-socket "$sock" --slurm-user 0 --owner-lookup db-only --cluster dlsched \
+		--log-file "$tmp/nss.log" >"$tmp/nss.out" 2>&1 &
+	spid=$!
+	svc_wait nss
+	cred "$tmp/nss.cred" "$(epoch_batch 44 7)" 1
+	spost "$tmp/nss.cred"
+	expect "NSS cannot resolve the owner's name: 503, not 403" 503 '"error":"lookup_failed"'
+	[ -n "$retry" ] && ok "503 with Retry-After: $retry" || ko "no Retry-After on the NSS 503"
+	stop_svc
+else
+	echo "SKIP: the NSS check (m) needs root, setpriv and unshare -m"
+fi
+
+# (n) Owner lookups never hold the only thread: "slurmctld" accepts connections and never answers
+# (a listening socket nobody reads), so squeue waits for MessageTimeout. The batch is answered 503
+# lookup_pending with Retry-After 1 at once, and /v1/stats stays quick meanwhile.
+if command -v squeue >/dev/null && command -v sacct >/dev/null; then
+	"$py" - "$tmp/hung.port" <<'PY' &
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+time.sleep(60)
+PY
+	hung=$!
+	i=0
+	while [ ! -s "$tmp/hung.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	printf 'ClusterName=dlsched\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=%s\nMessageTimeout=30\n' \
+		"$(cat "$tmp/hung.port")" >"$tmp/hung.conf"
+	SLURM_CONF="$tmp/hung.conf" start_svc lk --owner-lookup slurm --cluster dlsched
+	cred "$tmp/lk.cred" "$(epoch_batch 77 1)" 65534
+	t0=$(date +%s%N)
+	spost "$tmp/lk.cred"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ "$code" = 503 ] && [ $ms -lt 1500 ] && printf '%s' "$body" | grep -q lookup_pending && [ "$retry" = 1 ] &&
+		ok "owner lookup with slurmctld hung: 503 lookup_pending, Retry-After 1, in $ms ms" ||
+		ko "owner lookup with slurmctld hung: $code '$body' Retry-After '$retry' after $ms ms"
+	t0=$(date +%s%N)
+	code=$(curl -s --max-time 20 -o /dev/null -w '%{http_code}' "$surl/v1/stats")
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ "$code" = 200 ] && [ $ms -lt 500 ] && ok "stats answered in $ms ms while squeue hangs" ||
+		ko "stats while squeue hangs: $code after $ms ms"
+	stop_svc
+	kill $hung 2>/dev/null
+else
+	echo "SKIP: the lookup check (n) needs squeue and sacct"
+fi
 
 # munged gone: 503, so that collectors keep the batch and retry.
 kill "$(cat "$tmp/m1/pid")"
