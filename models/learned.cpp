@@ -37,7 +37,7 @@ private:
 
 // What the learned allocation falls back to without a usable model: Lyra's knapsack over the
 // fallback ordering's order.
-constexpr const char* kFallbackAllocation = "mckp";
+constexpr const char* kFallbackAllocation = kLearnedFallbackAllocation;
 
 bool file_exists(const std::string& p)
 {
@@ -219,15 +219,7 @@ void register_model_policies(PolicyRegistry& r)
 	r.add_allocation("dl2",
 	                 "DL2's learned allocation: the policy network gives jobs GPUs one unit at a time and ends the round",
 	                 [](const Config& c) { return make_learned_allocation(c); });
-	SchedulerSpec dl2;
-	dl2.ordering = "dl2";
-	dl2.allocation = "dl2";
-	r.add_preset("dl2", "DL2: the policy network decides which jobs get GPUs and how many, unit by unit (TPDS'21)", dl2);
-	SchedulerSpec dual = dl2;
-	dual.placement = "gp-placement";
-	r.add_preset("dual-agent",
-	             "dual-agent (KDD'23): DL2's learned agent with the Gaussian-process placement agent (gp-placement)",
-	             dual);
+	// The presets dl2 and dual-agent that use them are in register_builtin_policies().
 }
 
 void install() { set_policy_extension(&register_model_policies); }

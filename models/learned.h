@@ -64,7 +64,8 @@ private:
 // The model file a policy uses when ModelFile= is empty: the shipped one.
 std::string default_model_path();
 
-// Registers `dl2` (ordering, allocation, preset) and `dual-agent` (preset). A model that cannot be used (missing,
+// Registers the ordering and allocation `dl2` (presets dl2 and dual-agent use them; they are
+// registered with the built-in policies). A model that cannot be used (missing,
 // corrupt, other format or schema) makes the learned ordering fall back to ModelFallback=, with
 // the reason in Ordering::note() (hosts log it).
 void register_model_policies(PolicyRegistry& registry);

@@ -67,6 +67,8 @@ struct dlsched_scheduler {
 	// cache per view (gp-placement's fit) see the same nodes from call to call.
 	std::vector<dlsched::Node> view_nodes;
 	SpeedCache speeds;
+	// dlsched_scheduler_create_placement(): what stands in for the learned policies ("" if nothing).
+	std::string placement_note;
 };
 
 struct dlsched_epoch_reader {
@@ -415,6 +417,79 @@ void record_experience(ExperienceLog& log, const std::vector<dlsched::PolicyStep
 	log.last_error = why;
 }
 
+// For placement alone (select/dlsched_cons_tres): a learned ordering or allocation that this
+// library does not have (the models library is not linked) is replaced by ModelFallback= and
+// kLearnedFallbackAllocation, which only ever order and size in this scheduler's decisions, never
+// its placements; the preset's placement (gp-placement for dual-agent) is built as configured.
+// Says what it replaced in `note`.
+void placement_only(dlsched::Config& config, const dlsched::PolicyRegistry& registry, std::string& note)
+{
+	auto spec = registry.preset(config.get_string("Policy"));
+	if (!spec.is_ok())
+		return;  // Scheduler::create names it
+	auto known = [&registry](const char* kind, const std::string& name) {
+		for (const dlsched::PolicyRegistry::Entry& e : registry.list(kind))
+			if (e.name == name)
+				return true;
+		return false;
+	};
+	auto chosen = [&config](const char* key, const std::string& preset_value) {
+		return config.is_set(key) ? config.get_string(key) : preset_value;
+	};
+	const std::string ordering = chosen("OrderingPolicy", spec.value().ordering);
+	const std::string allocation = chosen("AllocationPolicy", spec.value().allocation);
+	std::string replaced;
+	if (ordering == dlsched::kLearnedPolicy && !known("ordering", ordering)) {
+		const std::string fb = config.get_string("ModelFallback");
+		(void) config.set("OrderingPolicy", fb, "placement only");
+		replaced = "ordering " + ordering + " -> " + fb;
+	}
+	if (allocation == dlsched::kLearnedPolicy && !known("allocation", allocation)) {
+		(void) config.set("AllocationPolicy", dlsched::kLearnedFallbackAllocation, "placement only");
+		replaced += (replaced.empty() ? "" : ", ") + std::string("allocation ") + allocation + " -> " +
+		            dlsched::kLearnedFallbackAllocation;
+	}
+	if (!replaced.empty())
+		note = "placement only: the learned policies decide in sched/dlsched; this library has no models "
+		       "library, so the scheduler built here stands in with " + replaced +
+		       ", which never change where a job is placed";
+}
+
+int create_scheduler(const char* conf_path, bool for_placement, dlsched_scheduler_t** out, dlsched_error_t* err)
+{
+	if (!out)
+		return report(err, DLSCHED_EINVAL, "dlsched_scheduler_create: out is NULL");
+	*out = nullptr;
+	auto s = std::make_unique<dlsched_scheduler>();
+	if (conf_path) {
+		auto c = dlsched::Config::load_file(conf_path);
+		if (!c.is_ok())
+			return report(err, c.status());
+		s->config = c.value();
+	}
+	auto models = dlsched::load_model_catalog(s->config.get_string("ModelProfiles"));
+	if (!models.is_ok())
+		return report(err, models.status());
+	s->models = std::move(models).value();
+	dlsched::register_builtin_policies(s->registry);
+	dlsched::Config config = s->config;
+	if (for_placement)
+		placement_only(config, s->registry, s->placement_note);
+	auto sched = dlsched::Scheduler::create(config, s->registry);
+	if (!sched.is_ok())
+		return report(err, with_learned_hint(s->registry, sched.status()));
+	s->scheduler = std::move(sched).value();
+	s->experience.path = s->config.get_string("ProfileDB");
+	// A scheduler for placement never decides a cycle: nothing to record.
+	s->experience.enabled =
+	        !for_placement && s->config.get_bool("RecordExperience") && !s->experience.path.empty();
+	s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
+	s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
+	                                                               s->config.get_double("ProfileRefresh"));
+	*out = s.release();
+	return ok(err);
+}
+
 }  // namespace
 
 extern "C" {
@@ -426,34 +501,14 @@ const char* dlsched_version(void)
 
 int dlsched_scheduler_create(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err)
 {
-	return guarded(err, "dlsched_scheduler_create", [&]() -> int {
-		if (!out)
-			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_create: out is NULL");
-		*out = nullptr;
-		auto s = std::make_unique<dlsched_scheduler>();
-		if (conf_path) {
-			auto c = dlsched::Config::load_file(conf_path);
-			if (!c.is_ok())
-				return report(err, c.status());
-			s->config = c.value();
-		}
-		auto models = dlsched::load_model_catalog(s->config.get_string("ModelProfiles"));
-		if (!models.is_ok())
-			return report(err, models.status());
-		s->models = std::move(models).value();
-		dlsched::register_builtin_policies(s->registry);
-		auto sched = dlsched::Scheduler::create(s->config, s->registry);
-		if (!sched.is_ok())
-			return report(err, with_learned_hint(s->registry, sched.status()));
-		s->scheduler = std::move(sched).value();
-		s->experience.path = s->config.get_string("ProfileDB");
-		s->experience.enabled = s->config.get_bool("RecordExperience") && !s->experience.path.empty();
-		s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
-		s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
-		                                                               s->config.get_double("ProfileRefresh"));
-		*out = s.release();
-		return ok(err);
-	});
+	return guarded(err, "dlsched_scheduler_create",
+	               [&]() -> int { return create_scheduler(conf_path, false, out, err); });
+}
+
+int dlsched_scheduler_create_placement(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_scheduler_create_placement",
+	               [&]() -> int { return create_scheduler(conf_path, true, out, err); });
 }
 
 void dlsched_scheduler_destroy(dlsched_scheduler_t* sched)
@@ -485,6 +540,8 @@ int dlsched_scheduler_notes(const dlsched_scheduler_t* sched, char* buf, size_t 
 				notes += '\n';
 			notes += l;
 		};
+		if (!sched->placement_note.empty())
+			line(sched->placement_note);
 		const ExperienceLog& x = sched->experience;
 		if (x.enabled)
 			line("experience: every cycle a learned ordering decides is appended to " + x.path +

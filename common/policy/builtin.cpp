@@ -156,6 +156,17 @@ void register_builtin_policies(PolicyRegistry& r)
 	SchedulerSpec srtf_gp = spec("srtf", "rigid");
 	srtf_gp.placement = "gp-placement";
 	r.add_preset("srtf-gp", "srtf with speed-aware gp-placement (heterogeneous clusters)", srtf_gp);
+	// The learned presets are named here so that every library knows what they are made of; their
+	// ordering and allocation (`dl2`) are registered by the models library (models/learned.cpp),
+	// which only sched/dlsched and dlsched-sim/dlsched-train link. A library without it cannot build
+	// them (the error says so), except for placement alone (dlsched_scheduler_create_placement).
+	SchedulerSpec dl2 = spec("dl2", "dl2");
+	r.add_preset("dl2", "DL2: the policy network decides which jobs get GPUs and how many, unit by unit (TPDS'21)", dl2);
+	SchedulerSpec dual = dl2;
+	dual.placement = "gp-placement";
+	r.add_preset("dual-agent",
+	             "dual-agent (KDD'23): DL2's learned agent with the Gaussian-process placement agent (gp-placement)",
+	             dual);
 
 	if (g_extension)
 		g_extension(r);

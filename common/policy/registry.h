@@ -81,6 +81,12 @@ private:
 // is installed.
 void register_builtin_policies(PolicyRegistry& registry);
 
+// The learned policies' name (ordering, allocation and preset `dl2`; preset `dual-agent`), and the
+// allocation that stands in for the learned one when its model cannot be used, or where the models
+// library is not linked and only the preset's placement is wanted.
+inline constexpr const char* kLearnedPolicy = "dl2";
+inline constexpr const char* kLearnedFallbackAllocation = "mckp";
+
 // Libraries above libdlsched (models/, which links libtorch) install their registration function
 // here, explicitly, from the host's main() or init(); register_builtin_policies() then calls it
 // last. A plain function pointer: no static constructors, and libdlsched never links libtorch.

@@ -159,18 +159,24 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 	override_from(config, "PreemptionPolicy", s->spec_.preemption);
 	override_from(config, "LoaningPolicy", s->spec_.loaning);
 
+	// A part the preset chose is located at Policy= (named as the preset's), one set by its own key there.
+	auto part = [&](const char* key, const Status& st) -> Status {
+		if (st.is_ok() || config.is_set(key))
+			return located(key, st);
+		return located("Policy", Status(st.code(), "preset '" + s->preset_ + "': " + st.message()));
+	};
 	const SchedulerSpec& sp = s->spec_;
-	Status st = located("OrderingPolicy", take(registry.make_ordering(sp.ordering, config), s->ordering_));
+	Status st = part("OrderingPolicy", take(registry.make_ordering(sp.ordering, config), s->ordering_));
 	if (st.is_ok())
-		st = located("AllocationPolicy", take(registry.make_allocation(sp.allocation, config), s->allocation_));
+		st = part("AllocationPolicy", take(registry.make_allocation(sp.allocation, config), s->allocation_));
 	if (st.is_ok())
-		st = located("PlacementPolicy", take(registry.make_placement(sp.placement, config), s->placement_));
+		st = part("PlacementPolicy", take(registry.make_placement(sp.placement, config), s->placement_));
 	if (st.is_ok())
-		st = located("AdmissionPolicy", take(registry.make_admission(sp.admission, config), s->admission_));
+		st = part("AdmissionPolicy", take(registry.make_admission(sp.admission, config), s->admission_));
 	if (st.is_ok())
-		st = located("PreemptionPolicy", take(registry.make_preemption(sp.preemption, config), s->preemption_));
+		st = part("PreemptionPolicy", take(registry.make_preemption(sp.preemption, config), s->preemption_));
 	if (st.is_ok())
-		st = located("LoaningPolicy", take(registry.make_loaning(sp.loaning, config), s->loaning_));
+		st = part("LoaningPolicy", take(registry.make_loaning(sp.loaning, config), s->loaning_));
 	if (!st.is_ok())
 		return st;
 	s->priority_qos_ = split_names(config.get_string("PriorityQos"));

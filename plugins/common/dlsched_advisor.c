@@ -141,7 +141,7 @@ static void *_agent(void *arg)
 		if (reload) {
 			if (sched)
 				dlsched_scheduler_destroy(sched);
-			sched = dls_scheduler_load(plugin_name_ptr, NULL);
+			sched = dls_scheduler_load(plugin_name_ptr, false, NULL);
 			interval = dls_config_double(sched, "SchedInterval", 60);
 		}
 		if (sched)

@@ -121,24 +121,31 @@ extern bool dls_job_metadata(job_record_t *job_ptr, dlsched_job_metadata_t *m)
 	return false;
 }
 
-extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, char **conf_path_out)
+extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, bool placement_only, char **conf_path_out)
 {
 	char *path = get_extra_conf_path("dlsched.conf");
 	dlsched_scheduler_t *sched = NULL;
 	dlsched_error_t err;
-	char desc[512];
+	char desc[512], notes[1024];
 	struct stat st;
 
 	if (stat(path, &st) != 0) {
 		error("%s: %s not found: create it (see dlsched.conf(5) and etc/dlsched.conf.example); until then Slurm decides alone",
 		      plugin, path);
-	} else if (dlsched_scheduler_create(path, &sched, &err) != DLSCHED_OK) {
+	} else if ((placement_only ? dlsched_scheduler_create_placement(path, &sched, &err) :
+				     dlsched_scheduler_create(path, &sched, &err)) != DLSCHED_OK) {
 		error("%s: %s: %s; until it is fixed (scontrol reconfigure) Slurm decides alone", plugin, path,
 		      err.message);
 		sched = NULL;
 	} else {
 		if (dlsched_scheduler_describe(sched, desc, sizeof(desc)) == DLSCHED_OK)
 			info("%s: loaded %s: %s", plugin, path, desc);
+		/* sched/dlsched logs its notes itself, at every (re)load. */
+		if (placement_only && dlsched_scheduler_notes(sched, notes, sizeof(notes)) == DLSCHED_OK) {
+			char *save = NULL;
+			for (char *l = strtok_r(notes, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+				info("%s: note: %s", plugin, l);
+		}
 		/* Experience rows carry the cluster's name. */
 		(void) dlsched_scheduler_set_cluster(sched, slurm_conf.cluster_name);
 	}

@@ -159,11 +159,14 @@ extern void dls_admin_comment_set(job_record_t *job_ptr, const char *key, long v
 
 /*
  * Create the dlsched scheduler from dlsched.conf next to slurm.conf, set
- * its cluster name (ClusterName) and log its description.
+ * its cluster name (ClusterName) and log its description. A plugin that only
+ * places jobs (placement_only: select/dlsched_cons_tres) gets the preset's
+ * placement even for a learned preset (dlsched_scheduler_create_placement()),
+ * and the notes saying what stands in for the learned policies are logged.
  * On failure logs why (naming the file) and returns NULL: the caller then
  * leaves the decision to Slurm.
  */
-extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, char **conf_path_out);
+extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, bool placement_only, char **conf_path_out);
 
 /* A dlsched.conf value (defaults included) as a double; `def` if unreadable. */
 extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, double def);

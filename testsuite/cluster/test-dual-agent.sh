@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The placement agent learns machine speeds in a real slurmctld (dlsched-cluster, dlsched mode,
-# Policy=srtf-gp: srtf with gp-placement, the placement agent dual-agent uses; profiling on).
+# The dual-agent scheduler learns machine speeds in a real slurmctld (dlsched-cluster, dlsched mode,
+# Policy=dual-agent: the shipped DL2 model orders and sizes, gp-placement places; profiling on).
+# select/dlsched_cons_tres has no models library: it builds the preset's placement with the
+# fallback ordering standing in (dlsched_scheduler_create_placement) and says so.
 # A heterogeneous cluster of four 1-GPU nodes: n1 and n2 have V100s, n3 and n4 K80s (gres types);
 # n1 is a throttled V100 that runs at 0.2 of its type's speed. Emulated BERT jobs run at their
 # node's speed: 2 s an epoch on n2, 2 / 0.494 = 4 s on a K80 (the bundled Gavel profile), 10 s on n1.
@@ -16,13 +18,16 @@ set -u
 . "${srcdir:-.}/testsuite/cluster/lib.sh"  # profiled_cluster_test, wait_for, state_of, ...
 profiled_cluster_test dual-agent
 
-profiled_cluster_up --nodes 4 --gpus 1 --gpu-types v100:2,k80:2 --node-speed n1=0.2 --policy srtf-gp
-dlsched_conf Policy=srtf-gp SchedInterval=1 ProfileRefresh=1
-grep -q "sched/dlsched: loaded .*placement=gp-placement" "$log" && ok "sched/dlsched runs gp-placement" ||
-	ko "no gp-placement in $(grep 'sched/dlsched: loaded' "$log" | tail -1)"
-grep -q "select/dlsched_cons_tres: loaded .*placement=gp-placement" "$log" &&
-	ok "select/dlsched_cons_tres loaded dlsched.conf at reconfigure, with gp-placement" ||
-	ko "no select plugin load in $(grep 'select/dlsched_cons_tres' "$log" | tail -2)"
+profiled_cluster_up --nodes 4 --gpus 1 --gpu-types v100:2,k80:2 --node-speed n1=0.2 --policy dual-agent
+dlsched_conf Policy=dual-agent SchedInterval=1 ProfileRefresh=1
+grep -q "sched/dlsched: loaded .*preset=dual-agent ordering=dl2 allocation=dl2 placement=gp-placement" "$log" &&
+	grep -q "sched/dlsched: note: dl2: model " "$log" && ! grep -q "sched/dlsched: note: dl2: .*instead" "$log" &&
+	ok "sched/dlsched runs dual-agent with the shipped model" ||
+	ko "sched/dlsched: $(grep -E 'sched/dlsched: (loaded|note)' "$log" | tail -3 | tr '\n' ' ')"
+grep -q "select/dlsched_cons_tres: loaded .*preset=dual-agent .*placement=gp-placement" "$log" &&
+	grep -q "select/dlsched_cons_tres: note: placement only: .*ordering dl2 -> " "$log" &&
+	ok "select/dlsched_cons_tres builds dual-agent's placement (gp-placement) at reconfigure and says what stands in" ||
+	ko "select plugin: $(grep 'select/dlsched_cons_tres' "$log" | tail -3 | tr '\n' ' ')"
 speeds="$dir/c/etc/emu-node-speeds"
 sinfo -h -N -o '%N %G' | sort | tr '\n' ' ' | grep -q "n1 gpu:v100:1 n2 gpu:v100:1 n3 gpu:k80:1 n4 gpu:k80:1" &&
 	[ -f "$speeds" ] && ok "typed GPUs: $(sinfo -h -N -o '%N=%G' | sort | tr '\n' ' ')" ||

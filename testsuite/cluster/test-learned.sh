@@ -10,6 +10,8 @@
 #    costs the cycle nothing;
 #  - an empty ModelFile= loads the shipped model; a missing or corrupt model file falls back to
 #    ModelFallback= with the reason logged, and jobs still run;
+#  - select/dlsched_cons_tres (no libtorch) builds the preset's placement with the fallback
+#    ordering standing in, and logs so;
 #  - advisor mode (site_factor/dlsched, no libtorch) refuses Policy=dl2 with a clear logged error,
 #    and Slurm schedules alone.
 # Skips (77) without root, Slurm/munge/MariaDB, the plugins, or a sched/dlsched built with libtorch.
@@ -188,10 +190,12 @@ rows_after=$(sqlite3 "$exp" "SELECT count(*) FROM experience")
 grep -q "^fallback_cycles=0$" "$st" && ok "no cycle fell back to Slurm's order" || ko "stats: $(grep fallback "$st")"
 [ "$(cat "$dir/c/pids/slurmctld.pid" 2>/dev/null)" = "$ctld_pid" ] && scontrol ping | grep -q UP &&
 	ok "slurmctld ran through every reconfigure (pid $ctld_pid)" || ko "slurmctld restarted or is down"
-# A documented limitation: the select plugin (no libtorch) cannot build Policy=dl2, says why, and
-# leaves node choice to cons_tres (sched/dlsched's own starts still go to the planned nodes).
-grep -q "select/dlsched_cons_tres: .*unknown scheduling policy 'dl2'.*learned policies" "$log" &&
-	ok "select/dlsched_cons_tres says why it cannot build Policy=dl2" || ko "no clear select-plugin message for Policy=dl2"
+# The select plugin (no libtorch) builds Policy=dl2's placement with the fallback ordering standing
+# in for the learned one (it only places), and says so.
+grep -q "select/dlsched_cons_tres: loaded .*preset=dl2 ordering=[a-z-]* allocation=mckp placement=" "$log" &&
+	grep -q "select/dlsched_cons_tres: note: placement only: .*ordering dl2 -> " "$log" &&
+	ok "select/dlsched_cons_tres builds Policy=dl2's placement and says what stands in for the learned policies" ||
+	ko "select plugin and Policy=dl2: $(grep 'select/dlsched_cons_tres' "$log" | tail -3 | tr '\n' ' ')"
 "$tool" down --dir "$dir/c" >/dev/null
 
 # ---- advisor mode: site_factor/dlsched has no learned policies: a clear error, Slurm decides ----
@@ -202,8 +206,8 @@ if "$tool" up --nodes 1 --gpus 8 --dir "$dir/a" --port-base $((port + 100)) --mo
 	log="$dir/a/log/slurmctld.log"
 	# The advisor is shared by site_factor/dlsched and preempt/dlsched; whichever plugin slurmctld
 	# loads first starts it and names it in its messages.
-	wait_log 10 "(site_factor|preempt)/dlsched: .*unknown scheduling policy 'dl2'.*learned policies, which only sched/dlsched" &&
-		ok "advisor mode: Policy=dl2 is a clear logged error (...$(grep -o "unknown scheduling policy 'dl2'.*" "$log" | head -n1 | grep -o '; dl2 and dual-agent [^;]*'))" ||
+	wait_log 10 "(site_factor|preempt)/dlsched: .*Policy: preset 'dl2': unknown ordering policy 'dl2'.*learned policies, which only sched/dlsched" &&
+		ok "advisor mode: Policy=dl2 is a clear logged error (...$(grep -o "unknown ordering policy 'dl2'.*" "$log" | head -n1 | grep -o '; dl2 and dual-agent [^;]*'))" ||
 		ko "advisor mode: no clear error for Policy=dl2: $(grep dlsched "$log" | tail -n3)"
 	j=$(sbatch --parsable -o /dev/null --gres=gpu:2 --wrap 'true')
 	wait_done 30 "$j" && completed "$j" && scontrol ping | grep -q UP &&

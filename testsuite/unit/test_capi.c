@@ -235,8 +235,37 @@ START_TEST(notes_and_learned_policies_without_models)
 
 	write_conf("Policy=dl2");
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_ENOTFOUND);
-	ck_assert_ptr_nonnull(strstr(err.message, "unknown scheduling policy 'dl2'"));
+	ck_assert_ptr_nonnull(strstr(err.message, ":1: Policy: preset 'dl2': unknown ordering policy 'dl2'"));
 	ck_assert_ptr_nonnull(strstr(err.message, "dl2 and dual-agent are learned policies, which only sched/dlsched"));
+	/* For placement alone, the learned preset is built: its placement as configured, the fallback
+	 * ordering and allocation standing in, and the notes say so. */
+	write_conf("Policy=dual-agent\nModelFallback=fifo");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_ENOTFOUND);
+	ck_assert_int_eq(dlsched_scheduler_create_placement(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_describe(s, notes, sizeof(notes)), DLSCHED_OK);
+	ck_assert_ptr_nonnull(strstr(notes, "preset=dual-agent ordering=fifo allocation=mckp placement=gp-placement"));
+	ck_assert_int_eq(dlsched_scheduler_notes(s, notes, sizeof(notes)), DLSCHED_OK);
+	ck_assert_ptr_nonnull(strstr(notes, "placement only: "));
+	ck_assert_ptr_nonnull(strstr(notes, "ordering dl2 -> fifo, allocation dl2 -> mckp"));
+	dlsched_scheduler_destroy(s);
+	/* A placement set by its own key wins over the preset's; a heuristic preset needs no stand-in. */
+	write_conf("Policy=dl2\nPlacementPolicy=pack");
+	ck_assert_int_eq(dlsched_scheduler_create_placement(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_describe(s, notes, sizeof(notes)), DLSCHED_OK);
+	ck_assert_ptr_nonnull(strstr(notes, "preset=dl2 ordering=tiresias-las allocation=mckp placement=pack"));
+	dlsched_scheduler_destroy(s);
+	write_conf("Policy=srtf-gp");
+	ck_assert_int_eq(dlsched_scheduler_create_placement(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_notes(s, notes, sizeof(notes)), DLSCHED_OK);
+	ck_assert_ptr_null(strstr(notes, "placement only"));
+	dlsched_scheduler_destroy(s);
+	/* A learned ordering named by its own key is replaced too; a name nobody knows is still an error. */
+	write_conf("Policy=srtf\nOrderingPolicy=dl2");
+	ck_assert_int_eq(dlsched_scheduler_create_placement(conf_path, &s, &err), DLSCHED_OK);
+	dlsched_scheduler_destroy(s);
+	write_conf("Policy=dual-agent\nPlacementPolicy=nope");
+	ck_assert_int_eq(dlsched_scheduler_create_placement(conf_path, &s, &err), DLSCHED_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err.message, "unknown placement policy 'nope'"));
 	write_conf("Policy=srtf\nOrderingPolicy=dl2");
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_ENOTFOUND);
 	ck_assert_ptr_nonnull(strstr(err.message, "unknown ordering policy 'dl2'"));

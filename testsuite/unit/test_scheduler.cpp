@@ -446,6 +446,17 @@ START_TEST(unknown_policy_names_are_errors_listing_known_ones)
 	ck_assert(!s2.is_ok());
 	ck_assert_str_eq(s2.status().message().c_str(),
 	                 "dlsched.conf:2: Policy: unknown scheduling policy 'missing' (known: test)");
+	// A part of a preset that does not exist is located at Policy=, named as the preset's.
+	SchedulerSpec broken;
+	broken.ordering = "gone";
+	r.add_preset("broken", "a preset naming an ordering nobody registered", broken);
+	auto c3 = Config::parse("Policy=broken\n", "dlsched.conf");
+	ck_assert(c3.is_ok());
+	auto s3 = Scheduler::create(c3.value(), r);
+	ck_assert(!s3.is_ok());
+	ck_assert_str_eq(s3.status().message().c_str(),
+	                 "dlsched.conf:1: Policy: preset 'broken': unknown ordering policy 'gone' (known: reverse-id, "
+	                 "reverse-id-preemptive)");
 }
 END_TEST
 

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define DLSCHED_API_VERSION 6
+#define DLSCHED_API_VERSION 7
 
 /* The priorities a host gives the jobs it orders for dlsched (sched/dlsched: above priority/basic's
  * range). An administrator's priority at or above DLSCHED_PRIORITY_FLOOR pins a job ahead of every
@@ -187,6 +187,11 @@ const char *dlsched_version(void);
 /* Reads dlsched.conf (NULL: built-in defaults), loads the model profiles it names and builds the
  * scheduler its Policy= and *Policy= keys describe. */
 int dlsched_scheduler_create(const char *conf_path, dlsched_scheduler_t **out, dlsched_error_t *err);
+/* The same, for a host that only places jobs (select/dlsched_cons_tres): where this library has no
+ * learned policies (the models library is not linked), Policy=dl2 or dual-agent is built with
+ * ModelFallback='s ordering and the fallback allocation standing in for the learned ones (they never
+ * change a placement), and the preset's placement as configured; notes() says so. API version 7. */
+int dlsched_scheduler_create_placement(const char *conf_path, dlsched_scheduler_t **out, dlsched_error_t *err);
 void dlsched_scheduler_destroy(dlsched_scheduler_t *sched);
 /* One line for logs: "preset=tiresias-las ordering=tiresias-las allocation=rigid placement=pack ..." */
 int dlsched_scheduler_describe(const dlsched_scheduler_t *sched, char *buf, size_t len);

@@ -1118,7 +1118,7 @@ static void *_sched_agent(void *arg)
 				dlsched_scheduler_destroy(sched);
 			/* Every (re)load builds the policies afresh: a learned ordering loads its
 			 * ModelFile= again. libtorch itself stays loaded with this plugin. */
-			sched = dls_scheduler_load(plugin_type, NULL);
+			sched = dls_scheduler_load(plugin_type, false, NULL);
 			interval = dls_config_double(sched, "SchedInterval", 60);
 			preempt_grace = dls_config_double(sched, "PreemptGrace", 600);
 			checkpoint_signal = _config_signal(sched);

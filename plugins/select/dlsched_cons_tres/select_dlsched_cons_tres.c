@@ -152,7 +152,7 @@ static void _load_config(void)
 		return;
 	if (sched)
 		dlsched_scheduler_destroy(sched);
-	sched = dls_scheduler_load(plugin_type, NULL);
+	sched = dls_scheduler_load(plugin_type, true, NULL);
 	dls_loans_configure(sched);
 	dls_speeds_configure(sched);	/* no I/O: the speeds thread reads */
 	slurm_mutex_lock(&speeds_thread_mutex);
