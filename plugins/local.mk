@@ -13,7 +13,8 @@ if HAVE_SLURM
 slurmplugin_LTLIBRARIES += plugins/spank/dlsched/spank_dlsched.la
 plugins_spank_dlsched_spank_dlsched_la_SOURCES = plugins/spank/dlsched/spank_dlsched.c \
 	plugins/spank/dlsched/launch.c plugins/spank/dlsched/launch.h plugins/spank/dlsched/collect/control.h \
-	plugins/spank/dlsched/collect/pidfd.h
+	plugins/spank/dlsched/collect/pidfd.h plugins/spank/dlsched/collect/spooldir.c \
+	plugins/spank/dlsched/collect/spooldir.h
 # collector= defaults to where dlsched-collect is installed.
 plugins_spank_dlsched_spank_dlsched_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) \
 	-DDLSCHED_COLLECTOR='"$(pkglibexecdir)/dlsched-collect"'
@@ -32,6 +33,7 @@ plugins_spank_dlsched_collect_dlsched_collect_SOURCES = plugins/spank/dlsched/co
 	plugins/spank/dlsched/collect/progress.c plugins/spank/dlsched/collect/progress.h \
 	plugins/spank/dlsched/collect/send.c plugins/spank/dlsched/collect/send.h \
 	plugins/spank/dlsched/collect/spool.c plugins/spank/dlsched/collect/spool.h \
+	plugins/spank/dlsched/collect/spooldir.c plugins/spank/dlsched/collect/spooldir.h \
 	plugins/spank/dlsched/collect/control.h plugins/spank/dlsched/collect/pidfd.h
 plugins_spank_dlsched_collect_dlsched_collect_CPPFLAGS = $(JANSSON_CFLAGS) $(CURL_CFLAGS)
 plugins_spank_dlsched_collect_dlsched_collect_LDADD = $(JANSSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) -lm

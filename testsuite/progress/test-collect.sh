@@ -267,5 +267,46 @@ run1=$(python3 -c 'import json,sys; print(sorted({json.loads(l)["batch"]["run"] 
 [ "$run1" = "[1]" ] && ok "run 1's batches say run 1" || ko "runs: $run1"
 [ -z "$(find "$spool/$uid" -maxdepth 1 -name '*.json*')" ] && ok "the spool is empty again" || ko "left: $(ls "$spool/$uid")"
 
+# ---- the spool refused under a directory others may write (no link followed, no 1777 base) ----
+mkdir -m 777 "$tmp/open"
+mkdir -p "$tmp/open/spool"
+"$collect" --job-id 43 --step batch --progress "$pf" --spool "$tmp/open/spool" --ingest "http://127.0.0.1:$port/" \
+	--munge-socket "$tmp/m/sock" --log - >"$tmp/open.out" 2>&1
+grep -q "open may be written by others (mode 0777)" "$tmp/open.out" && ok "a spool under a world-writable directory is refused" ||
+	ko "world-writable ancestor: $(cat "$tmp/open.out")"
+mkdir -p "$tmp/ln/spool" "$tmp/elsewhere"
+ln -s "$tmp/elsewhere" "$tmp/ln/spool/$uid"
+"$collect" --job-id 43 --step batch --progress "$pf" --spool "$tmp/ln/spool" --ingest "http://127.0.0.1:$port/" \
+	--munge-socket "$tmp/m/sock" --log - >"$tmp/ln.out" 2>&1
+grep -q "ln/spool/$uid: .*(not a directory: a link or a file" "$tmp/ln.out" && [ ! -e "$tmp/elsewhere/rejected" ] &&
+	ok "a user directory that is a symbolic link is refused, nothing made through it" || ko "symlink: $(cat "$tmp/ln.out")"
+
+# ---- a full disk (a 256 KiB tmpfs): records wait in memory, none lost, delivered once there is room ----
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$tmp/small" && mount -t tmpfs -o size=256k,mode=755 tmpfs "$tmp/small" 2>/dev/null; then
+	mkdir -p "$tmp/small/spool/$uid/rejected"
+	pf2="$tmp/50.batch.progress"
+	: >"$pf2"
+	mv "$tmp/r/requests.jsonl" "$tmp/r/run1.jsonl"
+	head -c 1000000 /dev/zero >"$tmp/small/filler" 2>/dev/null
+	sleep 30 &
+	root3=$!
+	"$collect" --job-id 50 --step batch --progress "$pf2" --spool "$tmp/small/spool" --ingest "http://127.0.0.1:$port/" \
+		--munge-socket "$tmp/m/sock" --interval 0.5 --root-pid $root3 --cluster testc --node n7 --gpus 1 --log "$tmp/full.log" &
+	c3=$!
+	pids+=("$c3" "$root3")
+	for e in 1 2 3; do DLSCHED_PROTOCOL=1 DLSCHED_PROGRESS_FILE="$pf2" "$progress" epoch $e; done
+	wait_for 5 grep -qs "wait in memory" "$tmp/full.log" && grep -q "No space left on device" "$tmp/full.log" &&
+		ok "disk full: logged, the records wait in memory" || ko "disk full: $(cat "$tmp/full.log")"
+	rm -f "$tmp/small/filler"
+	wait_for 10 sh -c "grep -q '\"epoch\": 3' '$tmp/r/requests.jsonl' 2>/dev/null" && grep -q "are in the spool now" "$tmp/full.log" &&
+		ok "room again: the records that waited are delivered" || ko "after the disk full: $(summary | tr '\n' ' ')"
+	got=$(summary | awk '$1 == 200' | grep -o 'epoch:[0-9]' | tr '\n' ' ')
+	[ "$got" = "epoch:1 epoch:2 epoch:3 " ] && ok "all three epochs, in order, none lost" || ko "delivered after the full disk: '$got'"
+	kill -TERM $c3 2>/dev/null; wait $c3 2>/dev/null; kill $root3 2>/dev/null
+	umount "$tmp/small"
+else
+	echo "# SKIP: the full-disk check needs root and tmpfs"
+fi
+
 [ $fails -eq 0 ] || { echo "$fails check(s) failed; collector log:"; cat "$log"; exit 1; }
 exit 0

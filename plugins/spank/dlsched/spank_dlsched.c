@@ -40,6 +40,7 @@
 #include <slurm/spank.h>
 
 #include "collect/control.h"
+#include "collect/spooldir.h"
 #include "launch.h"
 
 SPANK_PLUGIN(dlsched, 1);
@@ -174,8 +175,12 @@ static struct {
 	char ckpt_signal[8];	/* without "SIG" */
 	long interval;
 	char munge_socket[1024];
+	long long spool_max;	/* bytes of batches per user's spool (0: no cap) */
 	bool broken;		/* an argument was wrong: no collector */
-} conf = { "", "/var/spool/dlsched", DLSCHED_COLLECTOR, "USR1", 5, "", false };
+} conf = { "", "/var/spool/dlsched", DLSCHED_COLLECTOR, "USR1", 5, "", 64LL << 20, false };
+
+/* slurm_spank_init could not make the user's spool directory (it said why). */
+static bool user_dir_missing;
 
 /* The signals a job may be asked to checkpoint with (as dlsched-emu-train). */
 static const char *const ckpt_signals[] = { "USR1", "USR2", "TERM", "INT", "HUP", "URG", NULL };
@@ -247,6 +252,31 @@ static int _set_interval(const char *key, const char *val)
 	return 0;
 }
 
+/* A size: bytes, or a number with K, M or G (powers of 1024); 0: no cap. */
+static int _set_spool_max(const char *key, const char *val)
+{
+	char *end = NULL;
+	long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoll(val, &end, 10);
+	if (end && *end && !end[1]) {
+		const char *units = "KMG", *u = strchr(units, toupper((unsigned char) *end));
+
+		if (u)
+			shift = 10 * (int) (u - units + 1);
+		end += u ? 1 : 0;
+	}
+	if (!*val || !end || *end || errno || v < 0 || v > (1LL << 40) >> shift) {
+		slurm_error("spank/dlsched: plugstack.conf: %s=%s: need a size in bytes, or with K, M or G (e.g. 64M; 0: no cap)",
+			    key, val);
+		return -1;
+	}
+	conf.spool_max = v << shift;
+	return 0;
+}
+
 static const struct {
 	const char *key;
 	int (*set)(const char *key, const char *val);
@@ -257,6 +287,7 @@ static const struct {
 	{ "checkpoint_signal", _set_ckpt_signal },
 	{ "interval", _set_interval },
 	{ "munge_socket", _set_munge_socket },
+	{ "spool_max", _set_spool_max },
 };
 
 static void _parse_conf(int ac, char **av)
@@ -271,7 +302,7 @@ static void _parse_conf(int ac, char **av)
 				break;
 		}
 		if (k == sizeof(conf_keys) / sizeof(conf_keys[0]) || !eq) {
-			slurm_error("spank/dlsched: plugstack.conf: %s argument '%s' (known: ingest=URL spool=DIR collector=PATH checkpoint_signal=USR1 interval=SECONDS munge_socket=PATH)",
+			slurm_error("spank/dlsched: plugstack.conf: %s argument '%s' (known: ingest=URL spool=DIR spool_max=SIZE collector=PATH checkpoint_signal=USR1 interval=SECONDS munge_socket=PATH)",
 				    eq ? "unknown" : "no value in", av[i]);
 			conf.broken = true;
 			continue;
@@ -284,44 +315,54 @@ static void _parse_conf(int ac, char **av)
 		slurm_error("spank/dlsched: no collector until plugstack.conf is fixed; jobs run without profiling");
 }
 
-/* The spool's base directory: made by root if missing, world-writable and
- * sticky (each user's collector keeps its own <uid>/ in it). */
+/* The spool's base directory: made by root if missing, root's with mode 0755
+ * under directories only root controls (collect/spooldir.h). A base left with
+ * mode 1777 by an earlier version is closed to others: each user's directory
+ * in it is made by root now. */
 static int _make_spool_base(void)
 {
-	char path[PATH_MAX];
 	struct stat st;
+	char err[512];
+	int fd;
 
-	if (stat(conf.spool, &st) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
-			slurm_error("spank/dlsched: spool=%s is not a directory; profiling is off", conf.spool);
+	if (lstat(conf.spool, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
+	    (st.st_mode & 07777) == 01777) {
+		if (chmod(conf.spool, 0755) < 0) {
+			slurm_error("spank/dlsched: chmod 755 %s: %s; profiling is off", conf.spool, strerror(errno));
 			return -1;
 		}
-		if ((st.st_mode & 01777) != 01777)
-			slurm_info("spank/dlsched: spool=%s has mode %04o; users' collectors need 1777 (chmod 1777 %s)",
-				   conf.spool, (unsigned) (st.st_mode & 07777), conf.spool);
-		return 0;
+		slurm_info("spank/dlsched: spool=%s had mode 1777: now 0755 (users' directories are made by root)",
+			   conf.spool);
 	}
-	snprintf(path, sizeof(path), "%s", conf.spool);
-	for (char *p = path + 1;; p++) {
-		bool last = !*p;
-
-		if (*p != '/' && !last)
-			continue;
-		*p = '\0';
-		if (mkdir(path, last ? 0700 : 0755) < 0 && errno != EEXIST) {
-			slurm_error("spank/dlsched: cannot create the spool %s: %s; profiling is off", path,
-				    strerror(errno));
-			return -1;
-		}
-		if (last)
-			break;
-		*p = '/';
-	}
-	if (chmod(conf.spool, 01777) < 0) {
-		slurm_error("spank/dlsched: chmod 1777 %s: %s; profiling is off", conf.spool, strerror(errno));
+	if ((fd = spooldir_open_base(conf.spool, true, err, sizeof(err))) < 0) {
+		slurm_error("spank/dlsched: spool=%s: %s; profiling is off", conf.spool, err);
 		return -1;
 	}
-	slurm_info("spank/dlsched: created the spool %s (mode 1777)", conf.spool);
+	close(fd);
+	return 0;
+}
+
+/* As root in slurmstepd: <spool>/<uid> for the step's user, made with
+ * mkdirat() and given to the user on a descriptor opened O_NOFOLLOW. */
+static int _make_user_dir(spank_t sp)
+{
+	uid_t uid;
+	gid_t gid;
+	char err[512];
+	int basefd, fd;
+
+	if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+		return 0;	/* said again in user_init, which gives up */
+	if ((basefd = spooldir_open_base(conf.spool, false, err, sizeof(err))) < 0 ||
+	    (fd = spooldir_open_user(basefd, conf.spool, uid, gid, true, err, sizeof(err))) < 0) {
+		slurm_error("spank/dlsched: %s; no profiling for this step", err);
+		if (basefd >= 0)
+			close(basefd);
+		return -1;
+	}
+	close(fd);
+	close(basefd);
 	return 0;
 }
 
@@ -332,6 +373,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		_parse_conf(ac, av);
 		if (conf.ingest[0] && !conf.broken && _make_spool_base() < 0)
 			conf.broken = true;
+		if (conf.ingest[0] && !conf.broken && _make_user_dir(sp) < 0)
+			user_dir_missing = true;
 	}
 	/* Options exist where jobs are submitted and where their steps run. */
 	if (spank_context() == S_CTX_SLURMD || spank_context() == S_CTX_JOB_SCRIPT)
@@ -498,22 +541,27 @@ static void _node_name(spank_t sp, char *buf, size_t len)
 		buf[dot - buf] = '\0';
 }
 
-/* A directory of the job's user in the spool (user_init runs with the user's
- * effective uid: it is made as the user). */
-static int _user_dir(const char *path, uid_t uid)
+/* The user's directories in the spool, checked as the user (user_init runs
+ * with the user's effective uid): <uid>/ (root made it in slurm_spank_init)
+ * and <uid>/run/, which the user makes. */
+static int _user_dirs(uid_t uid)
 {
-	struct stat st;
+	char err[512];
+	int basefd, fd = -1, rfd = -1;
 
-	if (mkdir(path, 0700) < 0 && errno != EEXIST) {
-		slurm_error("spank/dlsched: cannot create %s as uid %u: %s (the spool needs mode 1777); no profiling for this step",
-			    path, (unsigned) uid, strerror(errno));
+	if ((basefd = spooldir_open_base(conf.spool, false, err, sizeof(err))) < 0 ||
+	    (fd = spooldir_open_user(basefd, conf.spool, uid, getegid(), false, err, sizeof(err))) < 0 ||
+	    (rfd = spooldir_open_sub(fd, conf.spool, "run", uid, err, sizeof(err))) < 0) {
+		slurm_error("spank/dlsched: %s; no profiling for this step", err);
+		if (basefd >= 0)
+			close(basefd);
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
-	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & 022)) {
-		slurm_error("spank/dlsched: %s is not a directory that only uid %u owns and writes; remove it (it is made again); no profiling for this step",
-			    path, (unsigned) uid);
-		return -1;
-	}
+	close(rfd);
+	close(fd);
+	close(basefd);
 	return 0;
 }
 
@@ -538,9 +586,9 @@ static long long _progress_file(const char *path, uid_t uid)
 static void _start_collector(spank_t sp, uint32_t job_id, const char *step, long nodes, long gpus,
 			     uint32_t restart, const char *model, const char *epochs)
 {
-	char udir[PATH_MAX], rdir[PATH_MAX], progress[PATH_MAX], node[256], cluster[128] = "";
+	char progress[PATH_MAX], node[256], cluster[128] = "";
 	char s_job[24], s_uid[24], s_run[24], s_gpus[24], s_nodes[24], s_off[24], s_interval[24], s_root[24],
-		s_start[32], err[512];
+		s_start[32], s_spool_max[24], err[512];
 	const char *argv[48];
 	int argc = 0, ngids = 0;
 	gid_t *gids = NULL;
@@ -558,13 +606,11 @@ static void _start_collector(spank_t sp, uint32_t job_id, const char *step, long
 		gids = NULL;
 		ngids = 0;
 	}
-	snprintf(udir, sizeof(udir), "%s/%u", conf.spool, (unsigned) uid);
-	snprintf(rdir, sizeof(rdir), "%s/%u/run", conf.spool, (unsigned) uid);
 	/* The node in the name: several slurmd on one host (a test cluster) share the spool. */
 	_node_name(sp, node, sizeof(node));
 	snprintf(progress, sizeof(progress), "%s/%u/run/%u.%s.%.200s.progress", conf.spool, (unsigned) uid, job_id,
 		 step, node);
-	if (_user_dir(udir, uid) < 0 || _user_dir(rdir, uid) < 0 || (offset = _progress_file(progress, uid)) < 0)
+	if (user_dir_missing || _user_dirs(uid) < 0 || (offset = _progress_file(progress, uid)) < 0)
 		return;
 
 	(void) spank_getenv(sp, "SLURM_CLUSTER_NAME", cluster, sizeof(cluster));
@@ -576,6 +622,7 @@ static void _start_collector(spank_t sp, uint32_t job_id, const char *step, long
 	snprintf(s_nodes, sizeof(s_nodes), "%ld", nodes > 0 ? nodes : 1);
 	snprintf(s_off, sizeof(s_off), "%lld", offset);
 	snprintf(s_interval, sizeof(s_interval), "%ld", conf.interval);
+	snprintf(s_spool_max, sizeof(s_spool_max), "%lld", conf.spool_max);
 	snprintf(s_root, sizeof(s_root), "%d", (int) getpid());
 	snprintf(s_start, sizeof(s_start), "%.6f", now.tv_sec + now.tv_nsec / 1e9);
 
@@ -610,6 +657,8 @@ static void _start_collector(spank_t sp, uint32_t job_id, const char *step, long
 	argv[argc++] = s_off;
 	argv[argc++] = "--spool";
 	argv[argc++] = conf.spool;
+	argv[argc++] = "--spool-max";
+	argv[argc++] = s_spool_max;
 	argv[argc++] = "--ingest";
 	argv[argc++] = conf.ingest;
 	argv[argc++] = "--interval";

@@ -52,6 +52,10 @@
 #define FINAL_S 1.6		/* delivery time after a stop (the plugin waits 2 s) */
 #define BATCH_MAX_RECORDS 256	/* well under the service's 1,000 and 256 KiB */
 #define OLD_PROGRESS_S (7 * 86400.0)
+#define SPOOL_MAX_DEFAULT (64L << 20)
+/* Records kept in memory while the spool cannot take them (full disk, the
+ * cap): past this many the oldest are dropped, and the log says how many. */
+#define MEMORY_MAX_RECORDS 16384
 
 /* What the plugin tells us (see usage()). */
 typedef struct {
@@ -68,6 +72,7 @@ typedef struct {
 	const char *progress;
 	long long progress_offset;
 	const char *spool;
+	long spool_max;		/* bytes of batches in the user's spool (0: no cap) */
 	const char *ingest;
 	double interval;
 	const char *munge_socket;
@@ -94,6 +99,7 @@ typedef struct {
 	int tasks_end;		/* STOP_TASKS_* */
 	bool run_known;		/* batches are held until it is */
 	unsigned long epochs, checkpoints, bad_lines, batches;
+	size_t held_records;	/* kept in memory by the last flush */
 } collector_t;
 
 static double _now(void)
@@ -127,6 +133,8 @@ static void usage(FILE *out)
 "  --progress FILE       the progress file to follow\n"
 "  --progress-offset B   start reading at byte B (default 0)\n"
 "  --spool DIR           the spool; batches go to DIR/<uid>/\n"
+"  --spool-max BYTES     cap of the batches in DIR/<uid>/ (default 64 MiB; 0: none);\n"
+"                        at the cap records wait in memory (up to %d)\n"
 "  --ingest URL          dlsched-ingestd, e.g. http://ctl:6820\n"
 "  --uid UID             the job's user (default and only allowed: this process's)\n"
 "  --cluster NAME        the Slurm cluster name (default none)\n"
@@ -143,7 +151,7 @@ static void usage(FILE *out)
 "  --await-run           hold batches until the plugin sends the run (control.h;\n"
 "                        at most %d s, then --run)\n"
 "  --log FILE            the log (default DIR/<uid>/collect.log; - is stderr)\n",
-		AWAIT_RUN_S);
+		MEMORY_MAX_RECORDS, AWAIT_RUN_S);
 }
 
 static int _bad(const char *opt, const char *val, const char *want)
@@ -210,7 +218,7 @@ static int _parse_args(int argc, char **argv, args_t *a)
 	enum { O_JOB = 1, O_STEP, O_UID, O_CLUSTER, O_NODE, O_RUN, O_GPUS,
 	       O_NODES, O_MODEL, O_EPOCHS, O_PROGRESS, O_OFFSET, O_SPOOL,
 	       O_INGEST, O_INTERVAL, O_MUNGE, O_ROOT, O_LOG, O_START,
-	       O_AWAIT_RUN, O_HELP };
+	       O_AWAIT_RUN, O_SPOOL_MAX, O_HELP };
 	static const struct option opts[] = {
 		{ "job-id", required_argument, NULL, O_JOB },
 		{ "step", required_argument, NULL, O_STEP },
@@ -232,11 +240,13 @@ static int _parse_args(int argc, char **argv, args_t *a)
 		{ "log", required_argument, NULL, O_LOG },
 		{ "start", required_argument, NULL, O_START },
 		{ "await-run", no_argument, NULL, O_AWAIT_RUN },
+		{ "spool-max", required_argument, NULL, O_SPOOL_MAX },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
 	long v;
-	int opt, rc = 0;
+	int opt, idx, rc = 0;
+	bool seen[O_HELP + 1] = { false };
 	char *dot;
 
 	memset(a, 0, sizeof(*a));
@@ -244,12 +254,21 @@ static int _parse_args(int argc, char **argv, args_t *a)
 	a->cluster = "";
 	a->nodes = 1;
 	a->interval = 5;
+	a->spool_max = SPOOL_MAX_DEFAULT;
 	a->root = getppid();
 	if (gethostname(a->node, sizeof(a->node) - 1) == 0 &&
 	    (dot = strchr(a->node, '.')))
 		*dot = '\0';
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", opts, &idx)) != -1) {
+		/* Each option takes effect once: a second value is a mistake. */
+		if (opt > 0 && opt <= O_HELP && seen[opt]) {
+			fprintf(stderr, "dlsched-collect: --%s is given twice: give it once\n",
+				opts[idx].name);
+			return -1;
+		}
+		if (opt > 0 && opt <= O_HELP)
+			seen[opt] = true;
 		switch (opt) {
 		case O_JOB:
 			rc |= _long("job-id", optarg, 1, 4294967294L, &a->job_id);
@@ -312,6 +331,12 @@ static int _parse_args(int argc, char **argv, args_t *a)
 			break;
 		case O_INTERVAL:
 			rc |= _double("interval", optarg, 0.1, 3600, &a->interval);
+			break;
+		case O_SPOOL_MAX:
+			if (_long("spool-max", optarg, 0, LONG_MAX, &v) == 0)
+				a->spool_max = v;
+			else
+				rc = -1;
 			break;
 		case O_MUNGE:
 			a->munge_socket = optarg;
@@ -539,14 +564,17 @@ static void _on_line(void *arg, unsigned long line_no, const char *line,
 }
 
 /* Writes the records made since the last batch to the spool, as one batch
- * (or several, past BATCH_MAX_RECORDS), and queues them for delivery. */
+ * (or several, past BATCH_MAX_RECORDS), and queues them for delivery. What the
+ * spool cannot take (a full disk, the cap) stays in memory for the next
+ * flush, up to MEMORY_MAX_RECORDS. */
 static void _flush(collector_t *c)
 {
-	size_t n = json_array_size(c->records);
+	size_t n = json_array_size(c->records), from;
 
-	for (size_t from = 0; from < n; from += BATCH_MAX_RECORDS) {
+	for (from = 0; from < n; from += BATCH_MAX_RECORDS) {
 		json_t *recs = json_array(), *batch;
 		char *text, name[256];
+		int rc = -1;
 
 		for (size_t i = from; i < n && i < from + BATCH_MAX_RECORDS; i++)
 			json_array_append(recs, json_array_get(c->records, i));
@@ -560,17 +588,44 @@ static void _flush(collector_t *c)
 					  JSON_PRESERVE_ORDER |
 					  JSON_REAL_PRECISION(16)) : NULL;
 		if (!text) {
-			collect_log("cannot encode a batch of %zu records (out of memory?); lost",
+			collect_log("cannot encode a batch of %zu records (out of memory?); they wait in memory",
 				    json_array_size(recs));
-		} else if (spool_write(&c->spool, text, strlen(text), name,
-				       sizeof(name)) == 0) {
+		} else if ((rc = spool_write(&c->spool, text, strlen(text), name,
+					     sizeof(name))) == 0) {
 			sender_add(&c->sender, name);
 			c->batches++;
 		}
 		free(text);
 		json_decref(batch);
+		if (rc != 0)
+			break;
 	}
-	json_array_clear(c->records);
+	if (from >= n) {
+		if (c->held_records)
+			collect_log("the records that waited in memory are in the spool now");
+		c->held_records = 0;
+		json_array_clear(c->records);
+		return;
+	}
+	/* Keep the records not written, oldest first, at most MEMORY_MAX_RECORDS. */
+	{
+		json_t *left = json_array();
+		size_t keep_from = from;
+
+		if (n - keep_from > MEMORY_MAX_RECORDS) {
+			keep_from = n - MEMORY_MAX_RECORDS;
+			collect_log("%zu records dropped: the spool has taken nothing for a while and at most %d wait in memory",
+				    keep_from - from, MEMORY_MAX_RECORDS);
+		}
+		for (size_t i = keep_from; i < n; i++)
+			json_array_append(left, json_array_get(c->records, i));
+		json_decref(c->records);
+		c->records = left;
+		if (!c->held_records)
+			collect_log("%zu records wait in memory for room in the spool",
+				    n - keep_from);
+		c->held_records = n - keep_from;
+	}
 }
 
 /* ---- housekeeping ------------------------------------------------------- */
@@ -681,7 +736,8 @@ int main(int argc, char **argv)
 
 	/* The log lives in the spool: the spool's directory first. */
 	snprintf(who, sizeof(who), "%ld-%s", c.a.job_id, c.a.step);
-	if (spool_init(&c.spool, c.a.spool, c.a.uid, who, err, sizeof(err)) < 0) {
+	if (spool_init(&c.spool, c.a.spool, c.a.uid, who, c.a.spool_max, err,
+		       sizeof(err)) < 0) {
 		snprintf(who, sizeof(who), "job %ld.%s", c.a.job_id, c.a.step);
 		collect_log_open(c.a.log, who);
 		collect_log("cannot use the spool: %s; not collecting", err);
@@ -809,6 +865,9 @@ int main(int argc, char **argv)
 	_add_job_end(&c);
 	_run_known(&c, c.a.run, "no word from the tasks");
 	_flush(&c);
+	if (json_array_size(c.records))
+		collect_log("%zu records are lost: the spool could not take them before the end (see above)",
+			    json_array_size(c.records));
 	deadline = stop_at + FINAL_S;
 	first = true;
 	while ((now = _mono()) < deadline) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "log.h"
 #include "send.h"
@@ -22,6 +23,26 @@ static const char *_answer_line(sender_t *s)
 				 s->answer[s->answer_len - 1] == '\r'))
 		s->answer[--s->answer_len] = '\0';
 	return s->answer;
+}
+
+/* Retry-After: seconds (429, 503); an HTTP date is not sent by dlsched-ingestd. */
+static size_t _on_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+	sender_t *s = arg;
+	size_t n = size * nmemb;
+
+	if (n > 12 && !strncasecmp(data, "Retry-After:", 12)) {
+		char buf[32];
+		size_t k = n - 12 < sizeof(buf) - 1 ? n - 12 : sizeof(buf) - 1;
+		long v;
+
+		memcpy(buf, data + 12, k);
+		buf[k] = '\0';
+		v = strtol(buf, NULL, 10);
+		if (v > 0)
+			s->retry_after_s = v > 3600 ? 3600 : v;
+	}
+	return n;
 }
 
 static size_t _on_answer(char *data, size_t size, size_t nmemb, void *arg)
@@ -138,12 +159,15 @@ static unsigned long _waiting_count(const sender_t *s)
 	return (unsigned long) (s->qlen - s->qpos);
 }
 
-/* A retryable failure: put the batch back, wait longer. */
+/* A retryable failure: put the batch back, wait longer (at least what the
+ * service's Retry-After said). */
 static void _retry_later(sender_t *s, double now, const char *why)
 {
 	s->backoff_s = s->backoff_s ? s->backoff_s * 2 : SEND_BACKOFF_MIN_S;
 	if (s->backoff_s > SEND_BACKOFF_MAX_S)
 		s->backoff_s = SEND_BACKOFF_MAX_S;
+	if (s->retry_after_s > s->backoff_s)
+		s->backoff_s = s->retry_after_s;
 	s->retry_at = now + s->backoff_s;
 	s->failed_attempts++;
 	if (!s->failures_in_row++ ||
@@ -188,6 +212,8 @@ static void _finish(sender_t *s, CURLcode result, double now)
 		s->qpos++;
 		_succeeded(s);
 	} else if (code == 400 || code == 403 || code == 413) {
+		/* Only these say the batch itself is refused for good; everything
+		 * else (no connection, 401, 404, 429, 5xx) is retried. */
 		char answer[4200];
 		int n = snprintf(answer, sizeof(answer), "HTTP %ld\n%s\n", code,
 				 _answer_line(s));
@@ -278,6 +304,7 @@ static void _start(sender_t *s, double now)
 	}
 	s->answer_len = 0;
 	s->answer[0] = '\0';
+	s->retry_after_s = 0;
 	curl_easy_reset(s->easy);
 	curl_easy_setopt(s->easy, CURLOPT_URL, s->url);
 	curl_easy_setopt(s->easy, CURLOPT_POST, 1L);
@@ -286,6 +313,8 @@ static void _start(sender_t *s, double now)
 	curl_easy_setopt(s->easy, CURLOPT_HTTPHEADER, s->headers);
 	curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, _on_answer);
 	curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s);
+	curl_easy_setopt(s->easy, CURLOPT_HEADERFUNCTION, _on_header);
+	curl_easy_setopt(s->easy, CURLOPT_HEADERDATA, s);
 	curl_easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS, s->connect_ms);
 	curl_easy_setopt(s->easy, CURLOPT_TIMEOUT_MS, s->total_ms);
 	curl_easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);

@@ -6,8 +6,9 @@
  *
  *  Answers: 2xx deletes the batch; 400, 403 and 413 move it to rejected/ with
  *  the answer beside it (sending it again cannot help); anything else (no
- *  connection, a timeout, 401, 503, ...) puts it back and waits 1 s, doubling
- *  up to 60 s, before the next attempt. A 401 is retried because a credential
+ *  connection, a timeout, 401, 404, 429, 503, ...) puts it back and waits 1 s,
+ *  doubling up to 60 s, or the answer's Retry-After if longer, before the
+ *  next attempt. A 401 is retried because a credential
  *  can be refused for a passing reason (munged restarted, clocks being set);
  *  a site whose keys differ sees it in collect.log and keeps the batches.
  *
@@ -49,6 +50,7 @@ typedef struct {
 	double rescan_at;	/* monotonic seconds */
 
 	double backoff_s;	/* 0 while deliveries succeed */
+	double retry_after_s;	/* the last answer's Retry-After (0: none) */
 	double retry_at;	/* monotonic: no attempt before */
 	double failing_logged_at;
 	unsigned long failures_in_row;

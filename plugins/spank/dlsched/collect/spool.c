@@ -17,6 +17,7 @@
 
 #include "log.h"
 #include "spool.h"
+#include "spooldir.h"
 
 #define CLAIMED ".claimed."
 #define TMP ".tmp."
@@ -38,55 +39,41 @@ static char *_claimed_path(spool_t *s, const char *name)
 	return _path(s->dir, name, suffix);
 }
 
-/* A directory of ours: made if missing, then checked. */
-static int _own_dir(const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (mkdir(path, 0700) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create %s: %s", path,
-			 strerror(errno));
-		return -1;
-	}
-	if (lstat(path, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s is not a directory (remove it)",
-			 path);
-		return -1;
-	}
-	if (st.st_uid != geteuid()) {
-		snprintf(err, errlen, "%s belongs to uid %u, not to uid %u (remove it; spank/dlsched makes it again)",
-			 path, (unsigned) st.st_uid, (unsigned) geteuid());
-		return -1;
-	}
-	if (st.st_mode & 022) {
-		snprintf(err, errlen, "%s may be written by others (mode %03o; chmod 700 it)",
-			 path, (unsigned) (st.st_mode & 0777));
-		return -1;
-	}
-	return 0;
-}
-
 extern int spool_init(spool_t *s, const char *base, uid_t uid,
-		      const char *tag, char *err, size_t errlen)
+		      const char *tag, long long max_bytes, char *err,
+		      size_t errlen)
 {
+	int basefd, fd;
+
 	memset(s, 0, sizeof(*s));
+	s->dirfd = -1;
+	s->max_bytes = max_bytes;
 	snprintf(s->tag, sizeof(s->tag), "%s", tag);
 	if (asprintf(&s->dir, "%s/%u", base, (unsigned) uid) < 0 ||
 	    asprintf(&s->rejected, "%s/%u/rejected", base, (unsigned) uid) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (_own_dir(s->dir, err, errlen) || _own_dir(s->rejected, err, errlen))
+	/* Root makes the base and <uid>/ (spank/dlsched); run by hand as root,
+	 * the collector makes them itself. */
+	if ((basefd = spooldir_open_base(base, geteuid() == 0, err, errlen)) < 0)
 		return -1;
+	s->dirfd = spooldir_open_user(basefd, base, uid, getegid(),
+				      geteuid() == 0, err, errlen);
+	close(basefd);
+	if (s->dirfd < 0)
+		return -1;
+	if ((fd = spooldir_open_sub(s->dirfd, s->dir, "rejected", geteuid(),
+				    err, errlen)) < 0)
+		return -1;
+	close(fd);
 	return 0;
 }
 
 extern void spool_fini(spool_t *s)
 {
+	if (s->dirfd >= 0)
+		close(s->dirfd);
 	free(s->dir);
 	free(s->rejected);
 	memset(s, 0, sizeof(*s));
@@ -107,6 +94,36 @@ static int _write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+/* Bytes of the batches in the spool (waiting, claimed, rejected, with their
+ * answers): what the cap counts. The log is capped on its own (log.c). */
+static long long _spooled_bytes(spool_t *s)
+{
+	long long total = 0;
+	const char *dirs[] = { ".", "rejected" };
+
+	for (int i = 0; i < 2; i++) {
+		int fd = openat(s->dirfd, dirs[i], O_RDONLY | O_DIRECTORY |
+				O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		struct dirent *de;
+		struct stat st;
+
+		if (!d) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		while ((de = readdir(d))) {
+			if (strstr(de->d_name, ".json") &&
+			    fstatat(dirfd(d), de->d_name, &st,
+				    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+				total += (long long) st.st_size;
+		}
+		closedir(d);
+	}
+	return total;
+}
+
 extern int spool_write(spool_t *s, const char *data, size_t len, char *name,
 		       size_t namelen)
 {
@@ -114,32 +131,63 @@ extern int spool_write(spool_t *s, const char *data, size_t len, char *name,
 	char tmp_name[512], *tmp, *final;
 	int fd, rc = -1;
 
+	if (s->max_bytes > 0) {
+		long long used = _spooled_bytes(s);
+
+		if (used + (long long) len > s->max_bytes) {
+			if (!s->full)
+				collect_log("the spool %s holds %lld bytes of batches: a batch of %zu more would pass its cap of %lld (spool_max= in plugstack.conf); the records wait in memory until deliveries make room (is dlsched-ingestd reachable? see the lines above)",
+					    s->dir, used, len, s->max_bytes);
+			s->full = true;
+			errno = EDQUOT;
+			return SPOOL_FULL;
+		}
+		if (s->full)
+			collect_log("the spool %s has room again (%lld of %lld bytes used)",
+				    s->dir, used, s->max_bytes);
+		s->full = false;
+	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(name, namelen, "%019lld-%s-%06u.json",
 		 (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec, s->tag,
-		 ++s->seq);
+		 s->seq + 1);
 	snprintf(tmp_name, sizeof(tmp_name), ".%s" TMP "%d", name,
 		 (int) getpid());
 	tmp = _path(s->dir, tmp_name, NULL);
 	final = _path(s->dir, name, NULL);
 	if (!tmp || !final)
 		goto out;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = openat(s->dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
 	if (fd < 0) {
-		collect_log("cannot write a batch to %s: %s", tmp, strerror(errno));
+		collect_log("cannot write a batch to %s: %s; its records wait in memory",
+			    tmp, strerror(errno));
 		goto out;
 	}
-	if (_write_all(fd, data, len) < 0 || close(fd) < 0) {
-		collect_log("cannot write a batch to %s: %s (disk full?)", tmp,
-			    strerror(errno));
-		unlink(tmp);
+	/* The content on disk before the name says it is complete, and the new
+	 * name on disk before the records leave memory. */
+	if (_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		int e = errno;
+
+		collect_log("cannot write a batch to %s: %s; its records wait in memory",
+			    tmp, strerror(e));
+		close(fd);
+		unlinkat(s->dirfd, tmp_name, 0);
+		errno = e;
 		goto out;
 	}
-	if (rename(tmp, final) < 0) {
-		collect_log("cannot rename %s to %s: %s", tmp, final, strerror(errno));
-		unlink(tmp);
+	if (close(fd) < 0 || renameat(s->dirfd, tmp_name, s->dirfd, name) < 0 ||
+	    fsync(s->dirfd) < 0) {
+		int e = errno;
+
+		collect_log("cannot put the batch %s in place: %s; its records wait in memory",
+			    final, strerror(e));
+		unlinkat(s->dirfd, tmp_name, 0);
+		unlinkat(s->dirfd, name, 0);
+		errno = e;
 		goto out;
 	}
+	s->seq++;
 	rc = 0;
 out:
 	free(tmp);

@@ -14,23 +14,34 @@
 #ifndef DLSCHED_COLLECT_SPOOL_H
 #define DLSCHED_COLLECT_SPOOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
+/* spool_write(): the cap was reached (nothing written). */
+#define SPOOL_FULL (-2)
+
 typedef struct {
 	char *dir;		/* <spool>/<uid> */
+	int dirfd;		/* <spool>/<uid>, opened without following links */
+	long long max_bytes;	/* cap of the batches' bytes (0: none) */
+	bool full;		/* the last write found the cap reached */
 	char *rejected;		/* <spool>/<uid>/rejected */
 	char tag[96];		/* "<job>-<step>" */
 	unsigned seq;
 } spool_t;
 
-/* Creates <base>/<uid> and its rejected/ (0700) if missing and checks that
- * they belong to this process's user and nobody else may write them. */
+/* Opens <base>/<uid> (spooldir.h: root made it; as root, the collector makes
+ * it itself), checks the directories above, makes rejected/ if missing. */
 extern int spool_init(spool_t *s, const char *base, uid_t uid,
-		      const char *tag, char *err, size_t errlen);
+		      const char *tag, long long max_bytes, char *err,
+		      size_t errlen);
 extern void spool_fini(spool_t *s);
 
-/* Writes one batch; its file name (not the path) goes to name. */
+/* Writes one batch (fsync of the file before the rename and of the directory
+ * after it); its file name (not the path) goes to name. 0, SPOOL_FULL when
+ * it would pass max_bytes (logged once until there is room again), or -1
+ * (logged; errno says why: ENOSPC...). */
 extern int spool_write(spool_t *s, const char *data, size_t len, char *name,
 		       size_t namelen);
 
