@@ -231,6 +231,12 @@ Result<Config> Config::parse(std::string_view text, const std::string& source_na
 					++i;
 				value = std::string(line.substr(v, i - v));
 			}
+			// A key given twice with two values: which one the site meant is a guess, so neither
+			// the plugins nor dlsched-sim --print-config pick one.
+			const ConfigKey* k = find_config_key(key);
+			if (k && c.is_set(k->name) && c.get_text(k->name) != value)
+				return invalid_argument(where + ": " + k->name + "=" + value + " conflicts with " + k->name + "=" +
+				                   c.get_text(k->name) + " at " + c.origin(k->name) + ": give the key once");
 			Status st = c.set(key, value, where);
 			if (!st.is_ok())
 				return st;

@@ -61,6 +61,9 @@ START_TEST(errors_name_file_and_line)
 	         "one of tiresias-las,srtf,fifo,drf,edf,least-slack"},
 	        {"ModelFallback=lifo\n",
 	         "x.conf:1: ModelFallback: 'lifo' is not one of tiresias-las,srtf,fifo,drf,edf,least-slack"},
+	        // A key given twice with two values (keys are case-insensitive): which one was meant?
+	        {"Policy=srtf\nSeed=3\npolicy=fifo\n",
+	         "x.conf:3: Policy=fifo conflicts with Policy=srtf at x.conf:1: give the key once"},
 	};
 	for (const BadCase& bc : cases) {
 		auto c = Config::parse(bc.text, "x.conf");
