@@ -15,4 +15,5 @@ common_libdlsched_la_SOURCES += \
 	common/util/status.h \
 	common/util/span.h \
 	common/util/csv.h \
-	common/util/csv.cpp
+	common/util/csv.cpp \
+	common/util/flags.h

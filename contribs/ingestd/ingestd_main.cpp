@@ -21,6 +21,7 @@
 #include "owner_lookup.h"
 #include "profiledb/profile_db.h"
 #include "util/csv.h"
+#include "util/flags.h"
 
 using namespace dlsched;
 using namespace dlsched::ingest;
@@ -119,6 +120,7 @@ int parse_options(int argc, char** argv, Options& o)
 {
 	const char* env = std::getenv("DLSCHED_PROFILE_DB");
 	o.db = env && *env ? env : "/var/lib/dlsched/profiles.db";
+	FlagUse flags;  // none is repeatable
 	for (int i = 1; i < argc; ++i) {
 		std::string a = argv[i];
 		std::string value;
@@ -132,6 +134,8 @@ int parse_options(int argc, char** argv, Options& o)
 			std::fputs(kUsage, stdout);
 			return 0;
 		}
+		if (Status st = flags.note(a == "-v" ? "--verbose" : a); !st.is_ok())
+			return usage_error(st.message());
 		if (a == "-v" || a == "--verbose") {
 			o.verbose = true;
 			continue;

@@ -153,7 +153,7 @@ static const char *_opt(int argc, char **argv, int *i, const char *name, int *er
 static int _epoch(int argc, char **argv, double now, char *line, size_t len)
 {
 	double n, start = 0, end = now;
-	bool has_start = false;
+	bool has_start = false, has_end = false;
 	int err = 0;
 
 	if (argc < 3)
@@ -165,12 +165,17 @@ static int _epoch(int argc, char **argv, double now, char *line, size_t len)
 		const char *v;
 
 		if ((v = _opt(argc, argv, &i, "--start", &err))) {
+			if (has_start)
+				return _bad("--start is given twice: give it once");
 			if ((err = _time("--start", v, now, &start)))
 				return err;
 			has_start = true;
 		} else if ((v = _opt(argc, argv, &i, "--end", &err))) {
+			if (has_end)
+				return _bad("--end is given twice: give it once");
 			if ((err = _time("--end", v, now, &end)))
 				return err;
+			has_end = true;
 		} else {
 			return err ? err : _bad("epoch: unknown argument '%s' (--start T, --end T)", argv[i]);
 		}
@@ -194,6 +199,8 @@ static int _checkpoint(int argc, char **argv, double now, char *line, size_t len
 		const char *v;
 
 		if ((v = _opt(argc, argv, &i, "--epoch", &err))) {
+			if (epoch >= 0)
+				return _bad("--epoch is given twice: give it once");
 			if (!_number(v, &epoch) || epoch < 0 || epoch > MAX_EPOCH)
 				return _bad("--epoch '%s': need the epochs of training it holds, from 0 to 10000000 (e.g. 3 or 3.5)",
 					    v);
@@ -208,6 +215,8 @@ static int _checkpoint(int argc, char **argv, double now, char *line, size_t len
 			if ((err = _file_bytes(v, &bytes)))
 				return err;
 		} else if ((v = _opt(argc, argv, &i, "--seconds", &err))) {
+			if (seconds >= 0)
+				return _bad("--seconds is given twice: give it once");
 			if (!_number(v, &seconds) || seconds < 0 || seconds > MAX_SECONDS)
 				return _bad("--seconds '%s': need the time it took, in seconds (e.g. 1.8)", v);
 		} else {

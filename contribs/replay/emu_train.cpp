@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "../progress/progress_report.h"
+#include "util/flags.h"
 #include "workload/workload.h"
 
 using namespace dlsched;
@@ -353,12 +354,15 @@ int main(int argc, char** argv)
 	double epochs = 0, epoch_1gpu = 0, speedup_factor = 1, size_scale = 1e-4, storage_mbps = 500, noise = 0.03,
 	       warmup = 0, seed_arg = -1, iteration = 0.02;
 	int gpus = 0, nodes = 0;
+	FlagUse flags;  // none is repeatable
 	for (int i = 1; i < argc; ++i) {
 		std::string a = argv[i];
 		if (a == "-h" || a == "--help")
 			return usage("emulated training job"), 0;
 		if (i + 1 >= argc)
 			return usage(("missing value for " + a).c_str());
+		if (Status st = flags.note(a); !st.is_ok())
+			return usage(st.message().c_str());
 		const char* v = argv[++i];
 		double d = 0;
 		const bool number = parse_double(v, d);
@@ -403,6 +407,8 @@ int main(int argc, char** argv)
 		else
 			nodes = static_cast<int>(d);
 	}
+	if (Status st = flags.exclusive({"--checkpoint", "--checkpoint-dir"}); !st.is_ok())
+		return usage(st.message().c_str());
 	if (model.empty() || epochs <= 0 || epoch_1gpu <= 0 || speedup_factor <= 0)
 		return usage("--model, --epochs > 0, --epoch-time-1gpu > 0 and --speedup > 0 are required");
 	if (size_scale < 0 || storage_mbps <= 0 || noise < 0 || noise > 1 || warmup < 0 || iteration <= 0)

@@ -17,6 +17,7 @@
 #include "policy/scheduler.h"
 #include "profiledb/profile_db.h"
 #include "util/csv.h"
+#include "util/flags.h"
 #include "workload/workload.h"
 #ifdef DLSCHED_WITH_MODELS
 #include "models/learned.h"
@@ -136,6 +137,7 @@ int parse_args(int argc, char** argv, Options& o)
 	int i = 1;
 	if (i < argc && argv[i][0] != '-')
 		o.command = argv[i++];
+	FlagUse flags({"--set"});  // the only flag documented as repeatable
 	for (; i < argc; ++i) {
 		std::string a = argv[i];
 		auto value = [&](std::string& dst) -> bool {
@@ -285,7 +287,13 @@ int parse_args(int argc, char** argv, Options& o)
 		}
 		if (rc >= 0)
 			return rc;
+		Status st = flags.note(a);
+		if (!st.is_ok())
+			return usage_error(st.message());
 	}
+	for (Status st : {flags.exclusive({"--progress", "--quiet"}), flags.exclusive({"--policy", "--policies"})})
+		if (!st.is_ok())
+			return usage_error(st.message());
 	return -1;
 }
 
@@ -303,7 +311,12 @@ Result<Config> make_config(const Options& o)
 		std::size_t eq = kv.find('=');
 		if (eq == std::string::npos)
 			return invalid_argument("--set '" + kv + "': expected Key=Value");
-		Status st = c.set(kv.substr(0, eq), kv.substr(eq + 1), "--set");
+		// --set is repeatable for different keys; one key twice with two values is a conflict, as in a file.
+		const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+		if (c.origin(key) == "--set" && c.get_text(key) != value)
+			return invalid_argument("--set " + kv + " conflicts with --set " + key + "=" + c.get_text(key) +
+			                        ": give the key once");
+		Status st = c.set(key, value, "--set");
 		if (!st.is_ok())
 			return st;
 	}
@@ -510,6 +523,14 @@ int main(int argc, char** argv)
 			if (!st.is_ok())
 				return fail(st);
 		}
+		// What it prints must be what the plugins would run: the same checks as when they load it
+		// (the model profiles, every policy name and the policies' own keys), or exit 1 saying why.
+		auto profiles = load_model_catalog(c.get_string("ModelProfiles"));
+		if (!profiles.is_ok())
+			return fail(profiles.status());
+		auto sched = Scheduler::create(c, registry);
+		if (!sched.is_ok())
+			return fail(sched.status());
 		std::fputs(c.dump().c_str(), stdout);
 		return 0;
 	}

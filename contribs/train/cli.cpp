@@ -7,6 +7,7 @@
 
 #include "models/features.h"
 #include "util/csv.h"
+#include "util/flags.h"
 
 namespace dlsched::train {
 
@@ -86,6 +87,7 @@ int parse_args(int argc, char** argv, Options& o)
 	int i = 1;
 	if (i < argc && argv[i][0] != '-')
 		o.command = argv[i++];
+	FlagUse flags;  // none is repeatable
 	for (; i < argc; ++i) {
 		const std::string a = argv[i];
 		auto need = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -213,6 +215,11 @@ int parse_args(int argc, char** argv, Options& o)
 		}
 		if (!ok)
 			return usage_error(a + ": missing or out-of-range value");
+		if (a[0] == '-') {
+			Status st = flags.note(a);
+			if (!st.is_ok())
+				return usage_error(st.message());
+		}
 	}
 	if (o.ep.load_max < o.ep.load_min)
 		return usage_error("--load-max is below --load-min");
