@@ -53,7 +53,7 @@ profiled_cluster_test() {  # profiled_cluster_test NAME
 # (sched/dlsched's stats file). Bails out when it does not come up.
 profiled_cluster_up() {  # profiled_cluster_up [dlsched-cluster up options...]
 	if ! "$tool" up --dir "$dir/c" --port-base "$port" --mode dlsched --sched-interval 1 \
-		--plugin-dir "$build/plugins/lib" --ingestd "$ingestd" --profiles "$top/contribs/profiles" "$@" \
+		--build-dir "$build" --profiles "$top/contribs/profiles" "$@" \
 		>"$dir/up.log" 2>&1; then
 		cat "$dir/up.log"
 		echo "Bail out! cluster did not come up"
