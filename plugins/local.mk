@@ -46,7 +46,7 @@ slurmplugin_LTLIBRARIES += plugins/sched/dlsched/sched_dlsched.la \
 	plugins/site_factor/dlsched/site_factor_dlsched.la \
 	plugins/preempt/dlsched/preempt_dlsched.la
 
-# Slurm's own flags for code built against its tree (shared/SLURM-NOTES.md).
+# Slurm's own flags for code built against its tree (as Slurm's Makefiles build its plugins).
 # Slurm's config.h defines PACKAGE_* itself: drop ours (they come from DEFS on the command line).
 DLS_PLUGIN_CPPFLAGS = -UPACKAGE -UPACKAGE_NAME -UPACKAGE_STRING -UPACKAGE_TARNAME -UPACKAGE_URL \
 	-UPACKAGE_VERSION -UPACKAGE_BUGREPORT -UVERSION $(SLURM_SRC_CPPFLAGS) -I$(top_srcdir)/common/include

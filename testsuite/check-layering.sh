@@ -1,5 +1,5 @@
 #!/bin/sh
-# Layering check (DESIGN.md): common/ and models/ never include a Slurm header; only models/ includes
+# Layering check (doc/architecture.md): common/ and models/ never include a Slurm header; only models/ includes
 # libtorch. Fails listing the offending lines.
 top="${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}"
 status=0

@@ -99,7 +99,7 @@ extern int dls_job_gpus_requested(job_record_t *job_ptr)
 	else {
 		if (job_ptr->details && job_ptr->details->min_nodes > 1)
 			nodes = job_ptr->details->min_nodes;
-		/* Slurm accepts any count (SLURM-NOTES.md): no wrap into a small or negative int. */
+		/* Slurm accepts any count (even one no node has): no wrap into a small or negative int. */
 		if (js->gres_per_node)
 			n = js->gres_per_node > DLS_MAX_JOB_GPUS / nodes ? DLS_MAX_JOB_GPUS :
 			    js->gres_per_node * nodes;

@@ -191,8 +191,8 @@ extern int init(void)
 
 	if (real_handle)
 		return SLURM_SUCCESS;
-	/* running_in_slurmctld() reads slurm_prog_name: the daemons run from links named slurmctld
-	 * (SLURM-NOTES.md). */
+	/* running_in_slurmctld() compares the name the program was started under with "slurmctld"
+	 * (dlsched-cluster starts Debian's slurmctld-wlm through a link of that name). */
 	places_jobs = running_in_slurmctld() && !xstrcmp(slurm_conf.select_type, plugin_type);
 	if (!(real_handle = _open_cons_tres(&fresh))) {
 		error("select/dlsched_cons_tres: select_cons_tres.so not found in PluginDir=%s: %s",
