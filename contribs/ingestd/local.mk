@@ -17,6 +17,26 @@ contribs_ingestd_dlsched_ingestd_CPPFLAGS += $(SLURM_CPPFLAGS) -DDLSCHED_WITH_LI
 endif
 endif
 EXTRA_DIST += contribs/ingestd/owner_slurm.cpp contribs/ingestd/README.md
+# Its systemd unit (etc/dlsched-ingestd.service), with ExecStart= naming the installed program, to
+# $(systemdunitdir) (make install systemdunitdir=DIR to change it; systemd reads both
+# /usr/lib/systemd/system and /usr/local/lib/systemd/system).
+systemdunitdir = $(prefix)/lib/systemd/system
+EXTRA_DIST += etc/dlsched-ingestd.service
+install-data-local: install-ingestd-unit
+uninstall-local: uninstall-ingestd-unit
+install-ingestd-unit:
+if HAVE_INGESTD
+	$(MKDIR_P) "$(DESTDIR)$(systemdunitdir)"
+	sed -e 's|^ExecStart=/usr/local/sbin/dlsched-ingestd |ExecStart=$(sbindir)/dlsched-ingestd |' \
+		$(srcdir)/etc/dlsched-ingestd.service >"$(DESTDIR)$(systemdunitdir)/dlsched-ingestd.service"
+	chmod 644 "$(DESTDIR)$(systemdunitdir)/dlsched-ingestd.service"
+endif
+uninstall-ingestd-unit:
+	rm -f "$(DESTDIR)$(systemdunitdir)/dlsched-ingestd.service"
+.PHONY: install-ingestd-unit uninstall-ingestd-unit
 # Skips (77) where dlsched-ingestd or munged is missing.
 TESTS += testsuite/ingest/test-ingestd.sh
 EXTRA_DIST += testsuite/ingest/test-ingestd.sh
+# Load on loopback, valid and invalid clients at once (~20 s; skips (77) unless root).
+TESTS += testsuite/ingest/test-ingestd-load.sh
+EXTRA_DIST += testsuite/ingest/test-ingestd-load.sh testsuite/ingest/load.py
