@@ -17,7 +17,7 @@ contribs_ingestd_dlsched_ingestd_CPPFLAGS += $(SLURM_CPPFLAGS) -DDLSCHED_WITH_LI
 endif
 endif
 EXTRA_DIST += contribs/ingestd/owner_slurm.cpp contribs/ingestd/README.md
-# Its systemd unit (etc/dlsched-ingestd.service), with ExecStart= naming the installed program, to
+# Its systemd unit (etc/dlsched-ingestd.service), with ExecStart= naming the installed programs, to
 # $(systemdunitdir) (make install systemdunitdir=DIR to change it; systemd reads both
 # /usr/lib/systemd/system and /usr/local/lib/systemd/system).
 systemdunitdir = $(prefix)/lib/systemd/system
@@ -28,6 +28,7 @@ install-ingestd-unit:
 if HAVE_INGESTD
 	$(MKDIR_P) "$(DESTDIR)$(systemdunitdir)"
 	sed -e 's|^ExecStart=/usr/local/sbin/dlsched-ingestd |ExecStart=$(sbindir)/dlsched-ingestd |' \
+		-e 's|^ExecStartPre=/usr/local/bin/dlsched-db |ExecStartPre=$(bindir)/dlsched-db |' \
 		$(srcdir)/etc/dlsched-ingestd.service >"$(DESTDIR)$(systemdunitdir)/dlsched-ingestd.service"
 	chmod 644 "$(DESTDIR)$(systemdunitdir)/dlsched-ingestd.service"
 endif
