@@ -29,9 +29,18 @@ std::unique_ptr<Command> Command::start(const std::vector<std::string>& argv, do
 		c->done_ = true;
 		return c;
 	}
+	// Only our end is non-blocking: the child's standard output must block when the pipe is
+	// full (a child given a non-blocking one fails its writes with EAGAIN: head -c 1M did).
 	int fds[2];
-	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+	if (pipe2(fds, O_CLOEXEC) != 0) {
 		c->result_.error = std::string("pipe: ") + std::strerror(errno);
+		c->done_ = true;
+		return c;
+	}
+	if (fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0) {
+		c->result_.error = std::string("pipe: ") + std::strerror(errno);
+		close(fds[0]);
+		close(fds[1]);
 		c->done_ = true;
 		return c;
 	}

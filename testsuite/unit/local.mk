@@ -12,6 +12,7 @@ include testsuite/unit/capi.mk
 include testsuite/unit/scheduler.mk
 include testsuite/unit/profiledb.mk
 include testsuite/unit/records.mk
+include testsuite/unit/command.mk
 include testsuite/unit/predict.mk
 include testsuite/unit/models.mk
 include testsuite/unit/sim.mk
