@@ -687,6 +687,22 @@ Status ProfileDb::vacuum()
 	return db_.exec("VACUUM");
 }
 
+Status ProfileDb::backup(const std::string& dest)
+{
+	struct stat st;
+	if (dest.empty() || ::stat(dest.c_str(), &st) == 0)
+		return invalid_argument("backup: " + (dest.empty() ? std::string("no file given") : dest + " exists") +
+		                        "; give a new file name");
+	auto s = Statement::prepare(db_, "VACUUM INTO ?1");
+	if (!s.is_ok())
+		return s.status();
+	if (Status b = s->bind(1, dest); !b.is_ok())
+		return b;
+	if (Status r = s->run(); !r.is_ok())
+		return io_error("backup to " + dest + ": " + r.message());
+	return Status::ok();
+}
+
 namespace {
 std::string csv_cell(const Statement& s, int i)
 {

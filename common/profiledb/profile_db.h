@@ -156,6 +156,10 @@ public:
 	Result<std::vector<std::pair<std::string, int>>> experience_clusters();
 
 	Status vacuum();
+	// A consistent copy of the whole database in a new file `dest` (SQLite's VACUUM INTO: one read
+	// transaction, so the writer goes on meanwhile; the copy is compact and not in WAL mode). An
+	// existing `dest` is an error that names it.
+	Status backup(const std::string& dest);
 	// One table ("jobs", "epochs", "checkpoints", "preemptions") as CSV with a header line.
 	Status export_csv(const std::string& table, std::ostream& out);
 

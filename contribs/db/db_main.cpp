@@ -23,6 +23,7 @@ const char kUsage[] =
         "  job ID [--cluster C] a job's record, epochs, checkpoints and preemptions\n"
         "  export TABLE         jobs, epochs, checkpoints or preemptions as CSV on standard output\n"
         "  vacuum               reclaim free space (as its writer)\n"
+        "  backup FILE          a consistent copy into the new FILE while the writer runs\n"
         "  accuracy [--json]    benchmark: runtime MAPE after 1, 2, 4, 8 same-model jobs, overhead error\n"
         "           [--each]    (--profiles DIR: the model catalog, default the bundled one; --each: every\n"
         "                       preemption, predicted against measured)\n"
@@ -100,7 +101,7 @@ int main(int argc, char** argv)
 	if (args.empty())
 		return usage_error("no command given");
 	const std::string cmd = args[0];
-	const std::size_t want = cmd == "job" || cmd == "export" ? 2 : 1;
+	const std::size_t want = cmd == "job" || cmd == "export" || cmd == "backup" ? 2 : 1;
 	if (args.size() != want)
 		return usage_error(cmd + (want == 2 ? " takes one argument" : " takes no argument"));
 
@@ -124,6 +125,13 @@ int main(int argc, char** argv)
 		std::printf("%s: schema version %d; this dlsched writes version %d%s\n", path.c_str(), db->schema_version(),
 		            ProfileDb::kSchemaVersion,
 		            db->schema_version() < ProfileDb::kSchemaVersion ? " (dlsched-db init upgrades it)" : "");
+		return 0;
+	}
+	if (cmd == "backup") {
+		Status st = db->backup(args[1]);
+		if (!st.is_ok())
+			return fail(st);
+		std::printf("%s: copied to %s (schema version %d)\n", path.c_str(), args[1].c_str(), db->schema_version());
 		return 0;
 	}
 	if (cmd == "check") {

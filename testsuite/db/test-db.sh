@@ -37,6 +37,26 @@ PY
 DLSCHED_PROFILE_DB="$f" "$db" version >"$tmp/out" 2>&1 && grep -q "schema version 5; this dlsched writes version 5" "$tmp/out" &&
 	ok "version (DLSCHED_PROFILE_DB)" || ko "version: $(cat "$tmp/out")"
 "$db" --db "$f" vacuum >"$tmp/out" 2>&1 && "$db" --db "$f" check >"$tmp/out" 2>&1 && ok "vacuum, then check" || ko "vacuum/check: $(cat "$tmp/out")"
+# backup: a copy that is itself a profile DB with the same rows, taken while a writer holds an open
+# transaction with rows not yet committed (they are not in the copy); an existing target is refused.
+"$py" - "$f" "$db" "$tmp/copy.db" >"$tmp/out" 2>&1 <<'PY'
+import sqlite3, subprocess, sys
+w = sqlite3.connect(sys.argv[1], isolation_level=None)
+w.execute("BEGIN IMMEDIATE")
+w.execute("INSERT INTO jobs (job_id, user, model, gpus, epochs_total, state) VALUES (43, 'carol', 'bert', 1, 1, 'running')")
+r = subprocess.run([sys.argv[2], "--db", sys.argv[1], "backup", sys.argv[3]], capture_output=True, text=True)
+print(r.stdout + r.stderr)
+w.execute("COMMIT")
+sys.exit(r.returncode)
+PY
+[ $? -eq 0 ] && grep -q "copied to $tmp/copy.db (schema version 5)" "$tmp/out" &&
+	"$db" --db "$tmp/copy.db" check >/dev/null 2>&1 &&
+	[ "$("$db" --db "$tmp/copy.db" export jobs | wc -l)" -eq 3 ] && [ "$("$db" --db "$f" export jobs | wc -l)" -eq 4 ] &&
+	"$db" --db "$tmp/copy.db" export epochs >"$tmp/e1" && "$db" --db "$f" export epochs >"$tmp/e2" && cmp -s "$tmp/e1" "$tmp/e2" &&
+	ok "backup: a consistent copy beside an open write transaction" || ko "backup: $(cat "$tmp/out")"
+"$db" --db "$f" backup "$tmp/copy.db" >"$tmp/out" 2>&1
+[ $? -eq 1 ] && grep -q "backup: $tmp/copy.db exists; give a new file name" "$tmp/out" && ok "backup refuses an existing file" ||
+	ko "backup over an existing file: $(cat "$tmp/out")"
 
 # An older schema (version 1: no experience table) is upgraded by init, its rows kept.
 old="$tmp/old.db"
