@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "util/command.h"
 #include "workload/inference_demand.h"
 #include "workload/workload.h"
 
@@ -48,34 +49,22 @@ const char kUsage[] =
         "reads (--demand-file PATH; default: StateSaveLocation/dlsched-inference-demand, from scontrol;\n"
         "InferenceDemandFile= in dlsched.conf must agree). Writing it needs root or SlurmUser.\n";
 
-// Runs argv, returns its exit status and standard output.
+// A Slurm command that has not answered in this long is killed and counts as failed (slurmctld
+// itself retries for MessageTimeout, 10 s by default, before a command gives up).
+constexpr double kCommandLimitS = 120;
+
+// Runs argv (util/command.h), returns its exit status (-1: it did not start or was killed at the
+// limit) and standard output.
 int run(const std::vector<std::string>& args, std::string& out)
 {
-	int fd[2];
-	if (pipe(fd) != 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		std::vector<char*> argv;
-		for (const std::string& a : args)
-			argv.push_back(const_cast<char*>(a.c_str()));
-		argv.push_back(nullptr);
-		execvp(argv[0], argv.data());
-		_exit(127);
-	}
-	close(fd[1]);
-	out.clear();
-	char buf[4096];
-	ssize_t n;
-	while ((n = read(fd[0], buf, sizeof buf)) > 0)
-		out.append(buf, static_cast<std::size_t>(n));
-	close(fd[0]);
-	int status = 0;
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	const CommandResult r = run_command(args, kCommandLimitS, 64 << 20);
+	out = r.out;
+	if (!r.started)
+		std::fprintf(stderr, "dlsched-replay: cannot run %s\n", r.error.c_str());
+	else if (r.timed_out)
+		std::fprintf(stderr, "dlsched-replay: %s did not finish within %.0f s; killed\n", args[0].c_str(),
+			     kCommandLimitS);
+	return r.ok() || (r.started && !r.timed_out) ? r.status : -1;
 }
 
 std::string self_dir()
