@@ -1,5 +1,12 @@
 dist_man_MANS += doc/man/dlsched-sim.1 doc/man/dlsched.conf.5 doc/man/dlsched-cluster.1 doc/man/dlsched-report.1 doc/man/dlsched-db.1
-EXTRA_DIST += etc/dlsched.conf.example etc/slurm.conf.example etc/gres.conf.example etc/plugstack.conf.example doc/workload-format.md doc/architecture.md doc/results.md doc/user-guide.md doc/admin-guide.md
+# dlsched(7): overview and installation on an existing cluster (doc/admin-guide.md at length).
+dist_man_MANS += doc/man/dlsched.7
+# The configuration examples the admin guide starts from and the user guide's job script,
+# installed beside README and NEWS.
+exampledir = $(docdir)/examples
+dist_example_DATA = etc/dlsched.conf.example etc/slurm.conf.example etc/gres.conf.example etc/plugstack.conf.example \
+	doc/examples/train.sbatch doc/examples/train.py
+EXTRA_DIST += doc/workload-format.md doc/architecture.md doc/results.md doc/user-guide.md doc/admin-guide.md
 # dlsched-ingestd(8): installed with or without the service (libmicrohttpd, munge).
 dist_man_MANS += doc/man/dlsched-ingestd.8
 # The training-job protocol: dlsched-progress(1) and dlsched-protocol(7).

@@ -35,6 +35,10 @@ EXTRA_DIST += testsuite/cluster/test-elastic.sh
 # cluster (V100s, one throttled, and K80s) and places new jobs on the fastest.
 TESTS += testsuite/cluster/test-dual-agent.sh
 EXTRA_DIST += testsuite/cluster/test-dual-agent.sh
+# The user guide's job script (doc/examples: PyTorch) checkpointed on dlsched's request, requeued
+# and resumed (skips without python3-torch).
+TESTS += testsuite/cluster/test-job-example.sh
+EXTRA_DIST += testsuite/cluster/test-job-example.sh
 EXTRA_DIST += testsuite/cluster/test-learned.sh testsuite/cluster/lib.sh
 # Model files for it (random or hand-set) and the order a model gives offline, through the C ABI.
 if HAVE_TORCH
