@@ -17,7 +17,7 @@ extern char** environ;
 namespace dlsched {
 
 std::unique_ptr<Command> Command::start(const std::vector<std::string>& argv, double limit_s,
-					std::size_t max_output)
+					std::size_t max_output, bool with_stderr)
 {
 	std::unique_ptr<Command> c(new Command());
 	c->name_ = argv.empty() ? std::string("(nothing)") : argv[0];
@@ -48,6 +48,8 @@ std::unique_ptr<Command> Command::start(const std::vector<std::string>& argv, do
 	posix_spawnattr_t attr;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	if (with_stderr)
+		posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawnattr_init(&attr);
 	// Its own process group, so that a kill at the limit reaches what it started too; the

@@ -2,7 +2,8 @@
 // it hold the caller: dlsched-ingestd's owner lookups start one and look at it again on later
 // requests (its HTTP thread is the only one), dlsched-replay waits for each (run_command()). The
 // child runs in a process group of its own, standard input /dev/null, standard output read into a
-// bounded buffer, standard error the caller's; past its limit the whole group is killed.
+// bounded buffer, standard error the caller's (or with the output); past its limit the whole group
+// is killed.
 #ifndef DLSCHED_UTIL_COMMAND_H
 #define DLSCHED_UTIL_COMMAND_H
 
@@ -29,9 +30,10 @@ struct CommandResult {
 class Command {
 public:
 	// Spawns argv[0] (searched in PATH) with argv; the limit counts from now. Never null: a command
-	// that cannot start is done at once, with result().error set.
+	// that cannot start is done at once, with result().error set. With_stderr: its standard error
+	// goes into `out` too (squeue says why it failed there only).
 	static std::unique_ptr<Command> start(const std::vector<std::string>& argv, double limit_s,
-					      std::size_t max_output = 1 << 20);
+					      std::size_t max_output = 1 << 20, bool with_stderr = false);
 	~Command();  // kills and reaps a child still running
 	Command(const Command&) = delete;
 	Command& operator=(const Command&) = delete;

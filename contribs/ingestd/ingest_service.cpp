@@ -185,6 +185,8 @@ Reply IngestService::stats() const
 	o.set("refused_total", json::Value::integer(static_cast<std::int64_t>(refused_total())));
 	o.set("connections_refused", json::Value::integer(static_cast<std::int64_t>(connections_refused_)));
 	o.set("unknown_jobs_cached", json::Value::integer(static_cast<std::int64_t>(unknown_until_.size())));
+	o.set("owner_lookups",
+	      json::Value::integer(static_cast<std::int64_t>(lookup_ ? lookup_->lookups_started() : 0)));
 	o.set("uptime_s", json::Value::number(clock_() - started_s_));
 	Reply r;
 	r.body = o.dump(0);

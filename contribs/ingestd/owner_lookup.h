@@ -35,6 +35,8 @@ public:
 	virtual ~OwnerLookup() = default;
 	// Starts or goes on asking for job_id's owner, waiting at most wait_s.
 	virtual OwnerAnswer owner_of(std::int64_t job_id, double wait_s) = 0;
+	// Lookups started so far (a job asked of Slurm; /v1/stats owner_lookups).
+	virtual std::uint64_t lookups_started() const = 0;
 };
 
 #ifdef DLSCHED_WITH_LIBSLURM

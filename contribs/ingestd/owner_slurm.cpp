@@ -5,6 +5,7 @@
 // with fatal(), ending the service. A command that fails only fails its lookup (503, retried).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -23,6 +24,11 @@ namespace {
 
 constexpr double kCommandLimitS = 10;  // each of squeue and sacct; they run in the background
 constexpr std::size_t kMaxInFlight = 16;  // lookups running at once; more are answered "error"
+// A lookup answered in the background is kept this long for its sender's next try (Retry-After
+// 1 s; the collector's backoff reaches 60 s), and at most this many: then it is dropped, so that
+// senders who never come back cannot fill the table (they did: 16 of them stopped every lookup).
+constexpr double kKeepAnswerS = 120;
+constexpr std::size_t kMaxKept = 1024;
 
 // The first line of `out` as a uid, if it is one.
 bool first_uid(const std::string& out, uid_t& uid)
@@ -38,34 +44,59 @@ class SlurmOwnerLookup : public OwnerLookup {
 public:
 	OwnerAnswer owner_of(std::int64_t job_id, double wait_s) override
 	{
-		// Lookups of other jobs move on too (and their children are reaped), without waiting.
-		for (auto& [id, l] : lookups_)
-			if (id != job_id)
-				(void) l.cmd->poll(0);
+		// Lookups of other jobs move on too (squeue, then sacct; children reaped), without
+		// waiting; their answers wait for their senders, for a while.
+		const Clock::time_point now = Clock::now();
+		std::size_t running = 0, kept = 0;
+		for (auto it = lookups_.begin(); it != lookups_.end();) {
+			Lookup& l = it->second;
+			if (it->first != job_id && !l.answered) {
+				const OwnerAnswer a = step(it->first, l, 0);
+				if (a.kind != OwnerAnswer::Kind::kPending) {
+					l.answered = true;
+					l.answer = a;
+					l.answered_at = now;
+				}
+			}
+			if (it->first != job_id && l.answered &&
+			    (now - l.answered_at > std::chrono::duration<double>(kKeepAnswerS) || kept >= kMaxKept)) {
+				it = lookups_.erase(it);
+				continue;
+			}
+			++(l.answered ? kept : running);
+			++it;
+		}
 		auto it = lookups_.find(job_id);
 		if (it == lookups_.end()) {
-			if (lookups_.size() >= kMaxInFlight) {
+			if (running >= kMaxInFlight) {
 				OwnerAnswer a;
-				a.message = std::to_string(lookups_.size()) +
+				a.message = std::to_string(running) +
 					    " owner lookups are running already (slurmctld slow?)";
 				return a;
 			}
 			Lookup l;
-			l.cmd = Command::start(squeue(job_id), kCommandLimitS, 65536);
+			l.cmd = Command::start(squeue(job_id), kCommandLimitS, 65536, true);
 			it = lookups_.emplace(job_id, std::move(l)).first;
+			++started_;
 		}
 		Lookup& l = it->second;
-		const OwnerAnswer a = step(job_id, l, wait_s);
+		const OwnerAnswer a = l.answered ? l.answer : step(job_id, l, wait_s);
 		if (a.kind != OwnerAnswer::Kind::kPending)
 			lookups_.erase(it);
 		return a;
 	}
 
+	std::uint64_t lookups_started() const override { return started_; }
+
 private:
+	using Clock = std::chrono::steady_clock;
 	struct Lookup {
 		std::unique_ptr<Command> cmd;
 		bool in_sacct = false;
 		CommandResult squeue;  // once in_sacct
+		bool answered = false;  // in the background: `answer` waits for the sender
+		OwnerAnswer answer;
+		Clock::time_point answered_at{};
 	};
 
 	static std::vector<std::string> squeue(std::int64_t job_id)
@@ -82,8 +113,19 @@ private:
 	{
 		if (!r.started)
 			return r.error;
-		return r.timed_out ? "did not answer within " + std::to_string(static_cast<int>(kCommandLimitS)) + " s"
-				   : "exit " + std::to_string(r.status);
+		if (r.timed_out)
+			return "did not answer within " + std::to_string(static_cast<int>(kCommandLimitS)) + " s";
+		const std::string line = r.out.substr(0, std::min<std::size_t>(r.out.find('\n'), 200));
+		return "exit " + std::to_string(r.status) + (line.empty() ? std::string() : ": " + line);
+	}
+	// squeue exits 1 both for a job slurmctld does not know and when it cannot reach slurmctld
+	// ("Unable to contact slurm controller"): only the first is an answer. Taking the second for
+	// one made a new job's batches 403 unknown_job (rejected by the collector) while slurmctld
+	// restarted and slurmdbd had not heard of the job yet.
+	static bool squeue_answered(const CommandResult& r)
+	{
+		return r.started && !r.timed_out &&
+		       (r.status == 0 || (r.status == 1 && r.out.find("Invalid job id specified") != std::string::npos));
 	}
 
 	// Moves l on (squeue, then sacct) for at most wait_s in all.
@@ -104,7 +146,7 @@ private:
 				return a;
 			}
 			l.in_sacct = true;
-			l.cmd = Command::start(sacct(job_id), kCommandLimitS, 65536);
+			l.cmd = Command::start(sacct(job_id), kCommandLimitS, 65536, true);
 		}
 		const double left = std::chrono::duration<double>(until - std::chrono::steady_clock::now()).count();
 		if (!l.cmd->poll(left > 0 ? left : 0)) {
@@ -117,9 +159,9 @@ private:
 			a.kind = OwnerAnswer::Kind::kFound;
 			return a;
 		}
-		// squeue exits 1 for a job it does not know: it answered.
-		const bool squeue_answered = l.squeue.started && !l.squeue.timed_out && l.squeue.status >= 0;
-		if (s.ok() && squeue_answered) {
+		// sacct -n prints nothing for a job it does not know; anything else (a warning on
+		// standard error) leaves the question open: retried, never a reason to refuse.
+		if (s.ok() && s.out.find_first_not_of(" \t\r\n") == std::string::npos && squeue_answered(l.squeue)) {
 			a.kind = OwnerAnswer::Kind::kNoSuchJob;
 			a.message = "neither slurmctld (squeue) nor accounting (sacct) knows job " + id;
 		} else {
@@ -131,6 +173,7 @@ private:
 	}
 
 	std::map<std::int64_t, Lookup> lookups_;
+	std::uint64_t started_ = 0;
 };
 
 }  // namespace

@@ -111,6 +111,67 @@ stats=$(curl -s "$ingest/v1/stats")
 echo "$stats" | grep -Eq '"bad_credential": ?[1-9]' && echo "$stats" | grep -Eq '"wrong_user": ?[1-9]' &&
 	ok "refusals counted ($stats)" || ko "stats: $stats"
 
+# ---- owner lookups through real squeue and sacct (a second service, an empty DB of its own) ----
+#  - job a (root's, known to slurmctld) from uid 65534: looked up, 403 wrong_user;
+#  - a job nobody knows: 403 unknown_job, remembered: a second batch is answered from the cache
+#    (no new lookup: owner_lookups stays), and asked again after --unknown-job-ttl;
+#  - slurmctld unreachable (a slurm.conf naming a dead port; slurmdbd still answers, knowing
+#    nothing of the job): 503 lookup_failed, never 403 (squeue exits 1 for both; it was 403, and
+#    the collector would have moved the batch to rejected/).
+lookup_svc() {  # lookup_svc NAME SLURM_CONF: sets $lurl and $lpid
+	"$dbtool" --db "$dir/$1.db" init >/dev/null
+	SLURM_CONF="$2" "$ingestd" --listen 127.0.0.1:0 --db "$dir/$1.db" --munge-socket "$dir/c/munge/munge.socket" \
+		--slurm-user root --owner-lookup slurm --unknown-job-ttl 3 --log-file "$dir/$1.log" -v >"$dir/$1.out" 2>&1 &
+	lpid=$!
+	local t=0 p=""
+	until [ -n "$p" ] || [ $t -ge 100 ]; do
+		sleep 0.1
+		t=$((t + 1))
+		p=$(sed -n 's/^dlsched-ingestd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$dir/$1.out")
+	done
+	lurl="http://127.0.0.1:$p"
+}
+lpost() {  # lpost JOB: a batch of uid 65534 for JOB until the answer is not lookup_pending; sets $code $body $tries
+	local payload='{"v":1,"cluster":"dlsched","job_id":'"$1"',"step":"batch","node":"n1","run":0,"records":[{"type":"epoch","epoch":1,"gpus":1,"start":1790000000,"end":1790000001}]}'
+	tries=0
+	while [ $tries -lt 40 ]; do
+		tries=$((tries + 1))
+		setpriv --reuid=65534 --regid=65534 --clear-groups munge -S "$dir/c/munge/munge.socket" -s "$payload" >"$dir/l.cred"
+		code=$(curl -s -o "$dir/l.body" -w '%{http_code}' -H 'Content-Type: application/x-munge' --data-binary @"$dir/l.cred" "$lurl/v1/records")
+		body=$(cat "$dir/l.body")
+		[ "$code" = 503 ] && echo "$body" | grep -q lookup_pending || break
+		sleep 0.25
+	done
+}
+lstat() { curl -s "$lurl/v1/stats" | sed -n 's/.*"'"$1"'": *\([0-9]*\).*/\1/p'; }
+lookup_svc lk "$SLURM_CONF"
+lpost "$a"
+[ "$code" = 403 ] && echo "$body" | grep -q wrong_user && ok "job $a looked up with squeue: root's, 403 wrong_user for uid 65534" ||
+	ko "lookup of job $a: $code $body"
+lpost 999999
+n1=$(lstat owner_lookups)
+[ "$code" = 403 ] && echo "$body" | grep -q unknown_job && [ "$(lstat unknown_jobs_cached)" = 1 ] &&
+	ok "an unknown job: 403 unknown_job after $tries tries, remembered (unknown_jobs_cached 1, owner_lookups $n1)" ||
+	ko "unknown job: $code $body, stats $(curl -s "$lurl/v1/stats")"
+lpost 999999
+[ "$code" = 403 ] && [ "$tries" = 1 ] && [ "$(lstat owner_lookups)" = "$n1" ] &&
+	ok "the second batch is answered from the cache at once (owner_lookups still $n1)" ||
+	ko "second batch of the unknown job: $code $body after $tries tries, owner_lookups $(lstat owner_lookups) (was $n1)"
+sleep 3.5
+lpost 999999
+[ "$code" = 403 ] && [ "$(lstat owner_lookups)" = $((n1 + 1)) ] &&
+	ok "after --unknown-job-ttl 3 the job is asked of Slurm again (owner_lookups $((n1 + 1)))" ||
+	ko "after the TTL: $code $body, owner_lookups $(lstat owner_lookups) (was $n1)"
+kill "$lpid"; wait "$lpid" 2>/dev/null
+# (MessageTimeout=2: squeue gives up after 2 s, well within the service's 10 s limit per command)
+{ grep -v '^MessageTimeout=' "$SLURM_CONF" | sed 's/^SlurmctldPort=.*/SlurmctldPort=1/'; echo MessageTimeout=2; } >"$dir/dead-ctld.conf"
+lookup_svc dead "$dir/dead-ctld.conf"
+lpost 999998
+[ "$code" = 503 ] && echo "$body" | grep -q lookup_failed && grep -q "Unable to contact slurm controller" "$dir/dead.log" &&
+	ok "slurmctld unreachable: 503 lookup_failed (the log says squeue could not reach it)" ||
+	ko "slurmctld unreachable: $code $body"
+kill "$lpid"; wait "$lpid" 2>/dev/null
+
 # ---- dlsched-ingestd stopped mid-run and restarted: nothing lost ----
 b=$(submit b 1 8)
 t=0

@@ -1,8 +1,8 @@
 // util/command: the time-bounded runner behind dlsched-ingestd's owner lookups and dlsched-replay.
-// Real processes (sh, sleep, cat, head): the exit status and standard output come back, output
-// past the cap is dropped without stalling the child, a command that cannot start says why, poll()
-// never waits longer than asked, and at its limit (or when the Command is destroyed) the whole
-// process group is killed, a grandchild included.
+// Real processes (sh, sleep, cat, head): the exit status and standard output (and standard error
+// when asked) come back, output past the cap is dropped without stalling the child, a command that
+// cannot start says why, poll() never waits longer than asked, and at its limit (or when the
+// Command is destroyed) the whole process group is killed, a grandchild included.
 #include <signal.h>
 #include <unistd.h>
 
@@ -82,6 +82,19 @@ START_TEST(exit_status_and_output)
 		ck_assert_str_eq(r.out.c_str(), c.out);
 		ck_assert(r.ok() == (c.status == 0));
 	}
+}
+END_TEST
+
+START_TEST(standard_error_with_the_output_when_asked)
+{
+	// squeue says why it failed on standard error only ("Invalid job id specified" or "Unable
+	// to contact slurm controller", both exit 1): owner lookups read it there.
+	std::unique_ptr<Command> c =
+		Command::start({"sh", "-c", "echo out; echo 'slurm_load_jobs error: x' >&2; exit 1"}, 10, 1 << 20, true);
+	while (!c->poll(1)) {
+	}
+	ck_assert_int_eq(c->result().status, 1);
+	ck_assert_str_eq(c->result().out.c_str(), "out\nslurm_load_jobs error: x\n");
 }
 END_TEST
 
@@ -179,6 +192,7 @@ int main()
 	TCase* tc = tcase_create("command");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, exit_status_and_output);
+	tcase_add_test(tc, standard_error_with_the_output_when_asked);
 	tcase_add_test(tc, output_past_the_cap_is_dropped_and_the_child_finishes);
 	tcase_add_test(tc, a_command_that_cannot_start_says_why);
 	tcase_add_test(tc, poll_waits_no_longer_than_asked);
