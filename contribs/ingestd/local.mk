@@ -40,4 +40,4 @@ TESTS += testsuite/ingest/test-ingestd.sh
 EXTRA_DIST += testsuite/ingest/test-ingestd.sh
 # Load on loopback, valid and invalid clients at once (~20 s; skips (77) unless root).
 TESTS += testsuite/ingest/test-ingestd-load.sh
-EXTRA_DIST += testsuite/ingest/test-ingestd-load.sh testsuite/ingest/load.py
+EXTRA_DIST += testsuite/ingest/test-ingestd-load.sh testsuite/ingest/load.py testsuite/ingest/lib.sh

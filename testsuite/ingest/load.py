@@ -95,6 +95,26 @@ def post(a, src, body, ctype="application/x-munge", headers=None, timeout=10):
         c.close()
 
 
+def status_of(data):
+    """The status code of an HTTP answer's first bytes, else "closed"."""
+    return data.split(b" ")[1].decode() if data.startswith(b"HTTP/") else "closed"
+
+
+def raw(a, src, data):
+    """Sends bytes as they are on a fresh connection from src; the answer's status or "closed"."""
+    s = socket.socket()
+    s.settimeout(5)
+    try:
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", a.port))
+        s.sendall(data)
+        return status_of(s.recv(64))
+    except OSError:
+        return "closed"
+    finally:
+        s.close()
+
+
 def count(d, code):
     d[str(code)] = d.get(str(code), 0) + 1
 
@@ -187,19 +207,7 @@ def role_badauth(a, uid, stop):
 def role_garbage(a, uid, stop):
     res = {"codes": {}}
     while not stop.is_set():
-        s = socket.socket()
-        s.settimeout(5)
-        try:
-            s.bind(("127.0.0.40", 0))
-            s.connect(("127.0.0.1", a.port))
-            s.sendall(os.urandom(random.randint(1, 4096)) + b"\r\n\r\n")
-            data = s.recv(64)
-            code = data.split(b" ")[1].decode() if data.startswith(b"HTTP/") else "closed"
-        except OSError:
-            code = "closed"
-        finally:
-            s.close()
-        count(res["codes"], code)
+        count(res["codes"], raw(a, "127.0.0.40", os.urandom(random.randint(1, 4096)) + b"\r\n\r\n"))
         time.sleep(0.01)
     return res
 
@@ -230,7 +238,7 @@ def role_slow(a, uid, stop):
                 else:
                     s.settimeout(0.01)
                     data = s.recv(64)
-                    count(res["codes"], data.split(b" ")[1].decode() if data.startswith(b"HTTP/") else "closed")
+                    count(res["codes"], status_of(data))
                     s.close()
                     socks.remove(e)
             except socket.timeout:
@@ -253,19 +261,8 @@ def role_oversize(a, uid, stop):
         i += 1
         if i % 2:
             # Announced: 16 MiB never sent; the answer must come at once.
-            s = socket.socket()
-            s.settimeout(5)
-            try:
-                s.bind(("127.0.0.41", 0))
-                s.connect(("127.0.0.1", a.port))
-                s.sendall(b"POST /v1/records HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-munge\r\n"
-                          b"Content-Length: 16777216\r\n\r\n")
-                data = s.recv(64)
-                code = data.split(b" ")[1].decode() if data.startswith(b"HTTP/") else "closed"
-            except OSError:
-                code = "closed"
-            finally:
-                s.close()
+            code = raw(a, "127.0.0.41", b"POST /v1/records HTTP/1.1\r\nHost: x\r\n"
+                       b"Content-Type: application/x-munge\r\nContent-Length: 16777216\r\n\r\n")
         else:
             c = conn(a, "127.0.0.41")
             try:

@@ -44,16 +44,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-for m in m1 m2; do
-	d="$tmp/$m"
-	mkdir -m 755 "$d"
-	dd if=/dev/urandom of="$d/key" bs=1024 count=1 2>/dev/null
-	chmod 600 "$d/key"
-	"$munged" --socket="$d/sock" --key-file="$d/key" --pid-file="$d/pid" --log-file="$d/log" \
-		--seed-file="$d/seed" --num-threads=4 || { echo "FAIL: munged did not start: $(cat "$d/log" 2>/dev/null)"; exit 1; }
-	i=0
-	while [ ! -S "$d/sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-done
+. "$top/testsuite/ingest/lib.sh"
+start_munged m1 --num-threads=4
+start_munged m2
 
 db="$tmp/profiles.db"
 "$dbtool" --db "$db" init >/dev/null || { echo "FAIL: dlsched-db init"; exit 1; }
@@ -61,13 +54,7 @@ db="$tmp/profiles.db"
 	--cluster loadc --slurm-user root --max-connections-per-ip "$per_ip" --log-file "$tmp/ingestd.log" \
 	>"$tmp/ingestd.out" 2>&1 &
 ipid=$!
-i=0
-while ! grep -q "listening on" "$tmp/ingestd.out" && [ $i -lt 100 ]; do
-	kill -0 "$ipid" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
-port=$(sed -n 's/^dlsched-ingestd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$tmp/ingestd.out")
+port=$(listening_port "$tmp/ingestd.out" "$ipid")
 [ -n "$port" ] || { echo "FAIL: dlsched-ingestd did not start: $(cat "$tmp/ingestd.out" "$tmp/ingestd.log")"; exit 1; }
 
 "$py" "$top/testsuite/ingest/load.py" --port "$port" --pid "$ipid" --db "$db" --sock "$tmp/m1/sock" \

@@ -43,17 +43,8 @@ fails=0
 ok() { echo "ok: $*"; }
 ko() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-# A private munged per key: its own socket, key, pid, log and seed files.
-start_munged() {
-	d="$tmp/$1"
-	mkdir -m 755 "$d"
-	dd if=/dev/urandom of="$d/key" bs=1024 count=1 2>/dev/null
-	chmod 600 "$d/key"
-	"$munged" --socket="$d/sock" --key-file="$d/key" --pid-file="$d/pid" --log-file="$d/log" \
-		--seed-file="$d/seed" || { echo "FAIL: munged did not start: $(cat "$d/log" 2>/dev/null)"; exit 1; }
-	i=0
-	while [ ! -S "$d/sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-}
+# A private munged per key (lib.sh).
+. "$top/testsuite/ingest/lib.sh"
 start_munged m1
 start_munged m2
 sock="$tmp/m1/sock"
@@ -77,13 +68,7 @@ start_ingestd() {
 		--slurm-user root --max-request $max --pid-file "$tmp/ingestd.pid" --log-file "$tmp/ingestd.log" -v \
 		>"$tmp/ingestd.out" 2>&1 &
 	ipid=$!
-	i=0
-	while ! grep -q "listening on" "$tmp/ingestd.out" && [ $i -lt 100 ]; do
-		kill -0 "$ipid" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	port=$(sed -n 's/^dlsched-ingestd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$tmp/ingestd.out")
+	port=$(listening_port "$tmp/ingestd.out" "$ipid")
 	if [ -z "$port" ]; then
 		echo "FAIL: dlsched-ingestd did not start: $(cat "$tmp/ingestd.out" "$tmp/ingestd.log" 2>/dev/null)"
 		exit 1
@@ -280,13 +265,7 @@ start_svc() {
 	svc_wait "$n"
 }
 svc_wait() {
-	i=0
-	while ! grep -q "listening on" "$tmp/$1.out" && [ $i -lt 100 ]; do
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	sport=$(sed -n 's/^dlsched-ingestd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$tmp/$1.out")
+	sport=$(listening_port "$tmp/$1.out" "$spid")
 	[ -n "$sport" ] || { ko "$1: dlsched-ingestd did not start: $(cat "$tmp/$1.out")"; return 1; }
 	surl="http://127.0.0.1:$sport"
 }
