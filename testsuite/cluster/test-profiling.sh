@@ -4,7 +4,9 @@
 #  - a job's epochs, storage traffic and checkpoints land in the DB, with the right counts;
 #  - an unauthenticated record and one from a uid that does not own the job are refused, and counted;
 #  - dlsched-ingestd stopped mid-run and restarted: nothing is lost (the collector spools);
-#  - a job asked to checkpoint is requeued and resumes without repeating or skipping an epoch.
+#  - a job asked to checkpoint is requeued and resumes without repeating or skipping an epoch;
+#  - owner lookups through the real squeue and sacct: the negative cache for unknown jobs, and
+#    503 (not 403) while slurmctld cannot be reached.
 # Skips (77) without root, Slurm/munge/MariaDB, the plugins, the collector or dlsched-ingestd.
 set -u
 top="${srcdir:-.}"
