@@ -23,7 +23,7 @@ namespace dlsched::ingest {
 namespace {
 
 constexpr double kCommandLimitS = 10;  // each of squeue and sacct; they run in the background
-constexpr std::size_t kMaxInFlight = 16;  // lookups running at once; more are answered "error"
+constexpr std::size_t kMaxInFlight = 16;  // lookups running at once; more wait (kPending)
 // A lookup answered in the background is kept this long for its sender's next try (Retry-After
 // 1 s; the collector's backoff reaches 60 s), and at most this many: then it is dropped, so that
 // senders who never come back cannot fill the table (they did: 16 of them stopped every lookup).
@@ -69,9 +69,12 @@ public:
 		auto it = lookups_.find(job_id);
 		if (it == lookups_.end()) {
 			if (running >= kMaxInFlight) {
+				// Not slurmctld failing (that would pause every lookup for 30 s): many new
+				// jobs at once, a job array starting say. Asked again in a second.
 				OwnerAnswer a;
-				a.message = std::to_string(running) +
-					    " owner lookups are running already (slurmctld slow?)";
+				a.kind = OwnerAnswer::Kind::kPending;
+				a.message = std::to_string(running) + " owner lookups are running already; job " +
+					    std::to_string(job_id) + " waits its turn";
 				return a;
 			}
 			Lookup l;

@@ -34,7 +34,7 @@ cleanup() {
 	for m in m1 m2; do
 		[ -f "$tmp/$m/pid" ] && kill "$(cat "$tmp/$m/pid")" 2>/dev/null
 	done
-	rm -rf "$tmp"
+	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -377,8 +377,10 @@ PY
 	hung=$!
 	i=0
 	while [ ! -s "$tmp/hung.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	printf 'ClusterName=dlsched\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=%s\nMessageTimeout=30\n' \
-		"$(cat "$tmp/hung.port")" >"$tmp/hung.conf"
+	# AuthInfo: squeue signs its request with our munged (without it, it gave up in 4 s for want
+	# of munge's default socket, and never reached the hung slurmctld).
+	printf 'ClusterName=dlsched\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=%s\nMessageTimeout=30\nAuthInfo=socket=%s\n' \
+		"$(cat "$tmp/hung.port")" "$sock" >"$tmp/hung.conf"
 	SLURM_CONF="$tmp/hung.conf" start_svc lk --owner-lookup slurm --cluster dlsched
 	cred "$tmp/lk.cred" "$(epoch_batch 77 1)" 65534
 	t0=$(date +%s%N)
@@ -392,6 +394,16 @@ PY
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	[ "$code" = 200 ] && [ $ms -lt 500 ] && ok "stats answered in $ms ms while squeue hangs" ||
 		ko "stats while squeue hangs: $code after $ms ms"
+	# 16 more jobs at once (a job array starting): past 16 lookups running the rest wait their
+	# turn (503 lookup_pending, Retry-After 1), within the 10 s the hung squeues have left. It
+	# was lookup_failed, which paused every owner lookup for 30 s.
+	for j in $(seq 78 93); do cred "$tmp/lk$j.cred" "$(epoch_batch $j 1)" 65534; done
+	for j in $(seq 78 93); do spost "$tmp/lk$j.cred"; done
+	[ "$code" = 503 ] && printf '%s' "$body" | grep -q lookup_pending && printf '%s' "$body" | grep -q "16 owner lookups are running already" &&
+		[ "$retry" = 1 ] && ok "the 17th job at once waits its turn: 503 lookup_pending, Retry-After 1" ||
+		ko "17 lookups at once: $code '$body' Retry-After '$retry'"
+	code=$(curl -s --max-time 20 -o "$tmp/body" -w '%{http_code}' "$surl/v1/stats"); body=$(cat "$tmp/body")
+	expect "no lookup counted as failed" 200 '"lookup_failed":0'
 	stop_svc
 	kill $hung 2>/dev/null
 else
