@@ -116,14 +116,15 @@ echo "$stats" | grep -Eq '"bad_credential": ?[1-9]' && echo "$stats" | grep -Eq 
 # ---- owner lookups through real squeue and sacct (a second service, an empty DB of its own) ----
 #  - job a (root's, known to slurmctld) from uid 65534: looked up, 403 wrong_user;
 #  - a job nobody knows: 403 unknown_job, remembered: a second batch is answered from the cache
-#    (no new lookup: owner_lookups stays), and asked again after --unknown-job-ttl;
+#    (no new lookup: owner_lookups stays), and asked again after --unknown-job-ttl; with
+#    --unknown-job-cache 2, a third unknown job pushes out the oldest;
 #  - slurmctld unreachable (a slurm.conf naming a dead port; slurmdbd still answers, knowing
 #    nothing of the job): 503 lookup_failed, never 403 (squeue exits 1 for both; it was 403, and
 #    the collector would have moved the batch to rejected/).
 lookup_svc() {  # lookup_svc NAME SLURM_CONF: sets $lurl and $lpid
 	"$dbtool" --db "$dir/$1.db" init >/dev/null
 	SLURM_CONF="$2" "$ingestd" --listen 127.0.0.1:0 --db "$dir/$1.db" --munge-socket "$dir/c/munge/munge.socket" \
-		--slurm-user root --owner-lookup slurm --unknown-job-ttl 3 --log-file "$dir/$1.log" -v >"$dir/$1.out" 2>&1 &
+		--slurm-user root --owner-lookup slurm --unknown-job-ttl 3 --unknown-job-cache 2 --log-file "$dir/$1.log" -v >"$dir/$1.out" 2>&1 &
 	lpid=$!
 	local t=0 p=""
 	until [ -n "$p" ] || [ $t -ge 100 ]; do
@@ -164,6 +165,14 @@ lpost 999999
 [ "$code" = 403 ] && [ "$(lstat owner_lookups)" = $((n1 + 1)) ] &&
 	ok "after --unknown-job-ttl 3 the job is asked of Slurm again (owner_lookups $((n1 + 1)))" ||
 	ko "after the TTL: $code $body, owner_lookups $(lstat owner_lookups) (was $n1)"
+n1=$(lstat owner_lookups)
+lpost 999997
+lpost 999996
+cached=$(lstat unknown_jobs_cached)
+lpost 999999
+[ "$cached" = 2 ] && [ "$code" = 403 ] && [ "$(lstat owner_lookups)" = $((n1 + 3)) ] &&
+	ok "--unknown-job-cache 2: two more unknown jobs keep 2 cached, the oldest is asked again" ||
+	ko "cache bound: $cached cached, then $code $body, owner_lookups $(lstat owner_lookups) (was $n1, want +3)"
 kill "$lpid"; wait "$lpid" 2>/dev/null
 # (MessageTimeout=2: squeue gives up after 2 s, well within the service's 10 s limit per command)
 { grep -v '^MessageTimeout=' "$SLURM_CONF" | sed 's/^SlurmctldPort=.*/SlurmctldPort=1/'; echo MessageTimeout=2; } >"$dir/dead-ctld.conf"
