@@ -141,5 +141,9 @@ all-local: plugins-local
 # Slurm loads the .so files; libtool's .la files have no use in its plugin directory.
 install-data-hook:
 	@for p in $(slurmplugin_LTLIBRARIES); do rm -f "$(DESTDIR)$(slurmplugindir)/$$(basename $$p)"; done
+# ... so make uninstall removes the .so files itself (libtool's uninstall finds them only through
+# the .la files).
+uninstall-hook:
+	@for p in $(slurmplugin_LTLIBRARIES); do rm -f "$(DESTDIR)$(slurmplugindir)/$$(basename $$p .la).so"; done
 CLEANFILES += plugins/lib/*.so plugins/lib/dlsched-collect
 endif
