@@ -43,6 +43,7 @@ endif
 if HAVE_SLURM_SRC
 slurmplugin_LTLIBRARIES += plugins/sched/dlsched/sched_dlsched.la \
 	plugins/select/dlsched_cons_tres/select_dlsched_cons_tres.la \
+	plugins/select/dlsched_cons_tres/dlsched_cons_tres_ctld.la \
 	plugins/site_factor/dlsched/site_factor_dlsched.la \
 	plugins/preempt/dlsched/preempt_dlsched.la
 
@@ -86,14 +87,25 @@ endif
 # The core is C++: link with the C++ driver (libstdc++).
 nodist_EXTRA_plugins_sched_dlsched_sched_dlsched_la_SOURCES = force-cxx-link.cpp
 
+# select/dlsched_cons_tres: every daemon and client loads the select plugins of PluginDir, so the
+# plugin Slurm loads is a small C loader (no C++, no dlsched core); only the slurmctld whose
+# SelectType it is opens the placement plugin beside it, dlsched_cons_tres_ctld.so (not named
+# select_*: Slurm would load it as a select plugin of its own).
 plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_SOURCES = \
-	plugins/select/dlsched_cons_tres/select_dlsched_cons_tres.c
+	plugins/select/dlsched_cons_tres/loader.c
 plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
-plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_LIBADD = plugins/common/libdlsched_slurm.la \
+plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_LIBADD = -ldl
+
+plugins_select_dlsched_cons_tres_dlsched_cons_tres_ctld_la_SOURCES = \
+	plugins/select/dlsched_cons_tres/select_dlsched_cons_tres.c
+plugins_select_dlsched_cons_tres_dlsched_cons_tres_ctld_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
+plugins_select_dlsched_cons_tres_dlsched_cons_tres_ctld_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
+plugins_select_dlsched_cons_tres_dlsched_cons_tres_ctld_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
+plugins_select_dlsched_cons_tres_dlsched_cons_tres_ctld_la_LIBADD = plugins/common/libdlsched_slurm.la \
 	$(DLS_CORE_LIBADD) -ldl
-nodist_EXTRA_plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_SOURCES = force-cxx-link.cpp
+nodist_EXTRA_plugins_select_dlsched_cons_tres_dlsched_cons_tres_ctld_la_SOURCES = force-cxx-link.cpp
 
 # The advisor (site_factor/dlsched and preempt/dlsched) as one shared library that both plugins link,
 # so that slurmctld loads it once and the two share one decision thread and one table. Installed in

@@ -8,6 +8,11 @@
  *  back to cons_tres's own choice over all candidate nodes when that fails or
  *  dlsched cannot decide. "cons_tres" must stay in the name: slurmctld and
  *  slurmd test for that substring.
+ *
+ *  Built as dlsched_cons_tres_ctld.so, which Slurm never loads itself: the
+ *  select_dlsched_cons_tres.so every daemon and client loads is loader.c,
+ *  which opens this file only in the slurmctld whose SelectType it is (so
+ *  that sbatch and the others never load dlsched's C++ core).
 \*****************************************************************************/
 
 #include <dlfcn.h>
