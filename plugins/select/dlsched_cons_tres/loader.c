@@ -146,8 +146,8 @@ extern int init(void)
 
 	if (to_handle)
 		return SLURM_SUCCESS;
-	/* running_in_slurmctld() reads slurm_prog_name: the daemons run from links named slurmctld
-	 * (SLURM-NOTES.md). */
+	/* running_in_slurmctld() compares the name the program was started under with "slurmctld"
+	 * (dlsched-cluster starts Debian's slurmctld-wlm through a link of that name). */
 	if (!running_in_slurmctld() || xstrcmp(slurm_conf.select_type, plugin_type) ||
 	    !(to_handle = _open_placement())) {
 		what = "select_cons_tres.so";
