@@ -99,6 +99,14 @@ extern time_t dls_job_deadline(job_record_t *job_ptr)
 
 	if (job_ptr->deadline && job_ptr->deadline != NO_VAL)
 		return job_ptr->deadline;
+	/*
+	 * The comment word is the only other source, and most jobs have none:
+	 * without "deadline=" in the comment there is nothing to parse. This runs
+	 * for every job in the queue, under the job write lock, every cycle
+	 * (sched/dlsched) and every PriorityCalcPeriod (site_factor/dlsched).
+	 */
+	if (!job_ptr->comment || !strstr(job_ptr->comment, "deadline="))
+		return 0;
 	return dls_job_metadata(job_ptr, &m) ? (time_t) m.deadline : 0;
 }
 
