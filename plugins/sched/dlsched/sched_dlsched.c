@@ -224,20 +224,38 @@ static bool _resv_allows(job_record_t *job_ptr, const dlsched_action_t *a, time_
 	return ok;
 }
 
+/*
+ * Whether the job's own node count allows n nodes: a user who gave sbatch -N
+ * (min_nodes, and max_nodes when set) fixed the job's shape; without -N
+ * (max_nodes 0) any number of nodes at or above min_nodes is the job's.
+ */
+static bool _nodes_allowed(job_record_t *job_ptr, size_t n)
+{
+	uint32_t lo = job_ptr->details->min_nodes, hi = job_ptr->details->max_nodes;
+
+	return n >= lo && (!hi || n <= hi);
+}
+
 /* Start a pending job on exactly the planned nodes, as backfill starts jobs: the other nodes are
- * excluded for the duration of one select_nodes() call. The caller checked that Slurm would start
- * the job now (dls_job_not_runnable()). Locks as _update_gpus. */
+ * excluded for the duration of one select_nodes() call. A job whose node count (sbatch -N) does
+ * not allow the planned number of nodes keeps its shape: it starts at its own GPUs where Slurm's
+ * select plugin puts it, or not at all when the plan resized it. The caller checked that Slurm
+ * would start the job now (dls_job_not_runnable()). Locks as _update_gpus. */
 static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time_t now)
 {
 	bitstr_t *orig_exc = NULL, *exc;
 	int per_node, rc;
 	int requested = dls_job_gpus_requested(job_ptr);
+	bool own_shape;
 
 	if (!job_ptr->details || !_uniform(a->shares, a->share_count, &per_node))
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	if (!_resv_allows(job_ptr, a, now))
 		return ESLURM_RESERVATION_BUSY;
-	if (requested != a->gpus || (int) job_ptr->details->min_nodes != (int) a->share_count) {
+	own_shape = !_nodes_allowed(job_ptr, a->share_count);
+	if (own_shape && requested != a->gpus)
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	if (!own_shape && (requested != a->gpus || (int) job_ptr->details->min_nodes != (int) a->share_count)) {
 		if ((rc = _update_gpus(job_ptr, per_node, (int) a->share_count)) != SLURM_SUCCESS)
 			return rc;
 		stats.gpu_updates++;
@@ -246,7 +264,8 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 	if (!job_ptr->direct_set_prio && job_ptr->priority && job_ptr->priority < DLSCHED_PRIORITY_FLOOR)
 		job_ptr->priority = DLSCHED_PRIORITY_TOP;
 	exc = bit_alloc(node_record_count);
-	bit_set_all(exc);
+	if (!own_shape)
+		bit_set_all(exc);
 	for (size_t i = 0; i < a->share_count; i++)
 		bit_clear(exc, a->shares[i].node_index);
 	orig_exc = job_ptr->details->exc_node_bitmap;
