@@ -35,6 +35,10 @@ EXTRA_DIST += testsuite/cluster/test-elastic.sh
 # cluster (V100s, one throttled, and K80s) and places new jobs on the fastest.
 TESTS += testsuite/cluster/test-dual-agent.sh
 EXTRA_DIST += testsuite/cluster/test-dual-agent.sh
+# scripts/slurm-testsuite (Slurm's own expect and python tests) end to end on three tests in stock
+# mode; the comparison of both modes on the full list is the script itself (doc/slurm-testsuite.md).
+TESTS += testsuite/cluster/test-slurm-testsuite.sh
+EXTRA_DIST += testsuite/cluster/test-slurm-testsuite.sh
 # The user guide's job script (doc/examples: PyTorch) checkpointed on dlsched's request, requeued
 # and resumed (skips without python3-torch).
 TESTS += testsuite/cluster/test-job-example.sh
