@@ -8,6 +8,7 @@
 #include "accuracy.h"
 #include "profiledb/profile_db.h"
 #include "util/csv.h"
+#include "util/flags.h"
 
 using namespace dlsched;
 using namespace dlsched::db;
@@ -79,8 +80,14 @@ int main(int argc, char** argv)
 	std::string cluster, profiles;
 	bool json = false, each = false;
 	std::vector<std::string> args;
+	FlagUse flags;  // none is repeatable
 	for (int i = 1; i < argc; ++i) {
 		const std::string a = argv[i];
+		if (a.size() > 1 && a[0] == '-' && a != "-h" && a != "--help") {
+			Status st = flags.note(a);
+			if (!st.is_ok())
+				return usage_error(st.message());
+		}
 		if (a == "-h" || a == "--help") {
 			std::fputs(kUsage, stdout);
 			return 0;

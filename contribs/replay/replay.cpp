@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "util/command.h"
+#include "util/flags.h"
 #include "workload/inference_demand.h"
 #include "workload/workload.h"
 
@@ -110,6 +111,7 @@ int main(int argc, char** argv)
 	bool wait = true;
 	ReadOptions read;
 	BuildOptions build;
+	FlagUse flags;  // none is repeatable
 	for (int i = 1; i < argc; ++i) {
 		std::string a = argv[i];
 		auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -117,7 +119,12 @@ int main(int argc, char** argv)
 		if (a == "-h" || a == "--help") {
 			std::fputs(kUsage, stdout);
 			return 0;
-		} else if (a == "--no-wait") {
+		}
+		if (Status st = flags.note(a); !st.is_ok()) {
+			std::fprintf(stderr, "dlsched-replay: %s\n%s", st.message().c_str(), kUsage);
+			return 2;
+		}
+		if (a == "--no-wait") {
 			wait = false;
 			continue;
 		} else if (a == "--deadline-elastic") {
