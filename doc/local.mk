@@ -7,6 +7,8 @@ exampledir = $(docdir)/examples
 dist_example_DATA = etc/dlsched.conf.example etc/slurm.conf.example etc/gres.conf.example etc/plugstack.conf.example \
 	doc/examples/train.sbatch doc/examples/train.py
 EXTRA_DIST += doc/workload-format.md doc/architecture.md doc/results.md doc/user-guide.md doc/admin-guide.md
+# Slurm's own tests against dlsched (scripts/slurm-testsuite): what runs, the results, what cannot.
+EXTRA_DIST += doc/slurm-testsuite.md
 # dlsched-ingestd(8): installed with or without the service (libmicrohttpd, munge).
 dist_man_MANS += doc/man/dlsched-ingestd.8
 # The training-job protocol: dlsched-progress(1) and dlsched-protocol(7).
