@@ -82,6 +82,8 @@ typedef struct {
 	double sum_ms;
 	double max_ms;
 	double last_decide_ms;
+	double last_locked_ms;		/* the cycle's write locks held: snapshot + apply (not waiting) */
+	double max_locked_ms;
 	int last_considered;
 	int last_running;
 	uint64_t starts;
@@ -142,6 +144,7 @@ static void _write_stats(void)
 	fprintf(f,
 		"plugin=sched/dlsched\npid=%d\nscheduler=%s\ncycles=%" PRIu64 "\nfallback_cycles=%" PRIu64
 		"\nlast_cycle_ms=%.3f\nmean_cycle_ms=%.3f\nmax_cycle_ms=%.3f\nlast_decide_ms=%.3f\n"
+		"last_locked_ms=%.3f\nmax_locked_ms=%.3f\n"
 		"last_jobs_considered=%d\nlast_jobs_running=%d\nstarts=%" PRIu64 "\nstart_failures=%" PRIu64
 		"\nrequeues=%" PRIu64 "\ngpu_updates=%" PRIu64 "\npriorities_set=%" PRIu64 "\nlast_error=%s\n"
 		"notes=%s\nexperience_rows=%" PRIu64 "\nexperience_errors=%" PRIu64 "\nexperience_dropped=%" PRIu64
@@ -153,6 +156,7 @@ static void _write_stats(void)
 		"speed_reads=%" PRIu64 "\nspeed_samples=%d\n",
 		(int) getpid(), stats.describe, stats.cycles, stats.fallbacks, stats.last_ms,
 		stats.cycles ? stats.sum_ms / stats.cycles : 0.0, stats.max_ms, stats.last_decide_ms,
+		stats.last_locked_ms, stats.max_locked_ms,
 		stats.last_considered, stats.last_running, stats.starts, stats.start_failures, stats.requeues,
 		stats.gpu_updates, stats.priorities, stats.last_error, stats.notes, stats.exp_rows, stats.exp_errors,
 		stats.exp_dropped, stats.exp_error, stats.checkpoint_requests, stats.requeued_checkpointed,
@@ -1022,7 +1026,7 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	 * write, node write, partition read, federation read. The snapshot needs write locks too:
 	 * Slurm's checks of whether a job can start update its state reason and begin time. */
 	slurmctld_lock_t write_lock = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
-	double t0 = _now_ms(), t1, t2;
+	double t0 = _now_ms(), t1, t2, locked;
 	time_t now = time(NULL);
 	dls_snapshot_t *snap;
 	dlsched_decisions_t *d = NULL;
@@ -1035,11 +1039,13 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	if (dls_speeds_refresh(plugin_type) >= 0)
 		stats.speed_reads++;
 	lock_slurmctld(write_lock);
+	locked = _now_ms();
 	if (reclaiming_cnt)
 		_enforce_reclaims(now);
 	snap = dls_snapshot_take(now, cycle, true);
 	_unorder_left_out(snap);
 	unlock_slurmctld(write_lock);
+	locked = _now_ms() - locked;
 	_mark_stopping(snap);
 	if (dls_inference_partition()) {
 		char why[sizeof(stats.demand_status)];
@@ -1070,9 +1076,13 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 		if (n_restored)
 			info("sched/dlsched: %d pending job(s) back at Slurm's own priority", n_restored);
 	} else {
+		double held;
+
 		lock_slurmctld(write_lock);
+		held = _now_ms();
 		_apply(d, time(NULL));
 		unlock_slurmctld(write_lock);
+		locked += _now_ms() - held;
 		dlsched_decisions_free(d);
 		/* A grace of 0 requeues at once; the new preemptions get their rows. */
 		_check_stops(sched);
@@ -1080,12 +1090,15 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	dls_snapshot_free(snap);
 
 	stats.cycles++;
+	stats.last_locked_ms = locked;
+	if (locked > stats.max_locked_ms)
+		stats.max_locked_ms = locked;
 	stats.last_ms = _now_ms() - t0;
 	stats.sum_ms += stats.last_ms;
 	if (stats.last_ms > stats.max_ms)
 		stats.max_ms = stats.last_ms;
-	debug("sched/dlsched: cycle %" PRIu64 ": %d pending, %d running, %.2f ms (decide %.2f ms)", cycle,
-	      stats.last_considered, stats.last_running, stats.last_ms, stats.last_decide_ms);
+	debug("sched/dlsched: cycle %" PRIu64 ": %d pending, %d running, %.2f ms (decide %.2f ms, write locks held %.2f ms)",
+	      cycle, stats.last_considered, stats.last_running, stats.last_ms, stats.last_decide_ms, locked);
 	_write_stats();
 }
 
