@@ -9,7 +9,8 @@
 #  hints     a tiny or overflowing runtime claim with a long time limit does not jump the queue or
 #            preempt; a job without --time is bounded by its partition's MaxTime;
 #  admin     an administrator's priority stays; --nice goes behind; a held job waits for release;
-#            a running job an admin put behind is not preempted for that.
+#            a running job an admin put behind is not preempted for that;
+#  shape     a job's own node count (sbatch -N2) is kept where the plan would pack it on one node.
 # Partition infer's node n3 is kept busy where srtf plans across running jobs: the core's allocation
 # counts free GPUs of another partition as room, and then preempts or starts nothing.
 # DLSCHED_SAFETY_SECTIONS="nodes hints" runs only those sections (each cleans up after itself).
@@ -29,7 +30,7 @@ command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v ma
 
 dir=$(mktemp -d /tmp/dlsched-safety-test.XXXXXX)
 port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
-sections="${DLSCHED_SAFETY_SECTIONS:-nodes eligible requeue hints admin}"
+sections="${DLSCHED_SAFETY_SECTIONS:-nodes eligible requeue hints admin shape}"
 fails=0
 ok() { echo "ok - $*"; }
 ko() { echo "not ok - $*"; fails=$((fails + 1)); }
@@ -290,6 +291,20 @@ if has admin; then
 		ko "running JobId=$r with admin Priority=1000: $(st "$r") ($(grep -c "requeued JobId=$r " "$log") requeues); longer JobId=$w $(st "$w")"
 	scancel "$b2" "$bi" "$r" "$w"
 	wait_done 20 "$b2" "$bi" "$r" "$w"
+fi
+
+# ---- shape: the user's node count stays. srtf's plan (pack placement) puts a -N2 -n3
+# --gpus-per-task=1 job's 3 GPUs on one node; rewriting the job to that plan made its two-node step
+# fail (Slurm's own test39.19 found it). Now the job keeps -N2 and Slurm's select plugin places it.
+if has shape; then
+	s=$(sbatch --parsable -o "$dir/shape.out" -N2 -n3 --gpus-per-task=1 --time=5 --comment "$(claim 5)" \
+		--wrap 'srun -N2 -n2 hostname')
+	wait_done 30 "$s"
+	shape=$(sacct -n -X -P -o State,NNodes,AllocTRES -j "$s" | head -n1)
+	case "$shape" in
+	COMPLETED\|2\|*gres/gpu=3*) ok "a -N2 -n3 --gpus-per-task=1 job ran on 2 nodes with 3 GPUs and its two-node step ran ($shape)" ;;
+	*) ko "-N2 job $s: $shape; $(grep -E "JobId=$s[^0-9]" "$log" | tail -n2 | tr '\n' ' '); $(head -c 300 "$dir/shape.out" 2>&1)" ;;
+	esac
 fi
 
 [ $fails -eq 0 ] && echo "all safety checks passed" || echo "$fails safety check(s) failed"
