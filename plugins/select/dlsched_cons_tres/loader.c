@@ -2,12 +2,13 @@
  *  loader.c - the select/dlsched_cons_tres that Slurm loads everywhere.
  *
  *  Slurm loads every select plugin of PluginDir in slurmctld, slurmd and
- *  every client (sbatch, squeue, ...). Only the slurmctld whose SelectType is
- *  this plugin places jobs, so only there does this loader open the placement
- *  plugin (dlsched_cons_tres_ctld.so, beside it: select_dlsched_cons_tres.c,
- *  which links dlsched's C++ core) and forward every select_p_* call to it.
- *  Everywhere else it forwards to select/cons_tres and loads nothing of
- *  dlsched: before, every sbatch loaded the core, libstdc++ and SQLite, which
+ *  every client (sbatch, squeue, ...). Every select_p_* call is forwarded to
+ *  select/cons_tres (the same loaded object slurmctld uses). Only the
+ *  slurmctld whose SelectType is this plugin places jobs, so only there does
+ *  this loader open the placement part (dlsched_cons_tres_ctld.so, beside it:
+ *  select_dlsched_cons_tres.c, which links dlsched's C++ core), and send it
+ *  job_test() and reconfigure(). Everywhere else nothing of dlsched is
+ *  loaded: before, every sbatch loaded the core, libstdc++ and SQLite, which
  *  cost about 2 ms of CPU per submission (scripts/bench-slurm).
  *
  *  Plain C over libslurm symbols only; "cons_tres" must stay in the name:
@@ -84,13 +85,24 @@ static const char *syms[] = {
 	"select_p_resv_test",
 };
 
-/* Where the calls go: the placement plugin (slurmctld that places jobs) or cons_tres. */
+/* select/cons_tres: where every call goes. */
 static slurm_select_ops_t to;
 static void *to_handle = NULL;
 static bool we_inited = false;	/* we called its init(): we call its fini() */
 
-/* The placement plugin beside this file; NULL (logged) when it cannot be loaded. */
-static void *_open_placement(void)
+/* The placement part (select_dlsched_cons_tres.c), in the slurmctld that places jobs only. */
+typedef int (*dls_job_test_fn)(job_record_t *, bitstr_t *, uint32_t, uint32_t, uint32_t, uint16_t, List, List *,
+			       bitstr_t *);
+static struct {
+	void *handle;
+	int (*init)(const slurm_select_ops_t *cons_tres);
+	void (*fini)(void);
+	dls_job_test_fn job_test;
+	void (*reconfigure)(void);
+} placement;
+
+/* The placement part beside this file, its entry points resolved; false (logged) when it cannot be. */
+static bool _open_placement(void)
 {
 	Dl_info self;
 	char *copy, *path;
@@ -98,16 +110,27 @@ static void *_open_placement(void)
 
 	if (!dladdr((void *) &plugin_id, &self) || !self.dli_fname) {
 		error("select/dlsched_cons_tres: cannot tell where this plugin was loaded from; cons_tres decides alone");
-		return NULL;
+		return false;
 	}
 	copy = xstrdup(self.dli_fname);
 	path = xstrdup_printf("%s/%s", dirname(copy), DLS_PLACEMENT_SO);
-	if (!(h = dlopen(path, RTLD_LAZY | RTLD_LOCAL)))
+	h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+	if (!h)
 		error("select/dlsched_cons_tres: %s; install it beside %s (make install, or make plugins-local for a build tree); cons_tres decides alone",
 		      dlerror(), self.dli_fname);
+	else if (!(placement.init = dlsym(h, "dls_placement_init")) ||
+		 !(placement.fini = dlsym(h, "dls_placement_fini")) ||
+		 !(placement.job_test = dlsym(h, "dls_placement_job_test")) ||
+		 !(placement.reconfigure = dlsym(h, "dls_placement_reconfigure"))) {
+		error("select/dlsched_cons_tres: %s is not this release's placement part (%s); cons_tres decides alone",
+		      path, dlerror());
+		dlclose(h);
+		h = NULL;
+	}
+	placement.handle = h;
 	xfree(path);
 	xfree(copy);
-	return h;
+	return h != NULL;
 }
 
 /* select_cons_tres.so in PluginDir (a colon list), preferring the copy already loaded. */
@@ -140,27 +163,20 @@ static void *_open_cons_tres(bool *fresh)
 extern int init(void)
 {
 	void **ptrs = (void **) &to;
-	const char *what = DLS_PLACEMENT_SO;
 	bool fresh = true;
 	int (*to_init)(void);
 
 	if (to_handle)
 		return SLURM_SUCCESS;
-	/* running_in_slurmctld() compares the name the program was started under with "slurmctld"
-	 * (dlsched-cluster starts Debian's slurmctld-wlm through a link of that name). */
-	if (!running_in_slurmctld() || xstrcmp(slurm_conf.select_type, plugin_type) ||
-	    !(to_handle = _open_placement())) {
-		what = "select_cons_tres.so";
-		if (!(to_handle = _open_cons_tres(&fresh))) {
-			error("select/dlsched_cons_tres: select_cons_tres.so not found in PluginDir=%s: %s",
-			      slurm_conf.plugindir, dlerror());
-			return SLURM_ERROR;
-		}
+	if (!(to_handle = _open_cons_tres(&fresh))) {
+		error("select/dlsched_cons_tres: select_cons_tres.so not found in PluginDir=%s: %s",
+		      slurm_conf.plugindir, dlerror());
+		return SLURM_ERROR;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(syms); i++) {
 		if (!(ptrs[i] = dlsym(to_handle, syms[i]))) {
-			error("select/dlsched_cons_tres: %s has no %s (not built for Slurm %s?)", what, syms[i],
-			      SLURM_VERSION_STRING);
+			error("select/dlsched_cons_tres: select_cons_tres.so has no %s (not built for Slurm %s?)",
+			      syms[i], SLURM_VERSION_STRING);
 			return SLURM_ERROR;
 		}
 	}
@@ -169,11 +185,21 @@ extern int init(void)
 			return SLURM_ERROR;
 		we_inited = true;
 	}
+	/* running_in_slurmctld() compares the name the program was started under with "slurmctld"
+	 * (dlsched-cluster starts Debian's slurmctld-wlm through a link of that name). */
+	if (running_in_slurmctld() && !xstrcmp(slurm_conf.select_type, plugin_type) && _open_placement() &&
+	    placement.init(&to) != SLURM_SUCCESS) {
+		placement.fini();
+		memset(&placement, 0, sizeof(placement));
+	}
 	return SLURM_SUCCESS;
 }
 
 extern int fini(void)
 {
+	if (placement.handle)
+		placement.fini();
+	memset(&placement, 0, sizeof(placement));
 	if (we_inited && to_handle) {
 		int (*to_fini)(void) = dlsym(to_handle, "fini");
 
@@ -195,8 +221,10 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 			     List preemptee_candidates, List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
-	return to.job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-			   preemptee_job_list, exc_core_bitmap);
+	dls_job_test_fn job_test = placement.job_test ? placement.job_test : to.job_test;
+
+	return job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+			preemptee_job_list, exc_core_bitmap);
 }
 extern int select_p_job_begin(job_record_t *job_ptr) { return to.job_begin(job_ptr); }
 extern int select_p_job_ready(job_record_t *job_ptr) { return to.job_ready(job_ptr); }
@@ -273,7 +301,13 @@ extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo, job_
 	return to.get_info_from_plugin(dinfo, job_ptr, data);
 }
 extern int select_p_update_node_config(int index) { return to.update_node_config(index); }
-extern int select_p_reconfigure(void) { return to.reconfigure(); }
+/* scontrol reconfigure: the placement part reads dlsched.conf again first (the caller's locks). */
+extern int select_p_reconfigure(void)
+{
+	if (placement.reconfigure)
+		placement.reconfigure();
+	return to.reconfigure();
+}
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt, bitstr_t *avail_bitmap,
 				    bitstr_t **core_bitmap)
 {

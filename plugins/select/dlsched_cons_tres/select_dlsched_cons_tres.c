@@ -1,21 +1,18 @@
 /*****************************************************************************\
- *  select_dlsched_cons_tres.c - Slurm's cons_tres with dlsched's placement.
- *
- *  Every select_p_* call is forwarded to select/cons_tres (the same loaded
- *  object slurmctld uses). Only job_test() in SELECT_MODE_RUN_NOW intervenes:
- *  it asks the dlsched Placement policy (PlacementPolicy= in dlsched.conf)
- *  where a GPU job should go, lets cons_tres try those nodes first, and falls
- *  back to cons_tres's own choice over all candidate nodes when that fails or
- *  dlsched cannot decide. "cons_tres" must stay in the name: slurmctld and
- *  slurmd test for that substring.
+ *  select_dlsched_cons_tres.c - dlsched's placement over Slurm's cons_tres.
  *
  *  Built as dlsched_cons_tres_ctld.so, which Slurm never loads itself: the
  *  select_dlsched_cons_tres.so every daemon and client loads is loader.c,
- *  which opens this file only in the slurmctld whose SelectType it is (so
- *  that sbatch and the others never load dlsched's C++ core).
+ *  which forwards every select_p_* call to select/cons_tres and opens this
+ *  file only in the slurmctld whose SelectType it is (so that sbatch and the
+ *  others never load dlsched's C++ core). There job_test() comes here
+ *  (dls_placement_job_test()): in SELECT_MODE_RUN_NOW it asks the dlsched
+ *  Placement policy (PlacementPolicy= in dlsched.conf) where a GPU job should
+ *  go, lets cons_tres try those nodes first, and falls back to cons_tres's own
+ *  choice over all candidate nodes when that fails or dlsched cannot decide;
+ *  reconfigure() reads dlsched.conf again (dls_placement_reconfigure()).
 \*****************************************************************************/
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +30,6 @@
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
-#include "src/common/run_in_daemon.h"
 #include "src/common/select.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -41,63 +37,11 @@
 
 #include "../../common/dlsched_slurm.h"
 
-/*
- * libslurm.so has no node_record_count either: without a definition here this
- * plugin could not be loaded by such a client, and libslurm fatal()s it. Inside
- * slurmctld the daemon's own variable comes first in symbol lookup and this one
- * is never used; in a client the placement code that reads it never runs.
- */
-int node_record_count;
-
-const char plugin_name[] = "dlsched placement over consumable TRES (cons_tres)";
+/* The name in this part's messages (log.h declares it): the plugin Slurm knows (loader.c). */
 const char plugin_type[] = "select/dlsched_cons_tres";
-const uint32_t plugin_id = 190; /* unique, >= 100 */
-const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* In the order of slurm_select_ops_t (src/common/select.h). */
-static const char *syms[] = {
-	"plugin_id",
-	"select_p_state_save",
-	"select_p_state_restore",
-	"select_p_job_init",
-	"select_p_node_init",
-	"select_p_job_test",
-	"select_p_job_begin",
-	"select_p_job_ready",
-	"select_p_job_expand",
-	"select_p_job_resized",
-	"select_p_job_signal",
-	"select_p_job_fini",
-	"select_p_job_suspend",
-	"select_p_job_resume",
-	"select_p_step_pick_nodes",
-	"select_p_step_start",
-	"select_p_step_finish",
-	"select_p_select_nodeinfo_pack",
-	"select_p_select_nodeinfo_unpack",
-	"select_p_select_nodeinfo_alloc",
-	"select_p_select_nodeinfo_free",
-	"select_p_select_nodeinfo_set_all",
-	"select_p_select_nodeinfo_set",
-	"select_p_select_nodeinfo_get",
-	"select_p_select_jobinfo_alloc",
-	"select_p_select_jobinfo_free",
-	"select_p_select_jobinfo_set",
-	"select_p_select_jobinfo_get",
-	"select_p_select_jobinfo_copy",
-	"select_p_select_jobinfo_pack",
-	"select_p_select_jobinfo_unpack",
-	"select_p_select_jobinfo_sprint",
-	"select_p_select_jobinfo_xstrdup",
-	"select_p_get_info_from_plugin",
-	"select_p_update_node_config",
-	"select_p_reconfigure",
-	"select_p_resv_test",
-};
-
-static slurm_select_ops_t real;
-static void *real_handle = NULL;
-static bool we_inited = false;
+/* select/cons_tres's calls, loaded and initialised by the loader (dls_placement_init()). */
+static const slurm_select_ops_t *cons_tres = NULL;
 /*
  * dlsched.conf, loaded in init() and select_p_reconfigure() inside slurmctld
  * only (never in select_p_job_test(), where slurmctld's write locks are held);
@@ -120,29 +64,6 @@ static pthread_t speeds_thread;
 static pthread_mutex_t speeds_thread_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t speeds_thread_cond = PTHREAD_COND_INITIALIZER;
 static bool speeds_thread_stop = false;
-
-/* Find select_cons_tres.so in PluginDir (a colon list), preferring the copy already loaded. */
-static void *_open_cons_tres(bool *fresh)
-{
-	char *dirs = xstrdup(slurm_conf.plugindir), *save = NULL, *dir;
-	void *h = NULL;
-
-	*fresh = false;
-	for (int pass = 0; pass < 2 && !h; pass++) {
-		xfree(dirs);
-		dirs = xstrdup(slurm_conf.plugindir ? slurm_conf.plugindir : "");
-		for (dir = strtok_r(dirs, ":", &save); dir && !h; dir = strtok_r(NULL, ":", &save)) {
-			char *path = xstrdup_printf("%s/select_cons_tres.so", dir);
-
-			h = dlopen(path, pass == 0 ? (RTLD_LAZY | RTLD_NOLOAD) : RTLD_LAZY);
-			if (h && pass == 1)
-				*fresh = true;
-			xfree(path);
-		}
-	}
-	xfree(dirs);
-	return h;
-}
 
 /*
  * (Re)loads dlsched.conf and the model profiles it names, in slurmctld only. A
@@ -186,47 +107,21 @@ static void *_speeds_agent(void *arg)
 }
 
 /*
- * Loads cons_tres; every daemon and client that loads select plugins calls
- * this. In slurmctld it also loads dlsched.conf. No locks held.
+ * Called by the loader (loader.c) in the slurmctld whose SelectType this is, once select/cons_tres
+ * is loaded and initialised: loads dlsched.conf and starts the speeds thread. No locks held.
  */
-extern int init(void)
+extern int dls_placement_init(const slurm_select_ops_t *ops)
 {
-	void **ptrs = (void **) &real;
-	bool fresh;
-
-	if (real_handle)
-		return SLURM_SUCCESS;
-	/* running_in_slurmctld() compares the name the program was started under with "slurmctld"
-	 * (dlsched-cluster starts Debian's slurmctld-wlm through a link of that name). */
-	places_jobs = running_in_slurmctld() && !xstrcmp(slurm_conf.select_type, plugin_type);
-	if (!(real_handle = _open_cons_tres(&fresh))) {
-		error("select/dlsched_cons_tres: select_cons_tres.so not found in PluginDir=%s: %s",
-		      slurm_conf.plugindir, dlerror());
-		return SLURM_ERROR;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(syms); i++) {
-		if (!(ptrs[i] = dlsym(real_handle, syms[i]))) {
-			error("select/dlsched_cons_tres: select_cons_tres.so has no %s (not Slurm %s?)", syms[i],
-			      SLURM_VERSION_STRING);
-			return SLURM_ERROR;
-		}
-	}
-	if (fresh) {
-		int (*real_init)(void) = dlsym(real_handle, "init");
-
-		if (real_init && real_init() != SLURM_SUCCESS)
-			return SLURM_ERROR;
-		we_inited = true;
-	}
+	cons_tres = ops;
+	places_jobs = true;
 	_load_config();
-	if (places_jobs) {
-		speeds_thread_stop = false;
-		slurm_thread_create(&speeds_thread, _speeds_agent, NULL);
-	}
+	speeds_thread_stop = false;
+	slurm_thread_create(&speeds_thread, _speeds_agent, NULL);
 	return SLURM_SUCCESS;
 }
 
-extern int fini(void)
+/* Before the loader finalises cons_tres. */
+extern void dls_placement_fini(void)
 {
 	if (speeds_thread) {
 		slurm_mutex_lock(&speeds_thread_mutex);
@@ -240,18 +135,11 @@ extern int fini(void)
 	if (sched)
 		dlsched_scheduler_destroy(sched);
 	sched = NULL;
-	if (we_inited && real_handle) {
-		int (*real_fini)(void) = dlsym(real_handle, "fini");
-
-		if (real_fini)
-			real_fini();
-	}
-	we_inited = false;
+	places_jobs = false;
 	if (placed_cnt || fallback_cnt || deferred_cnt)
 		info("select/dlsched_cons_tres: %" PRIu64 " jobs placed on dlsched's nodes, %" PRIu64
 		     " left to cons_tres, %" PRIu64 " elastic starts deferred to sched/dlsched's sizing",
 		     placed_cnt, fallback_cnt, deferred_cnt);
-	return SLURM_SUCCESS;
 }
 
 /*
@@ -358,10 +246,10 @@ static bool _awaits_sizing(job_record_t *job_ptr)
 	return true;
 }
 
-extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
-			     uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-			     List preemptee_candidates, List *preemptee_job_list,
-			     bitstr_t *exc_core_bitmap)
+extern int dls_placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+				  uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
+				  List preemptee_candidates, List *preemptee_job_list,
+				  bitstr_t *exc_core_bitmap)
 {
 	bitstr_t *pref;
 	int rc;
@@ -382,7 +270,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 				bit_clear(bitmap, i);
 	}
 	if (mode == SELECT_MODE_RUN_NOW && (pref = _preferred(job_ptr, bitmap))) {
-		rc = real.job_test(job_ptr, pref, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+		rc = cons_tres->job_test(job_ptr, pref, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
 				   preemptee_job_list, exc_core_bitmap);
 		if (rc == SLURM_SUCCESS) {
 			bit_copybits(bitmap, pref);	/* the nodes cons_tres selected */
@@ -395,113 +283,18 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 		debug2("select/dlsched_cons_tres: %pJ does not fit on dlsched's nodes; cons_tres chooses",
 		       job_ptr);
 	}
-	return real.job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+	return cons_tres->job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
 			     preemptee_job_list, exc_core_bitmap);
 }
 
-/* ---- Everything else: cons_tres unchanged (locks: as the caller holds them for cons_tres). ---- */
-
-extern int select_p_state_save(char *dir_name) { return real.state_save(dir_name); }
-extern int select_p_state_restore(char *dir_name) { return real.state_restore(dir_name); }
-extern int select_p_job_init(List job_list) { return real.job_init(job_list); }
-extern int select_p_node_init(void) { return real.node_init(); }
-extern int select_p_job_begin(job_record_t *job_ptr) { return real.job_begin(job_ptr); }
-extern int select_p_job_ready(job_record_t *job_ptr) { return real.job_ready(job_ptr); }
-extern int select_p_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_ptr)
-{
-	return real.job_expand(from_job_ptr, to_job_ptr);
-}
-extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
-{
-	return real.job_resized(job_ptr, node_ptr);
-}
-extern int select_p_job_signal(job_record_t *job_ptr, int signal) { return real.job_signal(job_ptr, signal); }
-extern int select_p_job_fini(job_record_t *job_ptr) { return real.job_fini(job_ptr); }
-extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
-{
-	return real.job_suspend(job_ptr, indf_susp);
-}
-extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
-{
-	return real.job_resume(job_ptr, indf_susp);
-}
-extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr, select_jobinfo_t *step_jobinfo,
-					  uint32_t node_count, bitstr_t **avail_nodes)
-{
-	return real.step_pick_nodes(job_ptr, step_jobinfo, node_count, avail_nodes);
-}
-extern int select_p_step_start(step_record_t *step_ptr) { return real.step_start(step_ptr); }
-extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
-{
-	return real.step_finish(step_ptr, killing_step);
-}
-extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo, buf_t *buffer, uint16_t protocol_version)
-{
-	return real.nodeinfo_pack(nodeinfo, buffer, protocol_version);
-}
-extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo, buf_t *buffer,
-					   uint16_t protocol_version)
-{
-	return real.nodeinfo_unpack(nodeinfo, buffer, protocol_version);
-}
-extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void) { return real.nodeinfo_alloc(); }
-extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo) { return real.nodeinfo_free(nodeinfo); }
-extern int select_p_select_nodeinfo_set_all(void) { return real.nodeinfo_set_all(); }
-extern int select_p_select_nodeinfo_set(job_record_t *job_ptr) { return real.nodeinfo_set(job_ptr); }
-extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo, enum select_nodedata_type dinfo,
-					enum node_states state, void *data)
-{
-	return real.nodeinfo_get(nodeinfo, dinfo, state, data);
-}
-extern select_jobinfo_t *select_p_select_jobinfo_alloc(void) { return real.jobinfo_alloc(); }
-extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo) { return real.jobinfo_free(jobinfo); }
-extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo, enum select_jobdata_type data_type, void *data)
-{
-	return real.jobinfo_set(jobinfo, data_type, data);
-}
-extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo, enum select_jobdata_type data_type, void *data)
-{
-	return real.jobinfo_get(jobinfo, data_type, data);
-}
-extern select_jobinfo_t *select_p_select_jobinfo_copy(select_jobinfo_t *jobinfo)
-{
-	return real.jobinfo_copy(jobinfo);
-}
-extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo, buf_t *buffer, uint16_t protocol_version)
-{
-	return real.jobinfo_pack(jobinfo, buffer, protocol_version);
-}
-extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo_pptr, buf_t *buffer,
-					  uint16_t protocol_version)
-{
-	return real.jobinfo_unpack(jobinfo_pptr, buffer, protocol_version);
-}
-extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo, char *buf, size_t size, int mode)
-{
-	return real.jobinfo_sprint(jobinfo, buf, size, mode);
-}
-extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo, int mode)
-{
-	return real.jobinfo_xstrdup(jobinfo, mode);
-}
-extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo, job_record_t *job_ptr, void *data)
-{
-	return real.get_info_from_plugin(dinfo, job_ptr, data);
-}
-extern int select_p_update_node_config(int index) { return real.update_node_config(index); }
 /*
  * scontrol reconfigure (and Slurm's other calls after partition, node or
- * DebugFlags changes): dlsched.conf and the model profiles are read again now.
- * Locks: the caller's (read_slurm_conf(): config, job, node and partition
- * write); a few milliseconds for the file and the profiles.
+ * DebugFlags changes): dlsched.conf and the model profiles are read again now;
+ * the loader then calls cons_tres's. Locks: the caller's (read_slurm_conf():
+ * config, job, node and partition write); a few milliseconds for the file and
+ * the profiles.
  */
-extern int select_p_reconfigure(void)
+extern void dls_placement_reconfigure(void)
 {
 	_load_config();
-	return real.reconfigure();
-}
-extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt, bitstr_t *avail_bitmap,
-				    bitstr_t **core_bitmap)
-{
-	return real.resv_test(resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap);
 }
