@@ -119,7 +119,8 @@ START_TEST(a_command_that_cannot_start_says_why)
 	ck_assert_int_eq(c->result().status, -1);
 	ck_assert_msg(c->result().error.find("/nonexistent/dlsched-no-such-command: ") == 0,
 		      "error: %s", c->result().error.c_str());
-	ck_assert_str_eq(Command::start({}, 10)->result().error.c_str(), "no command");
+	std::unique_ptr<Command> none = Command::start({}, 10);
+	ck_assert_str_eq(none->result().error.c_str(), "no command");
 }
 END_TEST
 
