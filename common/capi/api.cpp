@@ -369,22 +369,6 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 	return DLSCHED_OK;
 }
 
-// A policy name the registry does not know, in a library without the learned policies: say
-// where they are (only sched/dlsched and dlsched-sim link the models library, with libtorch).
-dlsched::Status with_learned_hint(const dlsched::PolicyRegistry& registry, const dlsched::Status& st)
-{
-	if (st.code() != dlsched::StatusCode::kNotFound)
-		return st;
-	const std::string& m = st.message();
-	if (m.find("'dl2'") == std::string::npos && m.find("'dual-agent'") == std::string::npos)
-		return st;
-	for (const dlsched::PolicyRegistry::Entry& e : registry.list("ordering"))
-		if (e.name == "dl2")
-			return st;
-	return dlsched::Status(st.code(), m + "; dl2 and dual-agent are learned policies, which only sched/dlsched and "
-	                                      "dlsched-sim built with libtorch load (this host has no models library)");
-}
-
 // Appends a cycle's steps to the experience table, in one short transaction. Never fails the
 // cycle: an error (the DB busy for more than kExperienceBusyMs, not writable, ...) drops the
 // steps and is counted. A DB that could not be opened is tried again at the next cycle.
@@ -477,7 +461,7 @@ int create_scheduler(const char* conf_path, bool for_placement, dlsched_schedule
 		placement_only(config, s->registry, s->placement_note);
 	auto sched = dlsched::Scheduler::create(config, s->registry);
 	if (!sched.is_ok())
-		return report(err, with_learned_hint(s->registry, sched.status()));
+		return report(err, sched.status());
 	s->scheduler = std::move(sched).value();
 	s->experience.path = s->config.get_string("ProfileDB");
 	// A scheduler for placement never decides a cycle: nothing to record.

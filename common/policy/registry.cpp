@@ -28,9 +28,17 @@ Result<std::unique_ptr<T>> make_from(const Table& t, const char* kind, const std
                                      const Config& c)
 {
 	auto it = t.factories.find(name);
-	if (it == t.factories.end())
-		return not_found(std::string("unknown ") + kind + " policy '" + name +
-		                 "' (known: " + known_names(t.entries) + ")");
+	if (it == t.factories.end()) {
+		std::string m = std::string("unknown ") + kind + " policy '" + name + "' (known: " +
+		                known_names(t.entries) + ")";
+		// The learned presets are always registered; their parts only where the models library
+		// (libtorch) is linked. Say so rather than leave a preset that lists but does not build.
+		if (name == kLearnedPolicy)
+			m += "; dl2 and dual-agent are learned policies, which only sched/dlsched and dlsched-sim "
+			     "built with libtorch load (this program has no models library: install libtorch-dev "
+			     "and reconfigure, or choose a heuristic policy)";
+		return not_found(m);
+	}
 	return it->second(c);
 }
 

@@ -354,8 +354,22 @@ int list_policies(const PolicyRegistry& r)
 {
 	for (const char* kind : {"preset", "ordering", "allocation", "placement", "admission", "preemption", "loaning"}) {
 		std::printf("%s%s:\n", kind, std::strcmp(kind, "preset") == 0 ? "s (--policy, Policy=)" : " policies");
-		for (const auto& e : r.list(kind))
-			std::printf("  %-16s %s\n", e.name.c_str(), e.help.c_str());
+		for (const auto& e : r.list(kind)) {
+			// A learned preset is listed in every build; say where it cannot run.
+			bool built = true;
+			if (std::strcmp(kind, "preset") == 0) {
+				auto spec = r.preset(e.name);
+				bool learned = spec.is_ok() && (spec.value().ordering == kLearnedPolicy ||
+				                                spec.value().allocation == kLearnedPolicy);
+				if (learned) {
+					built = false;
+					for (const auto& o : r.list("ordering"))
+						built = built || o.name == kLearnedPolicy;
+				}
+			}
+			std::printf("  %-16s %s%s\n", e.name.c_str(), e.help.c_str(),
+			            built ? "" : " [not in this build: needs libtorch]");
+		}
 	}
 	return 0;
 }
