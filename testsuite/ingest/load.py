@@ -415,7 +415,7 @@ def main():
     p.add_argument("--max-request", type=int, default=262144)
     p.add_argument("--limit", type=float, default=60, help="seconds for the valid clients")
     p.add_argument("--probe-limit", type=float, default=1.0)
-    p.add_argument("--rss-growth-mib", type=float, default=32, help="peak RSS over the start, at most")
+    p.add_argument("--rss-growth-mib", type=float, default=32, help="peak RSS over the start, at most (negative: not checked)")
     a = p.parse_args()
     a.valid_uids = [int(u) for u in a.valid_uids.split(",")]
 
@@ -515,7 +515,7 @@ def main():
         fails.append("/v1/stats probes: %d, %d over %.1f s, %d failed, slowest %.2f s"
                      % (probe.get("n", 0), probe.get("late", 0), a.probe_limit, probe.get("failed", 0),
                         probe.get("max", 0)))
-    if (peak - rss_start) / 1024.0 > a.rss_growth_mib:
+    if a.rss_growth_mib >= 0 and (peak - rss_start) / 1024.0 > a.rss_growth_mib:
         fails.append("peak RSS %.1f MiB, %.1f MiB over the start (bound %g MiB)"
                      % (peak / 1024.0, (peak - rss_start) / 1024.0, a.rss_growth_mib))
     if flood.get("closed_at_once", 0) < flood.get("waves", 0) * 2 * a.per_ip * 0.9 or refused_conn <= 0:
