@@ -296,10 +296,11 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 				j.epoch_time_1gpu = profiled;
 				out.from_profile.back() = true;
 			} else if (v.time_limit > 0) {
-				// Nothing to go by but the time limit, as Slurm's backfill: one epoch as long as
-				// the limit at its requested size (an unknown model scales linearly).
-				j.epochs_total = 1;
-				j.epoch_time_1gpu = v.time_limit * std::max(1, v.gpus_requested);
+				// Nothing to go by but the time limit, as Slurm's backfill: its epochs (one,
+				// when it gave none) last all of it at its requested size. dlsched-sim's
+				// predicted estimates assume the same (predict/hints.h).
+				j.epoch_time_1gpu = dlsched::predict::epoch_time_for_runtime(j, sched->models, limits.gpus_per_node,
+				                                                             v.time_limit);
 			} else {
 				j.epochs_total = 1;
 				j.epoch_time_1gpu = 0;

@@ -50,6 +50,16 @@ double claimed_runtime(const Job& job, const ModelCatalog& models, int gpus_per_
 	return runtime_at(job, models, gpus_per_node, job.gpus_requested);
 }
 
+double epoch_time_for_runtime(const Job& job, const ModelCatalog& models, int gpus_per_node, double runtime)
+{
+	if (!(runtime > 0) || !(job.epochs_total > 0) || !std::isfinite(runtime))
+		return 0;
+	const int per_node = std::max(1, gpus_per_node);
+	const int gpus = std::max(1, job.gpus_requested);
+	const int nodes = (gpus + per_node - 1) / per_node;
+	return runtime * models.speedup(job.model, gpus, nodes) / job.epochs_total;
+}
+
 HintVerdict bound_hints(Job& job, const ModelCatalog& models, const HintLimits& limits)
 {
 	const double claimed = claimed_runtime(job, models, limits.gpus_per_node);

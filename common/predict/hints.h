@@ -40,6 +40,13 @@ const char* hint_verdict_name(HintVerdict v);
 // speedup); 0 when it has no epoch time.
 double claimed_runtime(const Job& job, const ModelCatalog& models, int gpus_per_node);
 
+// The 1-GPU epoch time that makes the job's epochs_total epochs at its requested GPUs (on the
+// fewest nodes of gpus_per_node) last `runtime`: the inverse of claimed_runtime(). For a job that
+// says nothing but its time limit, sched/dlsched and dlsched-sim's predicted estimates both assume,
+// as Slurm's backfill does, that it runs all of it (an unknown model scales linearly). 0 when
+// runtime or epochs_total is not positive.
+double epoch_time_for_runtime(const Job& job, const ModelCatalog& models, int gpus_per_node, double runtime);
+
 // Bounds job.epoch_time_1gpu (scaling it) so that the claimed runtime lies within the limits
 // above, given job.time_limit and job.executed_s. epochs_total is kept: progress stays in epochs.
 HintVerdict bound_hints(Job& job, const ModelCatalog& models, const HintLimits& limits);

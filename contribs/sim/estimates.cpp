@@ -147,14 +147,11 @@ JobEstimate EstimateModel::estimate(std::size_t i, const Job& job)
 	const double profiled = models_.epoch_time_1gpu(job.model);
 	if (profiled > 0) {
 		claim.epoch_time_1gpu = profiled;
-	} else if (std::isfinite(job.time_limit) && job.time_limit > 0 && job.epochs_total > 0) {
-		// Nothing but the time limit, as Slurm's backfill: all of it at the requested size.
-		const int per_node = std::max(1, limits_.gpus_per_node);
-		const int nodes = (std::max(1, job.gpus_requested) + per_node - 1) / per_node;
-		claim.epoch_time_1gpu =
-		        job.time_limit * models_.speedup(job.model, std::max(1, job.gpus_requested), nodes) / job.epochs_total;
 	} else {
-		return e;
+		// Nothing but the time limit, as Slurm's backfill: all of it at the requested size.
+		claim.epoch_time_1gpu = predict::epoch_time_for_runtime(claim, models_, limits_.gpus_per_node, job.time_limit);
+		if (!(claim.epoch_time_1gpu > 0))
+			return e;
 	}
 	(void) predict::bound_hints(claim, models_, limits_);
 	e.epoch_time_1gpu = claim.epoch_time_1gpu;

@@ -244,6 +244,34 @@ START_TEST(user_hints_count_only_within_the_time_limit)
 }
 END_TEST
 
+START_TEST(a_time_limit_alone_is_taken_as_the_runtime)
+{
+	// Model "s": 2 GPUs give 1.5x, 16 GPUs over two nodes 10x. A job of 4 epochs on 2 GPUs whose
+	// only information is a 3000 s limit: 4 epochs x e / 1.5 = 3000 s, e = 1125 s on one GPU.
+	ModelCatalog models;
+	ModelProfile p;
+	p.name = "s";
+	p.points = {{1, 1, 1}, {2, 1, 1.5}, {8, 1, 6}, {16, 2, 10}};
+	models.add(p);
+	Job j;
+	j.model = 0;
+	j.epochs_total = 4;
+	j.gpus_requested = 2;
+	ck_assert_double_eq_tol(epoch_time_for_runtime(j, models, 8, 3000), 1125, 1e-9);
+	j.epoch_time_1gpu = epoch_time_for_runtime(j, models, 8, 3000);
+	ck_assert_double_eq_tol(claimed_runtime(j, models, 8), 3000, 1e-9);  // the inverse
+	j.gpus_requested = 16;  // two nodes of 8: 4 x e / 10 = 3000
+	ck_assert_double_eq_tol(epoch_time_for_runtime(j, models, 8, 3000), 7500, 1e-9);
+	j.model = -1;  // an unknown model scales linearly: 4 x e / 16 = 3000
+	ck_assert_double_eq_tol(epoch_time_for_runtime(j, models, 8, 3000), 12000, 1e-9);
+	// Nothing to go by: no limit, or no epochs.
+	ck_assert_double_eq(epoch_time_for_runtime(j, models, 8, 0), 0);
+	ck_assert_double_eq(epoch_time_for_runtime(j, models, 8, INFINITY), 0);
+	j.epochs_total = 0;
+	ck_assert_double_eq(epoch_time_for_runtime(j, models, 8, 3000), 0);
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("predict");
@@ -255,6 +283,7 @@ int main()
 	tcase_add_test(tc, epochs_from_storage_traffic);
 	tcase_add_test(tc, suspend_and_resume_costs);
 	tcase_add_test(tc, user_hints_count_only_within_the_time_limit);
+	tcase_add_test(tc, a_time_limit_alone_is_taken_as_the_runtime);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
