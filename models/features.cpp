@@ -60,26 +60,28 @@ const char* job_feature_name(int i)
 }
 const char* context_feature_name(int i) { return i >= 0 && i < kContextFeatures ? kContextNames[i] : "?"; }
 
-void encode_job(const ClusterView& view, const Job& j, int user_gpus, int free_gpus, int total_gpus, float* f)
+void encode_job(const ClusterView& view, const Job& j, int user_gpus, int free_gpus, int total_gpus, float* f,
+                double time_scale)
 {
 	const bool known = j.epoch_time_1gpu > 0;
 	const int req = std::max(1, j.gpus_requested);
+	const double hour = 3600.0 / time_scale;  // seconds of the view's clock per hour of the model's
 	const double rem = known ? remaining_time(view, j, req) : 0.0;
-	const double rem_h = rem / 3600.0;
-	const double age_h = std::max(0.0, view.now - j.submit_time) / 3600.0;
+	const double rem_h = rem / hour;
+	const double age_h = std::max(0.0, view.now - j.submit_time) / hour;
 	const int total = std::max(1, total_gpus);
 	f[0] = lg(rem_h);
 	f[1] = lg(rem_h * req);
 	f[2] = static_cast<float>(std::log2(static_cast<double>(req)) / 6.0);
 	f[3] = lg(age_h);
-	f[4] = lg(j.attained_gpu_s / 3600.0);
+	f[4] = lg(j.attained_gpu_s / hour);
 	f[5] = j.running() ? 1.0f : 0.0f;
 	f[6] = j.elastic() ? 1.0f : 0.0f;
 	f[7] = static_cast<float>(std::log2(std::max(1.0, static_cast<double>(j.gpus_max) / std::max(1, j.gpus_min))));
 	f[8] = static_cast<float>(static_cast<double>(j.gpus_allocated) / req);
 	f[9] = static_cast<float>(static_cast<double>(user_gpus) / total);
 	f[10] = lg(j.restarts);
-	f[11] = !j.running() && j.last_stop_time >= 0 ? lg((view.now - j.last_stop_time) / 3600.0) : 0.0f;
+	f[11] = !j.running() && j.last_stop_time >= 0 ? lg((view.now - j.last_stop_time) / hour) : 0.0f;
 	f[12] = j.epochs_total > 0 ? static_cast<float>(std::min(1.0, j.epochs_done / j.epochs_total)) : 0.0f;
 	f[13] = static_cast<float>(std::min(2.0, static_cast<double>(req) / std::max(1, free_gpus)));
 	f[14] = known ? 0.0f : 1.0f;
@@ -100,8 +102,9 @@ int unit_gpus(const ClusterView& view, const Job& job)
 	return first_unit_gpus(job) >= per_node ? per_node : 1;
 }
 
-void encode_unit(const ClusterView& view, const Job& j, int before, int after, float* f)
+void encode_unit(const ClusterView& view, const Job& j, int before, int after, float* f, double time_scale)
 {
+	const double hour = 3600.0 / time_scale;
 	const bool known = j.epoch_time_1gpu > 0;
 	const int req = std::max(1, j.gpus_requested);
 	const double rem_after = known ? remaining_time(view, j, after) : 0.0;
@@ -109,18 +112,18 @@ void encode_unit(const ClusterView& view, const Job& j, int before, int after, f
 	f[0] = 0.0f;
 	f[1] = before > 0 ? 1.0f : 0.0f;
 	f[2] = static_cast<float>(std::clamp(std::log2(static_cast<double>(std::max(1, after)) / req), -4.0, 4.0));
-	f[3] = lg(rem_after / 3600.0);
+	f[3] = lg(rem_after / hour);
 	f[4] = before > 0 && rem_before > 0 ? static_cast<float>(std::clamp(1.0 - rem_after / rem_before, -1.0, 1.0)) : 0.0f;
 	f[5] = j.running() && after > j.gpus_allocated ? 1.0f : 0.0f;
 	f[6] = j.running() && after <= j.gpus_allocated ? 1.0f : 0.0f;
-	f[7] = j.running() ? lg(j.preempt_cost.restart_loss() / 3600.0) : 0.0f;
+	f[7] = j.running() ? lg(j.preempt_cost.restart_loss() / hour) : 0.0f;
 	for (int i = 0; i < kUnitFeatures; ++i)
 		if (!std::isfinite(f[i]))
 			f[i] = 0.0f;
 }
 
 EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job*>& candidates, int free_gpus,
-                            std::size_t max_jobs, std::vector<const Job*>& rest, bool units)
+                            std::size_t max_jobs, std::vector<const Job*>& rest, bool units, double time_scale)
 {
 	EncodedWindow w;
 	rest.clear();
@@ -145,7 +148,7 @@ EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job
 		float* f = &w.x[r * kRowFeatures];
 		if (j) {
 			std::copy(job_row, job_row + kJobFeatures, f);
-			encode_unit(view, *j, before, after, f + kJobFeatures);
+			encode_unit(view, *j, before, after, f + kJobFeatures, time_scale);
 		} else {
 			f[kJobFeatures] = 1.0f;  // end of round
 		}
@@ -159,7 +162,7 @@ EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job
 	for (const Job* jp : chosen) {
 		const Job& j = *jp;
 		auto it = user_gpus.find(j.user);
-		encode_job(view, j, it == user_gpus.end() ? 0 : it->second, free_gpus, total, job_row);
+		encode_job(view, j, it == user_gpus.end() ? 0 : it->second, free_gpus, total, job_row, time_scale);
 		const int first = first_unit_gpus(j);
 		int prev = add_row(jp, 0, first, first, 0, -1);
 		if (!units || !j.elastic() || (j.running() && !j.requeueable))

@@ -65,7 +65,7 @@ void LearnedOrdering::order(const ClusterView& view, std::vector<const Job*>& jo
 		if (j->running())
 			free_gpus += j->gpus_allocated;
 	std::vector<const Job*> rest;
-	EncodedWindow w = encode_window(view, jobs, free_gpus, options_.window, rest, /*units=*/false);
+	EncodedWindow w = encode_window(view, jobs, free_gpus, options_.window, rest, /*units=*/false, options_.time_scale);
 	std::vector<float> scores;
 	model_->scores(w, scores);
 	std::vector<int> order(w.rows());
@@ -91,7 +91,7 @@ void LearnedAllocation::allocate(const AllocationInput& in, Plan& plan) const
 	const ClusterView& view = in.view;
 	const int free_gpus = in.free.training_free();
 	std::vector<const Job*> rest;
-	EncodedWindow w = encode_window(view, in.ordered, free_gpus, options_.window, rest, /*units=*/true);
+	EncodedWindow w = encode_window(view, in.ordered, free_gpus, options_.window, rest, /*units=*/true, options_.time_scale);
 	std::vector<float> scores;
 	model_->scores(w, scores);
 	double lp = 0;
@@ -173,6 +173,7 @@ LearnedOptions options_from(const Config& c, const std::string& path)
 {
 	LearnedOptions o;
 	o.window = static_cast<std::size_t>(c.get_int("ModelWindow"));
+	o.time_scale = c.get_double("ModelTimeScale");
 	o.seed = static_cast<std::uint64_t>(c.get_int("Seed"));
 	o.path = path;
 	return o;

@@ -61,6 +61,48 @@ START_TEST(test_encode_job_by_hand)
 }
 END_TEST
 
+// A replay 120x faster than its trace, read at ModelTimeScale=120, encodes as the trace at 1; read at 1,
+// its jobs look nearly done.
+START_TEST(test_encode_at_a_time_scale)
+{
+	const double k = 120;
+	auto world = [](double scale, World& w) -> std::pair<Job*, Job*> {
+		w.now = 72000 / scale;
+		Job& p = w.pending(1, 12000 / scale, 2, 10);
+		p.epoch_time_1gpu = 7200 / scale;
+		p.attained_gpu_s = 6000 / scale;
+		p.restarts = 1;
+		p.last_stop_time = 36000 / scale;
+		p.epochs_done = 4;
+		Job& r = w.running(2, 0, {{0, 2}}, 10);
+		r.epoch_time_1gpu = 7200 / scale;
+		r.gpus_max = 4;
+		r.preempt_cost.checkpoint_write = 600 / scale;
+		r.preempt_cost.resume = 900 / scale;
+		return {&p, &r};
+	};
+	World trace({8}), replay({8});
+	auto [tp, tr] = world(1, trace);
+	auto [rp, rr] = world(k, replay);
+	ClusterView tv = trace.view(), rv = replay.view();
+	float want[kJobFeatures], got[kJobFeatures], at1[kJobFeatures];
+	encode_job(tv, *tp, 2, 6, 8, want);
+	encode_job(rv, *rp, 2, 6, 8, got, k);
+	encode_job(rv, *rp, 2, 6, 8, at1);
+	for (int i = 0; i < kJobFeatures; ++i)
+		ck_assert_msg(std::fabs(want[i] - got[i]) < 1e-5, "feature %s: %g at scale %g, %g in the trace",
+		              job_feature_name(i), got[i], k, want[i]);
+	ck_assert_float_gt(want[0], 10 * at1[0]);  // remaining hours, read at 1: 120x too few
+	float uwant[kUnitFeatures], ugot[kUnitFeatures];
+	encode_unit(tv, *tr, 2, 3, uwant);
+	encode_unit(rv, *rr, 2, 3, ugot, k);
+	for (int i = 0; i < kUnitFeatures; ++i)
+		ck_assert_msg(std::fabs(uwant[i] - ugot[i]) < 1e-5, "unit feature %d: %g at scale %g, %g in the trace", i,
+		              ugot[i], k, uwant[i]);
+	ck_assert_float_gt(uwant[7], 0);  // the restart cost counts
+}
+END_TEST
+
 START_TEST(test_encode_unit_by_hand)
 {
 	World w({8});
@@ -490,6 +532,7 @@ static Suite* suite()
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_encode_job_by_hand);
 	tcase_add_test(tc, test_encode_unit_by_hand);
+	tcase_add_test(tc, test_encode_at_a_time_scale);
 	tcase_add_test(tc, test_window_running_first_and_bounded);
 	tcase_add_test(tc, test_window_units);
 	tcase_add_test(tc, test_round_rules_and_decisions);
