@@ -114,5 +114,8 @@ fi
 # ... and an option given twice.
 refused "dlsched-cluster --nodes twice" 2 "--nodes is given twice: give it once" \
 	"$top/contribs/cluster/dlsched-cluster" up --nodes 1 --nodes 2
+# ... and a bad value, before anything starts.
+refused "dlsched-cluster --time-scale 0" 1 "--time-scale '0' is not a number in [0.001, 1e6]" \
+	"$top/contribs/cluster/dlsched-cluster" up --time-scale 0 --dir "$tmp/cluster"
 
 exit $((fails > 0))
