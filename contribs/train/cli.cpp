@@ -17,7 +17,7 @@ const char* const kUsage =
         "usage: dlsched-train init --out FILE [--hidden N] [--seed N]\n"
         "       dlsched-train sl --out FILE [--teacher NAME[,NAME...]] [--init FILE] [--episodes N] [--epochs N]\n"
         "                        [--dagger R] [options]\n"
-        "       dlsched-train sacct --out FILE --sacct FILE [--init FILE] [--epochs N] [--cluster SPEC]\n"
+        "       dlsched-train sacct --out FILE --sacct FILE [--init FILE] [--epochs N] [--cluster SPEC] [--time-scale N]\n"
         "       dlsched-train rl --init FILE --out FILE [--iterations N] [--episodes N] [--rollouts K] [--validate SPEC,...]\n"
         "                        [--curve FILE.csv] [--png FILE.png] [--checkpoint-dir DIR] [--resume] [options]\n"
         "       dlsched-train online --init FILE --out FILE --db FILE [--cluster-name NAME] [--since S] [--epochs N]\n"
@@ -44,6 +44,8 @@ const char* const kUsage =
         "  --horizon S            reward discount horizon in seconds (default 14400)\n"
         "  --preset NAME          dl2 or dual-agent: the learned agent, with pack or gp-placement (default dl2)\n"
         "  --window N             jobs the network looks at per cycle (default 512)\n"
+        "  --time-scale N         sacct: the history's cluster ran N times faster than real time (an emulated\n"
+        "                         replay's speedup; the cluster's ModelTimeScale=) (default 1)\n"
         "  --lr X                 learning rate (default 3e-4; sl 1e-3)\n"
         "  --ppo-epochs N         PPO epochs per iteration (default 4)\n"
         "  --dagger R             sl: R DAgger rounds after the warm-up (the model acts, the teacher labels;\n"
@@ -175,6 +177,8 @@ int parse_args(int argc, char** argv, Options& o)
 		} else if (a == "--window") {
 			ok = whole(n, 1, 65536);
 			o.window = static_cast<std::size_t>(n);
+		} else if (a == "--time-scale") {
+			ok = num(o.time_scale, 0.001, 1e6);
 		} else if (a == "--load-min") {
 			ok = num(o.ep.load_min, 0.01, 1000);
 		} else if (a == "--load-max") {

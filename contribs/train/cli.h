@@ -25,6 +25,7 @@ struct Options {
 	EpisodeOptions ep;
 	std::string preset = "dl2";
 	std::size_t window = 512;
+	double time_scale = 1;  // sacct: the history's clock speedup (ModelTimeScale=)
 	int hidden = 64;
 	int episodes = -1, epochs = -1, iterations = 20, ppo_epochs = 4, validate_every = 1, rollouts = 4;
 	double entropy = 0.01, target_kl = 0.01;

@@ -157,7 +157,7 @@ int cmd_sacct(const Options& o, const ModelCatalog& models)
 	auto nodes = sim::parse_cluster_spec(o.ep.cluster, models.gpu_types());
 	if (!nodes.is_ok())
 		return fail(nodes.status());
-	auto rounds = sacct_rounds(in, o.sacct_file, models, *nodes, o.window);
+	auto rounds = sacct_rounds(in, o.sacct_file, models, *nodes, o.window, o.time_scale);
 	if (!rounds.is_ok())
 		return fail(rounds.status());
 	auto model = start_model(o);

@@ -53,7 +53,7 @@ int gpus_of(const std::string& tres)
 }  // namespace
 
 Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source, const ModelCatalog& models,
-                                             const std::vector<Node>& nodes, std::size_t window)
+                                             const std::vector<Node>& nodes, std::size_t window, double time_scale)
 {
 	std::string line;
 	std::size_t line_no = 0;
@@ -168,7 +168,8 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 		std::vector<const Job*> rest;
 		// All the cluster's GPUs are handed out: running jobs keep theirs (picked first), then the
 		// starts, each at the GPUs it ran with; the round ends there.
-		models::EncodedWindow w = models::encode_window(view, ordered, std::max(0, total), window, rest, /*units=*/true);
+		models::EncodedWindow w = models::encode_window(view, ordered, std::max(0, total), window, rest, /*units=*/true,
+		                                                 time_scale);
 		std::unordered_map<JobId, std::size_t> rank;
 		std::unordered_map<JobId, int> sizes;
 		for (std::size_t i = 0; i < snapshot.size(); ++i) {

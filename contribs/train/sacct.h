@@ -18,9 +18,12 @@ namespace dlsched::train {
 
 // Reads `sacct -X -P -o JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment` output (a header line
 // first; other columns are ignored, any order) and returns the decision rounds on `nodes`. Errors
-// name the source and line. Jobs that never started, or have no GPUs, are skipped.
+// name the source and line. Jobs that never started, or have no GPUs, are skipped. `time_scale`: the
+// history's clock ran this many times faster than the model's (ModelTimeScale=; an emulated cluster's
+// replay speedup), and the rounds are encoded in the model's hours.
 Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source, const ModelCatalog& models,
-                                             const std::vector<Node>& nodes, std::size_t window);
+                                             const std::vector<Node>& nodes, std::size_t window,
+                                             double time_scale = 1.0);
 
 }  // namespace dlsched::train
 
