@@ -1,4 +1,12 @@
-# Shared by test-ingestd.sh and test-ingestd-load.sh (sourced: they set $tmp and $munged).
+# Shared by test-ingestd.sh and test-ingestd-load.sh, sourced once they have set $top (the functions
+# use the $tmp they make later).
+
+# The programs under test (the build tree's) and the tools they need.
+build="${abs_top_builddir:-$top/_build}"
+ingestd="$build/contribs/ingestd/dlsched-ingestd"
+dbtool="$build/contribs/db/dlsched-db"
+munged=$(command -v munged 2>/dev/null || echo /usr/sbin/munged)
+py=/usr/bin/python3
 
 # start_munged NAME [munged options]: a private munged in $tmp/NAME: its own socket ($tmp/NAME/sock),
 # key, pid, log and seed files. Exits the test when it does not start.

@@ -11,11 +11,7 @@
 # own uids); skips (77) where it is not, or where dlsched-ingestd or munge is missing. ~20 s.
 set -u
 top="${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}"
-build="${abs_top_builddir:-$top/_build}"
-ingestd="$build/contribs/ingestd/dlsched-ingestd"
-dbtool="$build/contribs/db/dlsched-db"
-munged=$(command -v munged 2>/dev/null || echo /usr/sbin/munged)
-py=/usr/bin/python3
+. "$top/testsuite/ingest/lib.sh"  # $build, $ingestd, $dbtool, $munged, $py; start_munged, listening_port
 per_ip="${DLSCHED_LOAD_PER_IP:-16}"
 # Built with AddressSanitizer (configure --enable-sanitizers), the service's RSS holds ASan's
 # quarantine of freed memory and its shadow (hundreds of MiB): the memory bound does not apply there;
@@ -52,7 +48,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-. "$top/testsuite/ingest/lib.sh"
 start_munged m1 --num-threads=4
 start_munged m2
 

@@ -6,11 +6,7 @@
 # service on the same DB keeps everything. Skips (77) only where dlsched-ingestd or munge is missing.
 set -u
 top="${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}"
-build="${abs_top_builddir:-$top/_build}"
-ingestd="$build/contribs/ingestd/dlsched-ingestd"
-dbtool="$build/contribs/db/dlsched-db"
-munged=$(command -v munged 2>/dev/null || echo /usr/sbin/munged)
-py=/usr/bin/python3
+. "$top/testsuite/ingest/lib.sh"  # $build, $ingestd, $dbtool, $munged, $py; start_munged, listening_port
 
 if [ ! -x "$ingestd" ]; then
 	echo "SKIP: $ingestd was not built (configure found no libmicrohttpd or munge: install libmicrohttpd-dev libmunge-dev, then configure again)"
@@ -44,7 +40,6 @@ ok() { echo "ok: $*"; }
 ko() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # A private munged per key (lib.sh).
-. "$top/testsuite/ingest/lib.sh"
 start_munged m1
 start_munged m2
 sock="$tmp/m1/sock"
