@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -69,6 +72,9 @@ struct dlsched_scheduler {
 	SpeedCache speeds;
 	// dlsched_scheduler_create_placement(): what stands in for the learned policies ("" if nothing).
 	std::string placement_note;
+	// dlsched_scheduler_create_safety(): the safety rules' settings only; never decides or places.
+	bool safety_only = false;
+	std::vector<std::string> safety_skipped;  // what of the file it passed over
 };
 
 struct dlsched_epoch_reader {
@@ -475,6 +481,44 @@ int create_scheduler(const char* conf_path, bool for_placement, dlsched_schedule
 	return ok(err);
 }
 
+// The keys the safety rules follow, whatever the policy: two-step preemptions in progress (their
+// checkpoint reports in ProfileDB=, their grace and signal), the loan fence and reclaims, and the
+// cycle that checks them.
+const std::vector<std::string_view> kSafetyKeys = {
+        "ProfileDB",          "ProfileRefresh",      "PreemptGrace",  "CheckpointSignal", "ReclaimTimeout",
+        "InferencePartition", "InferenceDemandFile", "LoanStateFile", "SchedInterval",
+};
+
+int create_safety(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err)
+{
+	if (!out)
+		return report(err, DLSCHED_EINVAL, "dlsched_scheduler_create_safety: out is NULL");
+	*out = nullptr;
+	auto s = std::make_unique<dlsched_scheduler>();
+	s->safety_only = true;
+	if (conf_path) {
+		std::ifstream in(conf_path, std::ios::binary);
+		if (in) {
+			std::ostringstream text;
+			text << in.rdbuf();
+			s->config = dlsched::Config::parse_only(text.str(), conf_path, kSafetyKeys, &s->safety_skipped);
+		}
+	}
+	dlsched::register_builtin_policies(s->registry);
+	// Never asked to decide: the default policies only give describe() and notes() an object.
+	auto sched = dlsched::Scheduler::create(dlsched::Config(), s->registry);
+	if (!sched.is_ok())
+		return report(err, sched.status());
+	s->scheduler = std::move(sched).value();
+	s->experience.path = s->config.get_string("ProfileDB");
+	s->experience.enabled = false;
+	s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
+	s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
+	                                                               s->config.get_double("ProfileRefresh"));
+	*out = s.release();
+	return ok(err);
+}
+
 }  // namespace
 
 extern "C" {
@@ -496,6 +540,17 @@ int dlsched_scheduler_create_placement(const char* conf_path, dlsched_scheduler_
 	               [&]() -> int { return create_scheduler(conf_path, true, out, err); });
 }
 
+int dlsched_scheduler_create_safety(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_scheduler_create_safety",
+	               [&]() -> int { return create_safety(conf_path, out, err); });
+}
+
+int dlsched_scheduler_is_safety(const dlsched_scheduler_t* sched)
+{
+	return sched && sched->safety_only ? 1 : 0;
+}
+
 void dlsched_scheduler_destroy(dlsched_scheduler_t* sched)
 {
 	delete sched;
@@ -506,6 +561,13 @@ int dlsched_scheduler_describe(const dlsched_scheduler_t* sched, char* buf, size
 	return guarded(nullptr, "dlsched_scheduler_describe", [&]() -> int {
 		if (!sched || !buf || len == 0)
 			return DLSCHED_EINVAL;
+		if (sched->safety_only) {
+			std::snprintf(buf, len, "safety settings only (ProfileDB=%s PreemptGrace=%s InferencePartition=%s)",
+			              sched->config.get_text("ProfileDB").c_str(),
+			              sched->config.get_text("PreemptGrace").c_str(),
+			              sched->config.get_text("InferencePartition").c_str());
+			return DLSCHED_OK;
+		}
 		const dlsched::SchedulerSpec& sp = sched->scheduler->spec();
 		std::snprintf(buf, len, "preset=%s ordering=%s allocation=%s placement=%s admission=%s preemption=%s loaning=%s",
 		              sched->scheduler->preset_name().c_str(), sp.ordering.c_str(), sp.allocation.c_str(),
@@ -519,7 +581,7 @@ int dlsched_scheduler_notes(const dlsched_scheduler_t* sched, char* buf, size_t 
 	return guarded(nullptr, "dlsched_scheduler_notes", [&]() -> int {
 		if (!sched || !buf || len == 0)
 			return DLSCHED_EINVAL;
-		std::string notes = sched->scheduler->notes();
+		std::string notes = sched->safety_only ? std::string() : sched->scheduler->notes();
 		auto line = [&notes](const std::string& l) {
 			if (!notes.empty())
 				notes += '\n';
@@ -527,6 +589,8 @@ int dlsched_scheduler_notes(const dlsched_scheduler_t* sched, char* buf, size_t 
 		};
 		if (!sched->placement_note.empty())
 			line(sched->placement_note);
+		for (const std::string& skipped : sched->safety_skipped)
+			line("safety settings: passed over " + skipped);
 		const ExperienceLog& x = sched->experience;
 		if (x.enabled)
 			line("experience: every cycle a learned ordering decides is appended to " + x.path +
@@ -588,6 +652,9 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		if (!sched || !cv || !out)
 			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_decide: NULL argument");
 		*out = nullptr;
+		if (sched->safety_only)
+			return report(err, DLSCHED_EINVAL,
+			              "dlsched_scheduler_decide: a scheduler of safety settings only never decides");
 		ConvertedView c;
 		if (int rc = convert_view(sched, cv, c, err); rc != DLSCHED_OK)
 			return rc;
@@ -634,6 +701,9 @@ int dlsched_scheduler_place(dlsched_scheduler_t* sched, const dlsched_cluster_vi
 		if (!sched || !cv || !count || (capacity && !shares))
 			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_place: NULL argument");
 		*count = 0;
+		if (sched->safety_only)
+			return report(err, DLSCHED_EINVAL,
+			              "dlsched_scheduler_place: a scheduler of safety settings only never places");
 		ConvertedView c;
 		if (int rc = convert_view(sched, cv, c, err); rc != DLSCHED_OK)
 			return rc;

@@ -196,6 +196,30 @@ Status Config::set(std::string_view key, std::string_view value, const std::stri
 
 Result<Config> Config::parse(std::string_view text, const std::string& source_name)
 {
+	return parse_impl(text, source_name, nullptr, nullptr);
+}
+
+Config Config::parse_only(std::string_view text, const std::string& source_name,
+                          const std::vector<std::string_view>& keys, std::vector<std::string>* skipped)
+{
+	std::vector<std::string> local;
+	Result<Config> c = parse_impl(text, source_name, &keys, skipped ? skipped : &local);
+	return c.is_ok() ? std::move(c).value() : Config();
+}
+
+Result<Config> Config::parse_impl(std::string_view text, const std::string& source_name,
+                                  const std::vector<std::string_view>* only, std::vector<std::string>* skipped)
+{
+	// With `only`, every error is skipped (noted in *skipped): the rest of a line that does not
+	// read as Key=Value, a key not in `only`, a bad value, a key given twice (the first stands).
+	auto in_only = [only](const ConfigKey* k) {
+		if (!k)
+			return false;
+		for (std::string_view o : *only)
+			if (o == k->name)
+				return true;
+		return false;
+	};
 	Config c;
 	std::size_t line_no = 0;
 	std::size_t pos = 0;
@@ -215,14 +239,24 @@ Result<Config> Config::parse(std::string_view text, const std::string& source_na
 			while (i < line.size() && line[i] != '=' && !std::isspace(static_cast<unsigned char>(line[i])))
 				++i;
 			std::string_view key = line.substr(key_start, i - key_start);
-			if (i >= line.size() || line[i] != '=')
+			if (i >= line.size() || line[i] != '=') {
+				if (only) {
+					skipped->push_back(where + ": expected Key=Value, found '" + std::string(key) + "'");
+					break;
+				}
 				return parse_error(where + ": expected Key=Value, found '" + std::string(key) + "'");
+			}
 			++i;  // '='
 			std::string value;
 			if (i < line.size() && line[i] == '"') {
 				std::size_t close = line.find('"', i + 1);
-				if (close == std::string_view::npos)
+				if (close == std::string_view::npos) {
+					if (only) {
+						skipped->push_back(where + ": " + std::string(key) + ": unterminated quoted value");
+						break;
+					}
 					return parse_error(where + ": " + std::string(key) + ": unterminated quoted value");
+				}
 				value = std::string(line.substr(i + 1, close - i - 1));
 				i = close + 1;
 			} else {
@@ -234,6 +268,20 @@ Result<Config> Config::parse(std::string_view text, const std::string& source_na
 			// A key given twice with two values: which one the site meant is a guess, so neither
 			// the plugins nor dlsched-sim --print-config pick one.
 			const ConfigKey* k = find_config_key(key);
+			if (only) {
+				if (!in_only(k))
+					continue;
+				if (c.is_set(k->name)) {
+					if (c.get_text(k->name) != value)
+						skipped->push_back(where + ": " + k->name + "=" + value + " ignored: " +
+						                   k->name + "=" + c.get_text(k->name) + " at " + c.origin(k->name));
+					continue;
+				}
+				Status st = c.set(key, value, where);
+				if (!st.is_ok())
+					skipped->push_back(st.message());
+				continue;
+			}
 			if (k && c.is_set(k->name) && c.get_text(k->name) != value)
 				return invalid_argument(where + ": " + k->name + "=" + value + " conflicts with " + k->name + "=" +
 				                   c.get_text(k->name) + " at " + c.origin(k->name) + ": give the key once");

@@ -44,6 +44,12 @@ public:
 
 	static Result<Config> load_file(const std::string& path);
 	static Result<Config> parse(std::string_view text, const std::string& source_name);
+	// Only `keys` (canonical names), leniently: what a file that does not load as a whole still says
+	// of them (the safety rules' settings when Policy= has a typo). Every other key, and every line,
+	// key or value that would be an error, is passed over and named in *skipped; a key given twice
+	// keeps its first value. Never fails: a key it cannot read stays at its default.
+	static Config parse_only(std::string_view text, const std::string& source_name,
+	                         const std::vector<std::string_view>& keys, std::vector<std::string>* skipped);
 
 	// Sets one key after validating it; `where` names the origin in error messages
 	// ("dlsched.conf:12", "--config-set").
@@ -69,6 +75,9 @@ public:
 	std::string dump() const;
 
 private:
+	static Result<Config> parse_impl(std::string_view text, const std::string& source_name,
+	                                 const std::vector<std::string_view>* only, std::vector<std::string>* skipped);
+
 	struct Entry {
 		std::string value;
 		std::string origin;  // empty: default

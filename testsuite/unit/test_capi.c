@@ -204,6 +204,61 @@ START_TEST(bad_configuration_is_an_error_naming_the_file)
 }
 END_TEST
 
+/* What the safety rules follow while dlsched.conf does not load (a typo in Policy=): its ProfileDB=,
+ * PreemptGrace= and InferencePartition= as written; checkpoint reports are read from that DB; the
+ * object never decides. A missing file gives the defaults. */
+START_TEST(safety_settings_of_a_file_that_does_not_load)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	dlsched_cluster_view_t view;
+	dlsched_decisions_t *d = NULL;
+	char buf[512], db_path[256], text[512];
+	double at = 0;
+
+	snprintf(db_path, sizeof(db_path), "/tmp/dlsched-capi-safety-%d.db", (int)getpid());
+	unlink(db_path);
+	snprintf(text, sizeof(text), "Policy=pickymann\nProfileDB=%s\nPreemptGrace=45\nInferencePartition=inf\nReclaimTimeout=-1",
+		 db_path);
+	write_conf(text);
+	ck_assert_int_ne(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_create_safety(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_is_safety(s), 1);
+	ck_assert_int_eq(dlsched_scheduler_config(s, "PreemptGrace", buf, sizeof(buf)), DLSCHED_OK);
+	ck_assert_str_eq(buf, "45");
+	ck_assert_int_eq(dlsched_scheduler_config(s, "InferencePartition", buf, sizeof(buf)), DLSCHED_OK);
+	ck_assert_str_eq(buf, "inf");
+	ck_assert_int_eq(dlsched_scheduler_config(s, "ProfileDB", buf, sizeof(buf)), DLSCHED_OK);
+	ck_assert_str_eq(buf, db_path);
+	ck_assert_int_eq(dlsched_scheduler_describe(s, buf, sizeof(buf)), DLSCHED_OK);
+	ck_assert_ptr_nonnull(strstr(buf, "safety settings only"));
+	ck_assert_int_eq(dlsched_scheduler_notes(s, buf, sizeof(buf)), DLSCHED_OK);
+	/* Policy= is not a safety key (not read); a safety key in error is named. */
+	ck_assert_ptr_null(strstr(buf, ":1:"));
+	ck_assert_ptr_nonnull(strstr(buf, ":5: ReclaimTimeout"));
+	/* Preemption rows go to its ProfileDB=, as a full scheduler's would. */
+	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 45, 2, 12, 30, "test", &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_checkpoint_since(s, 5, 1000, 1020, &at), DLSCHED_ENOTFOUND);
+	memset(&view, 0, sizeof(view));
+	view.struct_size = sizeof(view);
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "never decides"));
+	dlsched_scheduler_destroy(s);
+
+	ck_assert_int_eq(dlsched_scheduler_create_safety("/nonexistent/dlsched.conf", &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_config(s, "PreemptGrace", buf, sizeof(buf)), DLSCHED_OK);
+	ck_assert_str_eq(buf, "600");
+	dlsched_scheduler_destroy(s);
+	/* A scheduler that loads is not a safety-only one. */
+	write_conf("Policy=pickyman");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_is_safety(s), 0);
+	dlsched_scheduler_destroy(s);
+	unlink(db_path);
+	unlink(conf_path);
+}
+END_TEST
+
 /* Notes: nothing to say for a heuristic; a word when experience cannot be recorded. A learned
  * policy in a library without the models (this test links libdlsched only) is an unknown name that
  * says where learned policies live. */
@@ -611,6 +666,7 @@ int main(void)
 	tcase_add_test(tc, fifo_starts_in_order_with_head_of_line_blocking);
 	tcase_add_test(tc, bad_views_are_errors);
 	tcase_add_test(tc, bad_configuration_is_an_error_naming_the_file);
+	tcase_add_test(tc, safety_settings_of_a_file_that_does_not_load);
 	tcase_add_test(tc, notes_and_learned_policies_without_models);
 	tcase_add_test(tc, place_prefers_the_policys_nodes);
 	tcase_add_test(tc, unknown_progress_is_estimated_from_run_time);

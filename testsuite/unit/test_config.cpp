@@ -35,6 +35,30 @@ START_TEST(defaults_and_good_files)
 }
 END_TEST
 
+// The safety keys of a file that does not load as a whole (a typo in Policy=): what the file says of
+// the keys asked for, each error passed over and named; the first of a key given twice stands.
+START_TEST(parse_only_reads_the_keys_asked_for_leniently)
+{
+	const std::vector<std::string_view> keys = {"ProfileDB", "PreemptGrace", "InferencePartition", "SchedInterval"};
+	std::vector<std::string> skipped;
+	Config c = Config::parse_only("Policy=nonsense\nProfileDB=/var/db/p.db PreemptGrace=45\n"
+	                              "InferencePartiton=typo\nInferencePartition=inf\nSchedInterval=-3\n"
+	                              "broken line\nPreemptGrace=90\n",
+	                              "d.conf", keys, &skipped);
+	ck_assert(c.get_string("ProfileDB") == "/var/db/p.db");
+	ck_assert_double_eq(c.get_double("PreemptGrace"), 45);
+	ck_assert(c.get_string("InferencePartition") == "inf");
+	ck_assert_double_eq(c.get_double("SchedInterval"), 60);  // out of range: the default
+	ck_assert(c.get_string("Policy") == "slurm-backfill");   // not asked for: the default
+	ck_assert_uint_eq(skipped.size(), 3);
+	ck_assert_str_eq(skipped[0].c_str(), "d.conf:5: SchedInterval: '-3' is out of range [1, 86400]");
+	ck_assert_str_eq(skipped[1].c_str(), "d.conf:6: expected Key=Value, found 'broken'");
+	ck_assert_str_eq(skipped[2].c_str(), "d.conf:7: PreemptGrace=90 ignored: PreemptGrace=45 at d.conf:2");
+	// The whole file does not load.
+	ck_assert(!Config::parse("Policy=nonsense\nInferencePartiton=typo\n", "d.conf").is_ok());
+}
+END_TEST
+
 struct BadCase {
 	const char* text;
 	const char* message;
@@ -143,6 +167,7 @@ int main()
 	Suite* s = suite_create("config");
 	TCase* tc = tcase_create("config");
 	tcase_add_test(tc, defaults_and_good_files);
+	tcase_add_test(tc, parse_only_reads_the_keys_asked_for_leniently);
 	tcase_add_test(tc, errors_name_file_and_line);
 	tcase_add_test(tc, set_checks_values_as_the_file_does);
 	tcase_add_test(tc, missing_file_names_the_path);

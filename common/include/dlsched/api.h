@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define DLSCHED_API_VERSION 7
+#define DLSCHED_API_VERSION 8
 
 /* The priorities a host gives the jobs it orders for dlsched (sched/dlsched: above priority/basic's
  * range). An administrator's priority at or above DLSCHED_PRIORITY_FLOOR pins a job ahead of every
@@ -192,6 +192,17 @@ int dlsched_scheduler_create(const char *conf_path, dlsched_scheduler_t **out, d
  * ModelFallback='s ordering and the fallback allocation standing in for the learned ones (they never
  * change a placement), and the preset's placement as configured; notes() says so. API version 7. */
 int dlsched_scheduler_create_placement(const char *conf_path, dlsched_scheduler_t **out, dlsched_error_t *err);
+/* What the safety rules follow when dlsched.conf does not load as a whole (a typo in Policy=, a key an
+ * upgrade renamed): the file's ProfileDB=, ProfileRefresh=, PreemptGrace=, CheckpointSignal=,
+ * ReclaimTimeout=, InferencePartition=, InferenceDemandFile=, LoanStateFile= and SchedInterval=, read
+ * leniently (any other key, and any line, key or value in error, is passed over and named in notes();
+ * a missing file or NULL gives the defaults). The object answers config(), the checkpoint and
+ * preemption-row calls and the profile status like any scheduler; decide() and place() refuse
+ * (DLSCHED_EINVAL). Hosts keep two-step preemptions, the loan fence and reclaims going with it while
+ * Slurm decides alone. API version 8. */
+int dlsched_scheduler_create_safety(const char *conf_path, dlsched_scheduler_t **out, dlsched_error_t *err);
+/* 1 for a scheduler made by dlsched_scheduler_create_safety(), else 0. API version 8. */
+int dlsched_scheduler_is_safety(const dlsched_scheduler_t *sched);
 void dlsched_scheduler_destroy(dlsched_scheduler_t *sched);
 /* One line for logs: "preset=tiresias-las ordering=tiresias-las allocation=rigid placement=pack ..." */
 int dlsched_scheduler_describe(const dlsched_scheduler_t *sched, char *buf, size_t len);

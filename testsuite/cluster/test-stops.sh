@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Nothing lost while dlsched.conf is broken (dlsched-cluster, dlsched mode, profiling on; one training
+# node and one inference node of 4 GPUs each):
+#  - a job asked to checkpoint is requeued after its checkpoint even when dlsched.conf gets a bad
+#    Policy= between the request and the save: the preemption's second step does not depend on the
+#    policy (before, it waited for a dlsched.conf that loads; past MinJobAge the job was lost);
+#  - the same across a slurmctld restart with a bad dlsched.conf: the stopping table is read back
+#    from its journal, ProfileDB= from the file's safety keys;
+#  - a bad Policy= keeps the loan fence: the lent inference node is taken back (Slurm's own
+#    behaviour lends nothing) and no training job is placed on it (before, the fence was off).
+# Skips (77) without root, Slurm/munge/MariaDB, the plugins, the collector or dlsched-ingestd.
+set -u
+. "${srcdir:-.}/testsuite/cluster/lib.sh"  # profiled_cluster_test, wait_for, epochs_of, ...
+profiled_cluster_test stops
+
+profiled_cluster_up --nodes 1 --inference-nodes 1 --gpus 4 --policy pickyman
+conf="$dir/c/etc/dlsched.conf"
+good() {  # good POLICY: a dlsched.conf that loads
+	dlsched_conf "Policy=$1" SchedInterval=1 PreemptGrace=60 CheckpointAt=iteration InferencePartition=infer \
+		ReclaimTimeout=20
+}
+broken() {  # a typo in Policy=: the file does not load
+	sed -i 's/^Policy=.*/Policy=pickymann/' "$conf"
+	scontrol reconfigure >/dev/null
+}
+stat_of() { sed -n "s/^$1=//p" "$st"; }
+node_of() { squeue -h -j "$1" -o %N 2>/dev/null; }
+good pickyman
+grep -q "sched/dlsched: loaded .*preset=pickyman" "$log" && ok "sched/dlsched runs pickyman" ||
+	ko "no pickyman in $(grep 'sched/dlsched: loaded' "$log" | tail -1)"
+
+mkdir -p "$dir/out" "$dir/ck"
+head -c 2000000 /dev/urandom >"$dir/data"
+# An emulated cifar10 job on the 4 GPUs of n1: EPOCHS epochs of about 3 s; its checkpoint (90 MB)
+# takes 9 s to write at 10 MB/s: the window in which dlsched.conf breaks.
+train() {  # train NAME EPOCHS
+	mkdir -p "$dir/ck/$1"
+	sbatch --parsable --requeue --qos=normal -J "$1" -o "$dir/out/$1.out" --open-mode=append -p train -w n1 \
+		--gres=gpu:4 --time=20 --dl-model=cifar10 --dl-epochs="$2" --comment "epoch_time_1gpu=10.5" \
+		--wrap "exec $emu --model cifar10 --epochs $2 --epoch-time-1gpu 10.5 --noise 0 --storage-mbps 10 \
+			--checkpoint-dir $dir/ck/$1 --data $dir/data --profiles $top/contribs/profiles"
+}
+high() { sbatch --parsable --qos=high -J "$1" -o /dev/null -p train --gres=gpu:4 --time=5 --wrap 'sleep 3'; }
+
+# ---- a bad Policy= between the checkpoint request and the save ----
+v=$(train victim 8)
+wait_for 30 is_state "$v" RUNNING || ko "the victim did not start"
+sleep 5  # an epoch in the profile DB
+h=$(high high1)
+wait_for 20 grep -q "asked JobId=$v to checkpoint" "$log" || ko "no checkpoint request for $v"
+broken
+wait_for 10 grep -q "^scheduler=none" "$st" && ok "dlsched.conf broken after the request ($(stat_of safety_settings | cut -c1-60)...)" ||
+	ko "stats: $(grep -E '^(scheduler|safety_settings)=' "$st" | tr '\n' ' ')"
+wait_for 40 grep -q "requeued JobId=$v .*after its checkpoint" "$log" && grep -q "^scheduler=none" "$st" &&
+	ok "the victim was requeued after its checkpoint while dlsched.conf was still broken" ||
+	ko "victim $v: $(state_of "$v"); $(grep "JobId=$v" "$log" | tail -2)"
+good pickyman
+wait_done 150 "$v" "$h" || ko "the jobs did not finish in 150 s"
+completed "$v" && ok "the victim completed" || ko "job $v: $(sacct -n -X -P --duplicates -o State -j "$v" | tr '\n' ' ')"
+epochs_of "$v" | is_sequence 8 && ok "without repeating or skipping an epoch (1..8 once each)" ||
+	ko "epochs of $v: $(epochs_of "$v" | tr '\n' ' ')"
+
+# ---- the same across a restart of slurmctld with a bad dlsched.conf ----
+v2=$(train victim2 8)
+wait_for 30 is_state "$v2" RUNNING || ko "victim2 did not start"
+sleep 5
+h2=$(high high2)
+wait_for 20 grep -q "asked JobId=$v2 to checkpoint" "$log" || ko "no checkpoint request for $v2"
+pid=$(cat "$dir/c/pids/slurmctld.pid")
+kill "$pid"
+wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || ko "slurmctld did not stop"
+grep -q "^v2 $v2 " "$dir/c/state/dlsched-stopping.state" && ok "the preemption of $v2 is in the stopping table's journal" ||
+	ko "journal: $(cat "$dir/c/state/dlsched-stopping.state")"
+sed -i 's/^Policy=.*/Policy=pickymann/' "$conf"
+"$dir/c/bin/slurmctld" -f "$SLURM_CONF" >"$dir/restart.log" 2>&1
+wait_for 30 scontrol ping >/dev/null || ko "slurmctld did not come back: $(tail -3 "$dir/restart.log")"
+wait_for 40 grep -q "requeued JobId=$v2 .*after its checkpoint" "$log" &&
+	ok "after the restart, with dlsched.conf broken, victim2 was requeued after its checkpoint" ||
+	ko "victim2 $v2: $(state_of "$v2"); $(grep -E "JobId=$v2|safety|stopping" "$log" | tail -3)"
+grep -q "preemptions in progress, the loan fence and reclaims follow .*safety settings only" "$log" &&
+	ok "the restarted plugin said what it follows" || ko "no safety line in the log"
+good pickyman
+wait_done 150 "$v2" "$h2" || ko "the jobs did not finish in 150 s"
+completed "$v2" && epochs_of "$v2" | is_sequence 8 && ok "victim2 completed, epochs 1..8 once each" ||
+	ko "job $v2: $(sacct -n -X -P --duplicates -o State -j "$v2" | tr '\n' ' '); epochs $(epochs_of "$v2" | tr '\n' ' ')"
+
+# ---- a bad Policy= keeps the loan fence ----
+good aryl
+demand="$dir/c/state/dlsched-inference-demand"
+printf '0\n' >"$demand.tmp" && chmod 644 "$demand.tmp" && mv "$demand.tmp" "$demand"
+wait_for 15 grep -q "n2 lent to training" "$log" && ok "demand 0 lends n2" || ko "n2 not lent: $(grep -E '^(loans|inference_demand)' "$st" | tr '\n' ' ')"
+busy=$(sbatch --parsable --no-requeue -J busy -o /dev/null -p train -w n1 --gres=gpu:4 --time=5 --wrap 'sleep 60')
+wait_for 20 is_state "$busy" RUNNING || ko "the job on n1 did not start"
+broken
+wait_for 10 grep -q "n2 taken back for inference (dlsched.conf does not load" "$log" &&
+	ok "the bad dlsched.conf takes n2 back" || ko "n2 not taken back: $(grep -E 'n2' "$log" | tail -2)"
+t=$(sbatch --parsable --requeue -J fenced -o /dev/null -p train --gres=gpu:4 --time=5 --wrap 'sleep 5')
+sleep 8
+[ "$(state_of "$t")" = PENDING ] && ok "no training job placed on the inference node while dlsched.conf is broken" ||
+	ko "training job $t: $(state_of "$t") on $(node_of "$t")"
+scancel "$t"  # a training job that cannot start blocks its partition's nodes in Slurm's main scheduler
+i=$(sbatch --parsable -J inference -o /dev/null -p infer --gres=gpu:4 --time=2 --wrap 'sleep 1')
+wait_done 30 "$i" && [ "$(sacct -n -X -P -o NodeList -j "$i" | tail -1)" = n2 ] && ok "an inference job runs on n2" ||
+	ko "inference job $i: $(sacct -n -X -P -o State,NodeList -j "$i" | tail -1)"
+scancel "$busy"
+[ "$(stat_of stopping_write_errors)" = 0 ] && ok "no stopping-table write error" ||
+	ko "stopping table: $(grep -E '^stopping_' "$st" | tr '\n' ' ')"
+
+"$tool" down --dir "$dir/c" >/dev/null
+[ $fails -eq 0 ] && echo "all stop checks passed" || echo "$fails stop check(s) failed"
+[ $fails -eq 0 ] && { trap - EXIT; rm -rf "$dir"; }
+exit $((fails > 0))
