@@ -20,6 +20,10 @@ EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plu
 # users' runtime claims beyond their time limits, override administrators.
 TESTS += testsuite/cluster/test-safety.sh testsuite/cluster/test-preemption.sh
 EXTRA_DIST += testsuite/cluster/test-safety.sh testsuite/cluster/test-preemption.sh
+# Nothing lost while dlsched.conf is broken: preemptions in progress finish (across a restart too)
+# and the loan fence holds.
+TESTS += testsuite/cluster/test-stops.sh
+EXTRA_DIST += testsuite/cluster/test-stops.sh
 # The learned policies in slurmctld (skips when sched/dlsched was built without libtorch).
 TESTS += testsuite/cluster/test-learned.sh
 # Deadlines: autoscaling to meet one, DeadlineInfeasible=, completion rates from sacct.

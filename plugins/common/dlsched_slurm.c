@@ -121,6 +121,9 @@ extern bool dls_job_metadata(job_record_t *job_ptr, dlsched_job_metadata_t *m)
 	return false;
 }
 
+/* The last error dls_scheduler_load() logged (each plugin has its own copy of this file). */
+static char *last_error = NULL;
+
 extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, bool placement_only, char **conf_path_out)
 {
 	char *path = get_extra_conf_path("dlsched.conf");
@@ -130,14 +133,24 @@ extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, bool placemen
 	struct stat st;
 
 	if (stat(path, &st) != 0) {
-		error("%s: %s not found: create it (see dlsched.conf(5) and etc/dlsched.conf.example); until then Slurm decides alone",
-		      plugin, path);
+		if (xstrcmp(last_error, "not found"))
+			error("%s: %s not found: create it (see dlsched.conf(5) and etc/dlsched.conf.example); until then Slurm decides alone",
+			      plugin, path);
+		xfree(last_error);
+		last_error = xstrdup("not found");
 	} else if ((placement_only ? dlsched_scheduler_create_placement(path, &sched, &err) :
 				     dlsched_scheduler_create(path, &sched, &err)) != DLSCHED_OK) {
-		error("%s: %s: %s; until it is fixed (scontrol reconfigure) Slurm decides alone", plugin, path,
-		      err.message);
+		/* Tried again every cycle until it loads: the same error is logged once. */
+		if (xstrcmp(last_error, err.message))
+			error("%s: %s: %s; until it is fixed (scontrol reconfigure) Slurm decides alone", plugin,
+			      path, err.message);
+		else
+			debug("%s: %s still does not load (%s)", plugin, path, err.message);
+		xfree(last_error);
+		last_error = xstrdup(err.message);
 		sched = NULL;
 	} else {
+		xfree(last_error);
 		if (dlsched_scheduler_describe(sched, desc, sizeof(desc)) == DLSCHED_OK)
 			info("%s: loaded %s: %s", plugin, path, desc);
 		/* sched/dlsched logs its notes itself, at every (re)load. */
@@ -154,6 +167,68 @@ extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, bool placemen
 	else
 		xfree(path);
 	return sched;
+}
+
+extern void dls_scheduler_unload(dlsched_scheduler_t **sched, dlsched_scheduler_t **safety)
+{
+	if (*safety && *safety != *sched)
+		dlsched_scheduler_destroy(*safety);
+	if (*sched)
+		dlsched_scheduler_destroy(*sched);
+	*sched = NULL;
+	*safety = NULL;
+}
+
+extern dlsched_scheduler_t *dls_scheduler_reload(const char *plugin, bool placement_only, dlsched_scheduler_t **sched,
+						  dlsched_scheduler_t **safety)
+{
+	char *path = NULL;
+	dlsched_scheduler_t *loaded = dls_scheduler_load(plugin, placement_only, &path);
+	dlsched_error_t err;
+	char desc[512], notes[2048];
+
+	if (loaded) {
+		dls_scheduler_unload(sched, safety);
+		*sched = *safety = loaded;
+		xfree(path);
+		return loaded;
+	}
+	if (*sched) {
+		/* The last dlsched.conf that loaded: its safety settings stand until one loads again. */
+		*safety = *sched;
+		*sched = NULL;
+		info("%s: preemptions in progress, the loan fence and reclaims keep the settings of the last dlsched.conf that loaded",
+		     plugin);
+	} else if (!*safety || dlsched_scheduler_is_safety(*safety)) {
+		dlsched_scheduler_t *s = NULL;
+
+		if (dlsched_scheduler_create_safety(path, &s, &err) != DLSCHED_OK) {
+			error("%s: %s: cannot read even its safety settings (%s)", plugin, path, err.message);
+		} else {
+			bool first = !*safety;
+
+			if (*safety)
+				dlsched_scheduler_destroy(*safety);
+			*safety = s;
+			(void) dlsched_scheduler_set_cluster(s, slurm_conf.cluster_name);
+			/* Logged once; read again at every retry while the file does not load. */
+			if (dlsched_scheduler_describe(s, desc, sizeof(desc)) == DLSCHED_OK) {
+				if (first)
+					info("%s: preemptions in progress, the loan fence and reclaims follow %s's %s",
+					     plugin, path, desc);
+				else
+					debug("%s: safety settings read again from %s: %s", plugin, path, desc);
+			}
+			if (first && dlsched_scheduler_notes(s, notes, sizeof(notes)) == DLSCHED_OK && notes[0]) {
+				char *save = NULL;
+
+				for (char *l = strtok_r(notes, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+					verbose("%s: %s", plugin, l);
+			}
+		}
+	}
+	xfree(path);
+	return NULL;
 }
 
 extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, double def)

@@ -168,6 +168,23 @@ extern void dls_admin_comment_set(job_record_t *job_ptr, const char *key, long v
  */
 extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, bool placement_only, char **conf_path_out);
 
+/*
+ * (Re)load dlsched.conf for a plugin that keeps the safety rules (two-step
+ * preemptions in progress, the loan fence, reclaims) going whatever the
+ * policy. *sched is the scheduler that decides: NULL when the file is missing
+ * or does not load (Slurm decides alone). *safety is the object the safety
+ * rules read their settings from: the new scheduler when it loads; else the
+ * last one that loaded, kept as it was (a typo does not change ProfileDB= or
+ * the inference partition under the jobs); else, when none ever loaded since
+ * the plugin started, the file's safety keys read leniently
+ * (dlsched_scheduler_create_safety()). Either pointer may be NULL on entry;
+ * objects replaced are destroyed. Returns *sched.
+ */
+extern dlsched_scheduler_t *dls_scheduler_reload(const char *plugin, bool placement_only, dlsched_scheduler_t **sched,
+						  dlsched_scheduler_t **safety);
+/* Destroys both (each once; they may be the same object) and sets them NULL. */
+extern void dls_scheduler_unload(dlsched_scheduler_t **sched, dlsched_scheduler_t **safety);
+
 /* A dlsched.conf value (defaults included) as a double; `def` if unreadable. */
 extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, double def);
 

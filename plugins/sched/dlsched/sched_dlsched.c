@@ -110,6 +110,7 @@ typedef struct {
 	uint64_t priorities;
 	char last_error[600];
 	char describe[512];
+	char safety[512];		/* what the safety rules follow: "" (the scheduler), or why not */
 	char notes[1024];		/* the scheduler's notes, on one line */
 	/* Experience rows (RecordExperience=yes), over every scheduler since init(). */
 	uint64_t exp_rows;
@@ -153,7 +154,8 @@ static void _write_stats(void)
 		"\nstopping_now=%d\npreemption_rows=%" PRIu64 "\npreemption_row_errors=%" PRIu64
 		"\nprofile_db_status=%s\nadmission_verdicts=%" PRIu64 "\nresizes=%" PRIu64 "\nloans=%" PRIu64 "\nreclaims=%" PRIu64
 		"\nlate_reclaims=%" PRIu64 "\nloaned_nodes=%d\ninference_demand=%.4f\ninference_demand_status=%s\n"
-		"speed_reads=%" PRIu64 "\nspeed_samples=%d\n",
+		"speed_reads=%" PRIu64 "\nspeed_samples=%d\nstopping_write_errors=%" PRIu64 "\n"
+		"stopping_last_error=%s\nsafety_settings=%s\n",
 		(int) getpid(), stats.describe, stats.cycles, stats.fallbacks, stats.last_ms,
 		stats.cycles ? stats.sum_ms / stats.cycles : 0.0, stats.max_ms, stats.last_decide_ms,
 		stats.last_locked_ms, stats.max_locked_ms,
@@ -163,7 +165,8 @@ static void _write_stats(void)
 		stats.requeued_grace, stats.requeued_exited, stats.stops_gone, dls_stops_count(),
 		stats.preemption_rows, stats.preemption_row_errors, stats.profile_status, stats.admission_verdicts,
 		stats.resizes, stats.loans, stats.reclaims, stats.late_reclaims, dls_loans_count(), stats.inference_demand,
-		stats.demand_status, stats.speed_reads, stats.speed_samples);
+		stats.demand_status, stats.speed_reads, stats.speed_samples, dls_stops_write_errors(),
+		dls_stops_last_error(), stats.safety);
 	fclose(f);
 	if (rename(tmp, stats_path) != 0)
 		unlink(tmp);
@@ -352,7 +355,7 @@ static int _requeue(job_record_t *job_ptr, const char *why)
 static int _request_checkpoint(job_record_t *job_ptr, const dlsched_action_t *a, time_t now, int per_node,
 			       int nodes)
 {
-	dls_stop_t stop;
+	dls_stop_t stop, *s;
 	double grace = a->grace >= 0 ? a->grace : preempt_grace;
 
 	if (!dls_job_requeueable(job_ptr)) {
@@ -366,29 +369,36 @@ static int _request_checkpoint(job_record_t *job_ptr, const dlsched_action_t *a,
 	memset(&stop, 0, sizeof(stop));
 	stop.job_id = job_ptr->job_id;
 	stop.requested = _now_ms() / 1000.0;
-	stop.deadline = stop.requested + grace;
+	stop.deadline = grace > 0 ? stop.requested + grace : stop.requested;
+	stop.start_time = job_ptr->start_time;
+	stop.restart_cnt = job_ptr->restart_cnt;
 	stop.gpus = dls_job_gpus_allocated(job_ptr);
 	stop.per_node = per_node;
 	stop.nodes = nodes;
 	stop.predicted_suspend = a->predicted_suspend;
 	stop.predicted_resume = a->predicted_resume;
 	strlcpy(stop.reason, a->reason, sizeof(stop.reason));
+	/* On disk before the signal: a job that checkpoints and exits on it is requeued even if
+	 * slurmctld restarts meanwhile. A preemption that cannot be remembered is not begun. */
+	if (!(s = dls_stops_add(&stop))) {
+		error("sched/dlsched: %pJ not preempted (%s): the stopping table cannot be written", job_ptr,
+		      a->reason);
+		return ESLURM_WRITING_TO_FILE;
+	}
+	stats.checkpoint_requests++;
 	if (grace > 0 && job_signal(job_ptr, checkpoint_signal, KILL_JOB_BATCH, slurm_conf.slurm_user_id,
 				    false) == SLURM_SUCCESS) {
 		info("sched/dlsched: asked %pJ to checkpoint (%s; predicted %.0f s to stop, %.0f s to resume); "
 		     "it is requeued when it reports its checkpoint, at the latest in %.0f s",
 		     job_ptr, a->reason, a->predicted_suspend, a->predicted_resume, grace);
-		stats.checkpoint_requests++;
-		dls_stops_add(&stop);
-		dls_stops_save();
 		return SLURM_SUCCESS;
 	}
 	/* No grace, or the signal could not be sent: Slurm's requeue at once. The row is still kept
 	 * (with its outcome) so that the preemption is counted. */
-	stop.deadline = stop.requested;
-	stats.checkpoint_requests++;
-	dls_stops_add(&stop);
-	dls_stops_save();
+	if (s->deadline != s->requested) {
+		s->deadline = s->requested;
+		(void) dls_stops_add(s);
+	}
 	return SLURM_SUCCESS;
 }
 
@@ -536,22 +546,17 @@ typedef struct {
 static dls_reclaim_t *reclaiming = NULL;
 static int reclaiming_cnt = 0;
 
-/* Locks: node read (and job write, held by the caller for _apply). */
-static void _loan(const dlsched_action_t *a, time_t now)
+/* Lends an inference node to training, or takes it back. Locks: node read (and job write, held by
+ * the caller for _apply). */
+static void _set_loan(node_record_t *node_ptr, bool lend, const char *reason, time_t now)
 {
-	node_record_t *node_ptr;
-	bool lend = a->kind == DLSCHED_LOAN;
-
-	if (a->node_index >= (uint32_t) node_record_count || !(node_ptr = node_record_table_ptr[a->node_index]) ||
-	    !dls_node_in_inference(node_ptr))
-		return;
 	if (dls_node_loaned(node_ptr->name) == lend)
 		return;
 	if (dls_loans_set(node_ptr->name, lend) != SLURM_SUCCESS)
 		return;
 	if (lend) {
 		stats.loans++;
-		info("sched/dlsched: %s lent to training (%s)", node_ptr->name, a->reason ? a->reason : "");
+		info("sched/dlsched: %s lent to training (%s)", node_ptr->name, reason ? reason : "");
 		for (int i = 0; i < reclaiming_cnt; i++)
 			if (!xstrcmp(reclaiming[i].node, node_ptr->name))
 				reclaiming[i].since = 0;	/* lent again before it was free */
@@ -559,11 +564,21 @@ static void _loan(const dlsched_action_t *a, time_t now)
 	}
 	stats.reclaims++;
 	info("sched/dlsched: %s taken back for inference (%s); its training jobs have %.0f s", node_ptr->name,
-	     a->reason ? a->reason : "", reclaim_timeout);
+	     reason ? reason : "", reclaim_timeout);
 	xrecalloc(reclaiming, reclaiming_cnt + 1, sizeof(dls_reclaim_t));
 	reclaiming[reclaiming_cnt].node = xstrdup(node_ptr->name);
 	reclaiming[reclaiming_cnt].since = now;
 	reclaiming_cnt++;
+}
+
+static void _loan(const dlsched_action_t *a, time_t now)
+{
+	node_record_t *node_ptr;
+
+	if (a->node_index >= (uint32_t) node_record_count || !(node_ptr = node_record_table_ptr[a->node_index]) ||
+	    !dls_node_in_inference(node_ptr))
+		return;
+	_set_loan(node_ptr, a->kind == DLSCHED_LOAN, a->reason, now);
 }
 
 /* Whether a training job (not of the inference partition) holds GPUs on the node. Locks: job read. */
@@ -856,8 +871,9 @@ static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *do
 {
 	static char last_error[512];
 	dlsched_error_t err;
-	bool changed = false;
 
+	if (!sched)
+		return;	/* no dlsched.conf at all: the rows wait for one */
 	for (int i = 0; i < dls_stops_count(); i++) {
 		dls_stop_t *s = dls_stops_at(i);
 
@@ -875,11 +891,8 @@ static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *do
 				     s->job_id, err.message);
 			strlcpy(last_error, err.message, sizeof(last_error));
 		}
-		s->recorded = true;	/* tried: never again */
-		changed = true;
+		dls_stops_set_recorded(s);	/* tried: never again */
 	}
-	if (changed)
-		dls_stops_save();
 	for (int i = 0; i < done_cnt; i++) {
 		if (dlsched_scheduler_finish_preemption(sched, done[i].job_id, done[i].requested, done[i].outcome,
 							done[i].at, &err) != DLSCHED_OK) {
@@ -898,8 +911,12 @@ static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *do
  * or whose grace ran out. A job that ended by itself - it finished its training (exit 0 with no
  * checkpoint), was cancelled, timed out - is left as it is; one that failed after the request (its
  * signal's default action, or its exit) is requeued: it loses at most what it trained since its
- * last checkpoint, never the job. Takes the locks itself (config read, job write, node write,
- * partition read, federation read) once, when there is something to do.
+ * last checkpoint, never the job. A job that runs again since (someone else requeued it) is not
+ * ours to requeue. `sched` is the object the safety rules follow (dls_scheduler_reload()): it
+ * runs whatever the policy, while dlsched.conf does not load too; NULL (no dlsched.conf at all):
+ * no checkpoint report can be read, a job is requeued once it ended, or at its grace's end. Takes
+ * the locks itself (config read, job write, node write, partition read, federation read) once, when
+ * there is something to do.
  */
 static void _check_stops(dlsched_scheduler_t *sched)
 {
@@ -911,6 +928,7 @@ static void _check_stops(dlsched_scheduler_t *sched)
 
 	if (!n) {
 		_record_preemptions(sched, NULL, 0);
+		(void) dls_stops_sync();
 		return;
 	}
 	reported = xcalloc(n, sizeof(bool));
@@ -918,8 +936,9 @@ static void _check_stops(dlsched_scheduler_t *sched)
 	for (int i = 0; i < n; i++) {
 		double at = 0;
 
-		reported[i] = dlsched_scheduler_checkpoint_since(sched, dls_stops_at(i)->job_id,
-								 dls_stops_at(i)->requested, now, &at) == DLSCHED_OK;
+		reported[i] = sched && dlsched_scheduler_checkpoint_since(sched, dls_stops_at(i)->job_id,
+									  dls_stops_at(i)->requested, now,
+									  &at) == DLSCHED_OK;
 	}
 	lock_slurmctld(write_lock);
 	for (int i = 0; i < n; i++) {
@@ -932,6 +951,9 @@ static void _check_stops(dlsched_scheduler_t *sched)
 
 		if (!job_ptr || (IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr))) {
 			outcome = "gone";	/* purged, or requeued by someone else */
+		} else if ((s->start_time && job_ptr->start_time != s->start_time) ||
+			   (s->restart_cnt != UINT32_MAX && job_ptr->restart_cnt != s->restart_cnt)) {
+			outcome = "gone";	/* requeued by someone else and started again */
 		} else if (IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
 			if (reported[i] || now >= s->deadline) {
 				requeue = true;
@@ -946,7 +968,7 @@ static void _check_stops(dlsched_scheduler_t *sched)
 			 * protocol dies of the signal), and is requeued. */
 			if (!s->ended_seen)
 				s->ended_seen = now;
-			if (profile_db && now - s->ended_seen < DLS_REPORT_WAIT_S)
+			if (sched && profile_db && now - s->ended_seen < DLS_REPORT_WAIT_S)
 				continue;
 			requeue = true;
 			outcome = "exited";
@@ -986,9 +1008,8 @@ static void _check_stops(dlsched_scheduler_t *sched)
 	unlock_slurmctld(write_lock);
 	for (int i = 0; i < done_cnt; i++)
 		dls_stops_remove(done[i].job_id);
-	if (done_cnt)
-		dls_stops_save();
 	_record_preemptions(sched, done, done_cnt);
+	(void) dls_stops_sync();
 	xfree(reported);
 	xfree(done);
 }
@@ -1102,6 +1123,35 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	_write_stats();
 }
 
+/*
+ * A cycle without a scheduler (dlsched.conf missing or invalid): Slurm decides, and the safety rules
+ * go on with `safety`'s settings: preemptions in progress are finished (_check_stops), and capacity
+ * loaning falls back as Slurm would have it, inference nodes for inference: every lent node is taken
+ * back (its training jobs have ReclaimTimeout= to leave, as in any reclaim) and the fence keeps
+ * training off it. Locks as _cycle.
+ */
+static void _fallback_cycle(dlsched_scheduler_t *safety)
+{
+	slurmctld_lock_t write_lock = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+					.part = READ_LOCK, .fed = READ_LOCK };
+	time_t now = time(NULL);
+	node_record_t *node_ptr;
+
+	stats.fallbacks++;
+	_check_stops(safety);
+	if (dls_inference_partition() && (dls_loans_count() || reclaiming_cnt)) {
+		lock_slurmctld(write_lock);
+		for (int i = 0; (node_ptr = next_node(&i)); i++)
+			if (dls_node_in_inference(node_ptr) && dls_node_loaned(node_ptr->name))
+				_set_loan(node_ptr, false, "dlsched.conf does not load: no loans while Slurm decides",
+					  now);
+		if (reclaiming_cnt)
+			_enforce_reclaims(now);
+		unlock_slurmctld(write_lock);
+	}
+	_write_stats();
+}
+
 /* Whether a dlsched.conf string key has a value (ProfileDB=). */
 static bool _config_is_set(dlsched_scheduler_t *sched, const char *key)
 {
@@ -1130,7 +1180,10 @@ static int _config_signal(dlsched_scheduler_t *sched)
 
 static void *_sched_agent(void *arg)
 {
-	dlsched_scheduler_t *sched = NULL;
+	/* sched decides (NULL: Slurm does); safety is what the safety rules follow
+	 * (dls_scheduler_reload()): sched itself, or the last one that loaded, or the
+	 * file's safety keys alone. */
+	dlsched_scheduler_t *sched = NULL, *safety = NULL;
 	double interval = 60, next_cycle = 0;
 	uint64_t cycle = 0;
 
@@ -1146,18 +1199,21 @@ static void *_sched_agent(void *arg)
 		if (reload) {
 			bool had = sched != NULL;
 
-			if (sched)
-				dlsched_scheduler_destroy(sched);
 			/* Every (re)load builds the policies afresh: a learned ordering loads its
-			 * ModelFile= again. libtorch itself stays loaded with this plugin. */
-			sched = dls_scheduler_load(plugin_type, false, NULL);
-			interval = dls_config_double(sched, "SchedInterval", 60);
-			preempt_grace = dls_config_double(sched, "PreemptGrace", 600);
-			checkpoint_signal = _config_signal(sched);
-			profile_db = _config_is_set(sched, "ProfileDB");
-			reclaim_timeout = dls_config_double(sched, "ReclaimTimeout", 300);
-			dls_loans_configure(sched);
+			 * ModelFile= again. libtorch itself stays loaded with this plugin. A file
+			 * that does not load leaves the safety rules as they were: preemptions in
+			 * progress are still requeued, lent nodes still fenced. */
+			(void) dls_scheduler_reload(plugin_type, false, &sched, &safety);
+			interval = dls_config_double(safety, "SchedInterval", 60);
+			preempt_grace = dls_config_double(safety, "PreemptGrace", 600);
+			checkpoint_signal = _config_signal(safety);
+			profile_db = _config_is_set(safety, "ProfileDB");
+			reclaim_timeout = dls_config_double(safety, "ReclaimTimeout", 300);
+			dls_loans_configure(safety);
 			dls_speeds_configure(sched);
+			stats.safety[0] = '\0';
+			if (safety && safety != sched)
+				(void) dlsched_scheduler_describe(safety, stats.safety, sizeof(stats.safety));
 			memset(&exp_seen, 0, sizeof(exp_seen));
 			_log_notes(sched);
 			stats.describe[0] = '\0';
@@ -1175,12 +1231,10 @@ static void *_sched_agent(void *arg)
 		}
 		if (sched) {
 			_cycle(sched, ++cycle);
-			next_cycle = _now_ms() / 1000.0 + interval;
 		} else {
-			stats.fallbacks++;
-			_write_stats();
-			next_cycle = _now_ms() / 1000.0 + interval;
+			_fallback_cycle(safety);
 		}
+		next_cycle = _now_ms() / 1000.0 + interval;
 
 		/* Until the next cycle; while jobs are being preempted, their second step is checked
 		 * every second (a job that ended on its request is requeued without waiting). */
@@ -1188,7 +1242,7 @@ static void *_sched_agent(void *arg)
 			double wait = next_cycle - _now_ms() / 1000.0;
 			bool quit, again;
 
-			if (sched && dls_stops_count() && wait > 1.0)
+			if (dls_stops_count() && wait > 1.0)
 				wait = 1.0;
 			if (wait < 0)
 				wait = 0;
@@ -1201,8 +1255,8 @@ static void *_sched_agent(void *arg)
 			slurm_mutex_unlock(&term_lock);
 			if (quit || again || _now_ms() / 1000.0 >= next_cycle)
 				break;
-			if (sched && dls_stops_count()) {
-				_check_stops(sched);
+			if (dls_stops_count()) {
+				_check_stops(safety);
 				_write_stats();
 			}
 		}
@@ -1213,8 +1267,7 @@ static void *_sched_agent(void *arg)
 		}
 		slurm_mutex_unlock(&term_lock);
 	}
-	if (sched)
-		dlsched_scheduler_destroy(sched);
+	dls_scheduler_unload(&sched, &safety);
 	return NULL;
 }
 

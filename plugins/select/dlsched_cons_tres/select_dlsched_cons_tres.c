@@ -51,6 +51,10 @@ static const slurm_select_ops_t *cons_tres = NULL;
  * plugin there and calls its init(); only SelectType's places jobs).
  */
 static dlsched_scheduler_t *sched = NULL;
+/* What the loan fence follows (dls_scheduler_reload()): sched, or while dlsched.conf does not load,
+ * the last one that did (or the file's safety keys): a typo never opens lent-out inference nodes'
+ * fence. */
+static dlsched_scheduler_t *safety = NULL;
 static bool places_jobs = false;
 static uint64_t placed_cnt = 0, fallback_cnt = 0, deferred_cnt = 0;
 
@@ -68,7 +72,8 @@ static bool speeds_thread_stop = false;
 /*
  * (Re)loads dlsched.conf and the model profiles it names, in slurmctld only. A
  * missing or invalid file is logged (dls_scheduler_load() names it and the
- * error) and leaves sched NULL: cons_tres alone, until the next reconfigure.
+ * error) and leaves sched NULL: cons_tres alone, until the next reconfigure;
+ * the loan fence keeps the last settings that loaded.
  * Locks: none (init) or the caller's slurmctld locks (select_p_reconfigure);
  * select_p_job_test() never runs meanwhile (it needs the job write lock).
  */
@@ -76,10 +81,8 @@ static void _load_config(void)
 {
 	if (!places_jobs)
 		return;
-	if (sched)
-		dlsched_scheduler_destroy(sched);
-	sched = dls_scheduler_load(plugin_type, true, NULL);
-	dls_loans_configure(sched);
+	(void) dls_scheduler_reload(plugin_type, true, &sched, &safety);
+	dls_loans_configure(safety);
 	dls_speeds_configure(sched);	/* no I/O: the speeds thread reads */
 	slurm_mutex_lock(&speeds_thread_mutex);
 	slurm_cond_signal(&speeds_thread_cond);
@@ -132,9 +135,7 @@ extern void dls_placement_fini(void)
 		speeds_thread = 0;
 		dls_speeds_fini();
 	}
-	if (sched)
-		dlsched_scheduler_destroy(sched);
-	sched = NULL;
+	dls_scheduler_unload(&sched, &safety);
 	places_jobs = false;
 	if (placed_cnt || fallback_cnt || deferred_cnt)
 		info("select/dlsched_cons_tres: %" PRIu64 " jobs placed on dlsched's nodes, %" PRIu64
