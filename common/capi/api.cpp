@@ -155,6 +155,7 @@ std::string str(const char* s)
 // points into them.
 struct ConvertedView {
 	std::vector<dlsched::Job> jobs;
+	double requeue_delay = 0;        // version 8 views: added to every running job's resume cost
 	std::vector<bool> from_profile;  // per job: its epoch time is the model profile's
 	dlsched::predict::HintLimits limits;
 	dlsched::ClusterView view;
@@ -227,6 +228,12 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		return report(err, DLSCHED_EINVAL, "cluster view: NULL node or job array with a non-zero count");
 	if (has_samples && cv->epoch_sample_count && !cv->epoch_samples)
 		return report(err, DLSCHED_EINVAL, "cluster view: NULL epoch samples with a non-zero count");
+	if (cv->struct_size >= offsetof(dlsched_cluster_view_t, requeue_delay) + sizeof cv->requeue_delay) {
+		if (!std::isfinite(cv->requeue_delay) || cv->requeue_delay < 0 || cv->requeue_delay > 86400)
+			return report(err, DLSCHED_EINVAL, "cluster view: requeue_delay " + std::to_string(cv->requeue_delay) +
+			                                           " is not in [0, 86400] seconds");
+		out.requeue_delay = cv->requeue_delay;
+	}
 	sched->view_nodes.resize(cv->node_count);
 	std::vector<dlsched::Node>& nodes = sched->view_nodes;
 	for (size_t i = 0; i < cv->node_count; ++i) {
@@ -665,9 +672,12 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		sched->reader->refresh(c.view.running, sched->models, cv->now, c.view.pending);
 		for (std::size_t i = 0; i < c.jobs.size(); ++i) {
 			dlsched::Job& j = c.jobs[i];
-			if (j.running())
+			if (j.running()) {
 				(void) sched->reader->apply(j, sched->models, sched->overhead, cv->now,
 				                            cv->jobs[i].epochs_done < 0);
+				// Slurm holds a requeued job back before it may start again: part of every restart.
+				j.preempt_cost.resume += c.requeue_delay;
+			}
 			sched->reader->estimate_runtime(j, sched->models, c.from_profile[i], dlsched::predict::kUnmeasuredRuntimeCv);
 			// The epochs are still the user's claim: bounded as at conversion.
 			if (c.from_profile[i])

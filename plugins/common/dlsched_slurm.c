@@ -231,6 +231,21 @@ extern dlsched_scheduler_t *dls_scheduler_reload(const char *plugin, bool placem
 	return NULL;
 }
 
+extern double dls_requeue_delay(void)
+{
+	const char *tok = xstrstr(slurm_conf.authinfo, "cred_expire=");
+	long expire = 120;
+
+	if (tok) {
+		char *end = NULL;
+		long v = strtol(tok + strlen("cred_expire="), &end, 10);
+
+		if (end != tok + strlen("cred_expire=") && v >= 5)
+			expire = v;
+	}
+	return (double) expire + 1;
+}
+
 extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, double def)
 {
 	char buf[64];

@@ -185,6 +185,14 @@ extern dlsched_scheduler_t *dls_scheduler_reload(const char *plugin, bool placem
 /* Destroys both (each once; they may be the same object) and sets them NULL. */
 extern void dls_scheduler_unload(dlsched_scheduler_t **sched, dlsched_scheduler_t **safety);
 
+/*
+ * Seconds Slurm holds a requeued job back before it may start again: the
+ * credential lifetime + 1 (job_requeue() sets its begin time so), from
+ * slurm.conf's AuthInfo=cred_expire= (Slurm's default 120, values under 5
+ * refused as Slurm refuses them). Every restart and resize costs it.
+ */
+extern double dls_requeue_delay(void);
+
 /* A dlsched.conf value (defaults included) as a double; `def` if unreadable. */
 extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, double def);
 

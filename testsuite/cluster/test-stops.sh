@@ -60,6 +60,27 @@ completed "$v" && ok "the victim completed" || ko "job $v: $(sacct -n -X -P --du
 epochs_of "$v" | is_sequence 8 && ok "without repeating or skipping an epoch (1..8 once each)" ||
 	ko "epochs of $v: $(epochs_of "$v" | tr '\n' ' ')"
 
+# ---- a stopped job does not release its dependants ----
+v3=$(train victim3 6)
+wait_for 30 is_state "$v3" RUNNING || ko "victim3 did not start"
+d1=$(sbatch --parsable -J after-any -o /dev/null -p infer --gres=gpu:1 --time=2 --dependency=afterany:"$v3" --wrap 'sleep 1')
+d2=$(sbatch --parsable -J after-ok -o /dev/null -p infer --gres=gpu:1 --time=2 --dependency=afterok:"$v3" --wrap 'sleep 1')
+sleep 4
+h3=$(high high3)
+wait_for 20 grep -q "asked JobId=$v3 to checkpoint" "$log" || ko "no checkpoint request for $v3"
+wait_for 40 grep -q "requeued JobId=$v3 " "$log" || ko "victim3 was not requeued"
+sleep 3
+[ "$(state_of "$d1")" = PENDING ] && [ "$(state_of "$d2")" = PENDING ] &&
+	ok "after victim3's checkpoint and requeue its afterany and afterok dependants still wait ($(squeue -h -j "$d1" -o %r))" ||
+	ko "dependants: $d1 $(state_of "$d1") $d2 $(state_of "$d2"); $(grep -E "JobId=($d1|$d2)" "$log" | tail -2)"
+wait_done 150 "$v3" "$h3" "$d1" "$d2" || ko "victim3 and its dependants did not finish in 150 s"
+end_v3=$(date -d "$(sacct -n -X -P -o End -j "$v3" | tail -1)" +%s)
+start_d1=$(date -d "$(sacct -n -X -P -o Start -j "$d1" | tail -1)" +%s 2>/dev/null || echo 0)
+start_d2=$(date -d "$(sacct -n -X -P -o Start -j "$d2" | tail -1)" +%s 2>/dev/null || echo 0)
+completed "$v3" && [ "$start_d1" -ge "$end_v3" ] && [ "$start_d2" -ge "$end_v3" ] && completed "$d2" &&
+	ok "the dependants started after victim3 really finished (end $end_v3, starts $start_d1 $start_d2)" ||
+	ko "victim3 $(sacct -n -X -P --duplicates -o State,End -j "$v3" | tr '\n' ' '); d1 start $start_d1, d2 $(sacct -n -X -P -o State,Start -j "$d2" | tail -1)"
+
 # ---- the same across a restart of slurmctld with a bad dlsched.conf ----
 v2=$(train victim2 8)
 wait_for 30 is_state "$v2" RUNNING || ko "victim2 did not start"

@@ -394,6 +394,7 @@ START_TEST(unknown_progress_is_estimated_from_run_time)
 	dlsched_action_t a;
 	size_t i;
 	int requeued = 0;
+	double resume = -1;
 
 	write_conf("Policy=srtf");
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
@@ -431,9 +432,28 @@ START_TEST(unknown_progress_is_estimated_from_run_time)
 	for (i = 0; i < dlsched_decisions_count(d); i++) {
 		ck_assert_int_eq(dlsched_decisions_get(d, i, &a, &err), DLSCHED_OK);
 		requeued += a.kind == DLSCHED_REQUEUE && a.job_id == 31;
+		if (a.kind == DLSCHED_REQUEUE && a.job_id == 31)
+			resume = a.predicted_resume;
 	}
 	ck_assert_int_eq(requeued, 1);
 	dlsched_decisions_free(d);
+
+	/* Slurm holds a requeued job back for cred_expire + 1 s (API version 8): the restart costs it. */
+	view.requeue_delay = 121;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+	requeued = 0;
+	for (i = 0; i < dlsched_decisions_count(d); i++) {
+		ck_assert_int_eq(dlsched_decisions_get(d, i, &a, &err), DLSCHED_OK);
+		if (a.kind == DLSCHED_REQUEUE && a.job_id == 31) {
+			requeued++;
+			ck_assert_double_eq_tol(a.predicted_resume, resume + 121, 1e-6);
+		}
+	}
+	ck_assert_int_eq(requeued, 1);
+	dlsched_decisions_free(d);
+	view.requeue_delay = -1;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "requeue_delay"));
 	dlsched_scheduler_destroy(s);
 	unlink(conf_path);
 }

@@ -156,6 +156,10 @@ typedef struct dlsched_cluster_view {
 				  * into the speed observations gp-placement learns from, as dlsched-sim's
 				  * engine feeds it (common/model/speed_samples.h); NULL: none */
 	size_t epoch_sample_count;
+	/* ---- API version 8 ---- */
+	double requeue_delay;	/* seconds a requeued job must wait before it may start again (Slurm:
+				 * AuthInfo's cred_expire + 1, 121 s by default): every running job's
+				 * resume cost includes it, so preemptions and resizes count it. 0: none */
 } dlsched_cluster_view_t;
 
 /* The size of a version 5 cluster view (no epoch samples): still accepted. */

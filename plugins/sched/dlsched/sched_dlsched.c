@@ -344,6 +344,119 @@ static int _requeue(job_record_t *job_ptr, const char *why)
 }
 
 /*
+ * Dependants of the jobs being preempted. A job that saves and exits on the checkpoint request has
+ * not finished: between its exit and its requeue Slurm sees it ended, and would start a pipeline's
+ * next stage (--dependency=afterany, or afterok when it exits 0) on an unfinished model, and keep
+ * the dependency fulfilled (or failed) after the requeue. So while a job is stopping, its pending
+ * dependants may not begin before its grace is over (their begin time is moved there; a minute
+ * more for the requeue); once it is requeued their dependency on it is unfulfilled again (and one
+ * its exit made "never satisfied" waits again); when the stop ends, their own begin time comes back.
+ * Kept in memory: after a slurmctld restart a moved begin time simply runs out.
+ */
+#define DLS_DEPENDANT_MARGIN_S 60
+typedef struct {
+	uint32_t job_id;	/* the dependant */
+	uint32_t of;		/* the job being preempted */
+	time_t begin;		/* its own begin time */
+	time_t set;		/* the one set here */
+} dls_dependant_t;
+static dls_dependant_t *dependants = NULL;
+static int dependant_cnt = 0;
+
+static bool _depends_on(job_record_t *job_ptr, uint32_t of)
+{
+	depend_spec_t *dep;
+	ListIterator it;
+
+	if (!job_ptr->details || !job_ptr->details->depend_list)
+		return false;
+	it = list_iterator_create(job_ptr->details->depend_list);
+	while ((dep = list_next(it)) && dep->job_id != of)
+		;
+	list_iterator_destroy(it);
+	return dep != NULL;
+}
+
+/* Holds back the pending dependants of the jobs being preempted (new ones too). Locks: job write. */
+static void _hold_dependants(void)
+{
+	ListIterator it;
+	job_record_t *job_ptr;
+
+	if (!dls_stops_count())
+		return;
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details || !job_ptr->details->depend_list)
+			continue;
+		for (int i = 0; i < dls_stops_count(); i++) {
+			dls_stop_t *s = dls_stops_at(i);
+			time_t until = (time_t) s->deadline + DLS_DEPENDANT_MARGIN_S;
+			dls_dependant_t *d = NULL;
+
+			if (!_depends_on(job_ptr, s->job_id))
+				continue;
+			for (int k = 0; k < dependant_cnt && !d; k++)
+				if (dependants[k].job_id == job_ptr->job_id && dependants[k].of == s->job_id)
+					d = &dependants[k];
+			if (!d) {
+				xrecalloc(dependants, dependant_cnt + 1, sizeof(*dependants));
+				d = &dependants[dependant_cnt++];
+				d->job_id = job_ptr->job_id;
+				d->of = s->job_id;
+				d->begin = job_ptr->details->begin_time;
+			}
+			if (job_ptr->details->begin_time < until) {
+				job_ptr->details->begin_time = until;
+				d->set = until;
+				last_job_update = time(NULL);
+				info("sched/dlsched: %pJ depends on JobId=%u, which is being preempted: not before its requeue",
+				     job_ptr, s->job_id);
+			}
+		}
+	}
+	list_iterator_destroy(it);
+}
+
+/* The stop of `of` ended; `requeued`: it runs again later, so its dependants wait for it again.
+ * Locks: job write. */
+static void _release_dependants(uint32_t of, bool requeued)
+{
+	int kept = 0;
+
+	for (int k = 0; k < dependant_cnt; k++) {
+		dls_dependant_t *d = &dependants[k];
+		job_record_t *job_ptr;
+
+		if (d->of != of) {
+			dependants[kept++] = *d;
+			continue;
+		}
+		job_ptr = find_job_record(d->job_id);
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
+			continue;
+		if (requeued && job_ptr->details->depend_list) {
+			ListIterator it = list_iterator_create(job_ptr->details->depend_list);
+			depend_spec_t *dep;
+
+			while ((dep = list_next(it)))
+				if (dep->job_id == of && dep->depend_state != DEPEND_NOT_FULFILLED)
+					dep->depend_state = DEPEND_NOT_FULFILLED;
+			list_iterator_destroy(it);
+			job_ptr->bit_flags |= JOB_DEPENDENT;
+			if (job_ptr->state_reason == WAIT_DEP_INVALID) {
+				job_ptr->state_reason = WAIT_DEPENDENCY;
+				xfree(job_ptr->state_desc);
+			}
+		}
+		if (d->set && job_ptr->details->begin_time == d->set)
+			job_ptr->details->begin_time = d->begin;
+		last_job_update = time(NULL);
+	}
+	dependant_cnt = kept;
+}
+
+/*
  * A preemption's first step: the checkpoint request (the protocol's signal to the batch step; see
  * dlsched-protocol(7)). The job is requeued later, by _check_stops(), once it reports its checkpoint
  * through the profile DB, or has ended on the request, or when its grace runs out, whichever comes
@@ -391,6 +504,7 @@ static int _request_checkpoint(job_record_t *job_ptr, const dlsched_action_t *a,
 		info("sched/dlsched: asked %pJ to checkpoint (%s; predicted %.0f s to stop, %.0f s to resume); "
 		     "it is requeued when it reports its checkpoint, at the latest in %.0f s",
 		     job_ptr, a->reason, a->predicted_suspend, a->predicted_resume, grace);
+		_hold_dependants();
 		return SLURM_SUCCESS;
 	}
 	/* No grace, or the signal could not be sent: Slurm's requeue at once. The row is still kept
@@ -941,6 +1055,7 @@ static void _check_stops(dlsched_scheduler_t *sched)
 									  &at) == DLSCHED_OK;
 	}
 	lock_slurmctld(write_lock);
+	_hold_dependants();
 	for (int i = 0; i < n; i++) {
 		dls_stop_t *s = dls_stops_at(i);
 		job_record_t *job_ptr = find_job_record(s->job_id);
@@ -1002,6 +1117,7 @@ static void _check_stops(dlsched_scheduler_t *sched)
 		}
 		if (!strcmp(outcome, "gone"))
 			stats.stops_gone++;
+		_release_dependants(s->job_id, strcmp(outcome, "gone") != 0);
 		done[done_cnt++] = (dls_done_t) { .job_id = s->job_id, .requested = s->requested,
 						   .outcome = outcome, .at = now };
 	}
@@ -1064,6 +1180,7 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	if (reclaiming_cnt)
 		_enforce_reclaims(now);
 	snap = dls_snapshot_take(now, cycle, true);
+	snap->view.requeue_delay = dls_requeue_delay();
 	_unorder_left_out(snap);
 	unlock_slurmctld(write_lock);
 	locked = _now_ms() - locked;
@@ -1303,6 +1420,14 @@ extern void fini(void)
 	}
 	xfree(resizes);
 	resize_cnt = 0;
+	xfree(dependants);
+	dependant_cnt = 0;
+	for (int i = 0; i < reclaiming_cnt; i++)
+		xfree(reclaiming[i].node);
+	xfree(reclaiming);
+	reclaiming_cnt = 0;
+	xfree(held_ids);
+	held_cnt = held_cap = 0;
 	xfree(stats_path);
 	dls_stops_free();
 	dls_speeds_fini();
