@@ -6,6 +6,10 @@
 #    policy (before, it waited for a dlsched.conf that loads; past MinJobAge the job was lost);
 #  - the same across a slurmctld restart with a bad dlsched.conf: the stopping table is read back
 #    from its journal, ProfileDB= from the file's safety keys;
+#  - a job that saves and exits on the checkpoint request does not release its afterany/afterok
+#    dependants: they start once it has really finished (before, the next stage started at once);
+#  - a resize keeps the GPU type the job asked for, and a job whose GPUs are per job (--gpus) is
+#    not checkpointed to be resized (it could not be: before, the preemption was for nothing);
 #  - a bad Policy= keeps the loan fence: the lent inference node is taken back (Slurm's own
 #    behaviour lends nothing) and no training job is placed on it (before, the fence was off).
 # Skips (77) without root, Slurm/munge/MariaDB, the plugins, the collector or dlsched-ingestd.
@@ -13,7 +17,7 @@ set -u
 . "${srcdir:-.}/testsuite/cluster/lib.sh"  # profiled_cluster_test, wait_for, epochs_of, ...
 profiled_cluster_test stops
 
-profiled_cluster_up --nodes 1 --inference-nodes 1 --gpus 4 --policy pickyman
+profiled_cluster_up --nodes 1 --inference-nodes 1 --gpus 4 --gpu-types v100:1 --policy pickyman
 conf="$dir/c/etc/dlsched.conf"
 good() {  # good POLICY: a dlsched.conf that loads
 	dlsched_conf "Policy=$1" SchedInterval=1 PreemptGrace=60 CheckpointAt=iteration InferencePartition=infer \
@@ -54,6 +58,7 @@ wait_for 10 grep -q "^scheduler=none" "$st" && ok "dlsched.conf broken after the
 wait_for 40 grep -q "requeued JobId=$v .*after its checkpoint" "$log" && grep -q "^scheduler=none" "$st" &&
 	ok "the victim was requeued after its checkpoint while dlsched.conf was still broken" ||
 	ko "victim $v: $(state_of "$v"); $(grep "JobId=$v" "$log" | tail -2)"
+wait_for 20 is_state "$v" PENDING || ko "the victim is not pending after its requeue: $(state_of "$v")"
 good pickyman
 wait_done 150 "$v" "$h" || ko "the jobs did not finish in 150 s"
 completed "$v" && ok "the victim completed" || ko "job $v: $(sacct -n -X -P --duplicates -o State -j "$v" | tr '\n' ' ')"
@@ -98,12 +103,37 @@ wait_for 30 scontrol ping >/dev/null || ko "slurmctld did not come back: $(tail 
 wait_for 40 grep -q "requeued JobId=$v2 .*after its checkpoint" "$log" &&
 	ok "after the restart, with dlsched.conf broken, victim2 was requeued after its checkpoint" ||
 	ko "victim2 $v2: $(state_of "$v2"); $(grep -E "JobId=$v2|safety|stopping" "$log" | tail -3)"
+# Slurm 22.05 loses track of a completing job's GPUs when reconfigured while it completes: the
+# requeue first.
+wait_for 20 is_state "$v2" PENDING || ko "victim2 not pending after its requeue: $(state_of "$v2")"
 grep -q "preemptions in progress, the loan fence and reclaims follow .*safety settings only" "$log" &&
 	ok "the restarted plugin said what it follows" || ko "no safety line in the log"
 good pickyman
 wait_done 150 "$v2" "$h2" || ko "the jobs did not finish in 150 s"
 completed "$v2" && epochs_of "$v2" | is_sequence 8 && ok "victim2 completed, epochs 1..8 once each" ||
 	ko "job $v2: $(sacct -n -X -P --duplicates -o State -j "$v2" | tr '\n' ' '); epochs $(epochs_of "$v2" | tr '\n' ' ')"
+
+# ---- resizes keep what the user asked for ----
+good mckp
+# A typed elastic job: mckp starts it on all 4 idle GPUs of n1; the new size keeps the type.
+e1=$(sbatch --parsable --requeue -J typed -o /dev/null -p train --gres=gpu:v100:1 --time=5 --dl-model=cifar10 \
+	--dl-epochs=5 --dl-elastic=1:4 --comment "epoch_time_1gpu=8" --wrap 'sleep 20')
+wait_for 20 is_state "$e1" RUNNING && [ "$(squeue -h -j "$e1" -o %b)" = "gres:gpu:v100:4" ] &&
+	ok "the typed 1:4 job started at 4 GPUs of its type ($(squeue -h -j "$e1" -o %b))" ||
+	ko "typed job $e1: $(state_of "$e1") $(squeue -h -j "$e1" -o %b); $(grep "JobId=$e1" "$log" | tail -2)"
+scancel "$e1"
+wait_done 20 "$e1"
+# --gpus (GPUs per job): Slurm refuses a per-node count beside it, so it is never resized (before,
+# it was checkpointed and requeued to grow, and the new size failed: a preemption for nothing).
+e2=$(sbatch --parsable --requeue -J per-job -o /dev/null -p train --gpus=1 --time=5 --dl-model=cifar10 \
+	--dl-epochs=5 --dl-elastic=1:4 --comment "epoch_time_1gpu=8" --wrap 'sleep 25')
+wait_for 30 is_state "$e2" RUNNING || ko "the --gpus job did not start: $(state_of "$e2")"
+sleep 8
+! grep -q "asked JobId=$e2 to checkpoint" "$log" && grep -q "JobId=$e2 not resized" "$log" &&
+	ok "the --gpus job is not checkpointed to be resized ($(grep -o "JobId=$e2 not resized.*" "$log" | head -1 | cut -c1-90))" ||
+	ko "--gpus job $e2: $(grep "JobId=$e2" "$log" | tail -3)"
+scancel "$e2"
+wait_done 20 "$e2"
 
 # ---- a bad Policy= keeps the loan fence ----
 good aryl

@@ -98,6 +98,7 @@ typedef struct {
 	uint64_t preemption_row_errors;
 	uint64_t admission_verdicts;	/* deadline jobs marked best-effort, held or cancelled */
 	uint64_t resizes;		/* running jobs requeued at a new size */
+	uint64_t resize_failures;	/* ... whose new size could not be set after the requeue */
 	uint64_t loans;			/* inference nodes lent to training */
 	uint64_t reclaims;		/* ... taken back */
 	uint64_t late_reclaims;		/* ... not free of training within ReclaimTimeout= */
@@ -154,7 +155,7 @@ static void _write_stats(void)
 		"\nstopping_now=%d\npreemption_rows=%" PRIu64 "\npreemption_row_errors=%" PRIu64
 		"\nprofile_db_status=%s\nadmission_verdicts=%" PRIu64 "\nresizes=%" PRIu64 "\nloans=%" PRIu64 "\nreclaims=%" PRIu64
 		"\nlate_reclaims=%" PRIu64 "\nloaned_nodes=%d\ninference_demand=%.4f\ninference_demand_status=%s\n"
-		"speed_reads=%" PRIu64 "\nspeed_samples=%d\nstopping_write_errors=%" PRIu64 "\n"
+		"speed_reads=%" PRIu64 "\nspeed_samples=%d\nstopping_write_errors=%" PRIu64 "\nresize_failures=%" PRIu64 "\n"
 		"stopping_last_error=%s\nsafety_settings=%s\n",
 		(int) getpid(), stats.describe, stats.cycles, stats.fallbacks, stats.last_ms,
 		stats.cycles ? stats.sum_ms / stats.cycles : 0.0, stats.max_ms, stats.last_decide_ms,
@@ -166,27 +167,67 @@ static void _write_stats(void)
 		stats.preemption_rows, stats.preemption_row_errors, stats.profile_status, stats.admission_verdicts,
 		stats.resizes, stats.loans, stats.reclaims, stats.late_reclaims, dls_loans_count(), stats.inference_demand,
 		stats.demand_status, stats.speed_reads, stats.speed_samples, dls_stops_write_errors(),
-		dls_stops_last_error(), stats.safety);
+		stats.resize_failures, dls_stops_last_error(), stats.safety);
 	fclose(f);
 	if (rename(tmp, stats_path) != 0)
 		unlink(tmp);
 	xfree(tmp);
 }
 
-/* Change a pending job's GPUs (gres:gpu per node) and node count as an admin's scontrol update would.
- * Locks: config read, job write, node write, partition read, federation read (held by the caller). */
-static int _update_gpus(job_record_t *job_ptr, int gpus_per_node, int nodes)
+/*
+ * The job's tres_per_node with its GPU count per node set to `per_node`, everything else as the
+ * user wrote it: the GPU type (gres:gpu:v100:2 -> gres:gpu:v100:4) and any other per-node GRES.
+ * NULL when its GPUs are not given per node (sbatch --gpus, --gpus-per-task: Slurm refuses a
+ * per-node count beside them, so such a job is never resized) or it has no GPU entry.
+ */
+static char *_tres_per_node_with(job_record_t *job_ptr, int per_node)
+{
+	char *copy, *tok, *save = NULL, *out = NULL;
+	bool found = false;
+
+	if (xstrstr(job_ptr->tres_per_job, "gpu") || xstrstr(job_ptr->tres_per_task, "gpu") ||
+	    !job_ptr->tres_per_node)
+		return NULL;
+	copy = xstrdup(job_ptr->tres_per_node);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *entry = NULL;
+
+		if (!found && (!xstrncmp(tok, "gres:gpu", 8) || !xstrncmp(tok, "gres/gpu", 8)) &&
+		    (tok[8] == '\0' || tok[8] == ':')) {
+			/* gres:gpu[:TYPE][:COUNT]: the type is what is not a number. */
+			char *type = tok[8] == ':' ? tok + 9 : NULL;
+			char *colon = type ? strchr(type, ':') : NULL;
+
+			if (colon)
+				*colon = '\0';
+			else if (type && type[strspn(type, "0123456789")] == '\0')
+				type = NULL;	/* gres:gpu:N */
+			xstrfmtcat(entry, "%.8s%s%s:%d", tok, type ? ":" : "", type ? type : "", per_node);
+			found = true;
+		} else {
+			entry = xstrdup(tok);
+		}
+		xstrfmtcat(out, "%s%s", out ? "," : "", entry);
+		xfree(entry);
+	}
+	xfree(copy);
+	if (!found)
+		xfree(out);
+	return out;
+}
+
+/* Sets a pending job's tres_per_node and node count as an admin's scontrol update would. */
+static int _update_shape(job_record_t *job_ptr, const char *tres_per_node, uint32_t min_nodes, uint32_t max_nodes)
 {
 	job_desc_msg_t desc;
 	slurm_msg_t msg;
 	int rc;
 
-	/* What the user asked for, kept at the first resize (the policies size around it). */
-	(void) dls_admin_comment_once(job_ptr, "dl_requested", (long) dls_job_gpus_requested(job_ptr));
 	slurm_init_job_desc_msg(&desc);
 	desc.job_id = job_ptr->job_id;
-	desc.tres_per_node = xstrdup_printf("gres:gpu:%d", gpus_per_node);
-	desc.min_nodes = desc.max_nodes = nodes;
+	desc.tres_per_node = xstrdup(tres_per_node);
+	desc.min_nodes = min_nodes;
+	desc.max_nodes = max_nodes;
 	slurm_msg_t_init(&msg);
 	msg.data = &desc;
 	msg.protocol_version = SLURM_PROTOCOL_VERSION;
@@ -196,7 +237,33 @@ static int _update_gpus(job_record_t *job_ptr, int gpus_per_node, int nodes)
 	return rc;
 }
 
-/* Split `shares` into a uniform shape Slurm can express: G GPUs on each of N nodes. */
+/* Change a pending job's GPUs per node (keeping their type and other GRES, _tres_per_node_with())
+ * and node count. ESLURM_NOT_SUPPORTED for a job whose GPUs are not per node. Locks: config read,
+ * job write, node write, partition read, federation read (held by the caller). */
+static int _update_gpus(job_record_t *job_ptr, int gpus_per_node, int nodes)
+{
+	char *tres = _tres_per_node_with(job_ptr, gpus_per_node);
+	int rc;
+
+	if (!tres)
+		return ESLURM_NOT_SUPPORTED;
+	/* What the user asked for, kept at the first resize (the policies size around it). */
+	(void) dls_admin_comment_once(job_ptr, "dl_requested", (long) dls_job_gpus_requested(job_ptr));
+	rc = _update_shape(job_ptr, tres, nodes, nodes);
+	xfree(tres);
+	return rc;
+}
+
+/* Whether sched/dlsched can give the job another GPU count (its GPUs are per node). */
+static bool _resizable(job_record_t *job_ptr)
+{
+	char *tres = _tres_per_node_with(job_ptr, 1);
+	bool ok = tres != NULL;
+
+	xfree(tres);
+	return ok;
+}
+
 static bool _uniform(const dlsched_share_t *shares, size_t n, int *per_node)
 {
 	if (!n)
@@ -254,6 +321,8 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 	int per_node, rc;
 	int requested = dls_job_gpus_requested(job_ptr);
 	bool own_shape;
+	char *orig_tres = NULL;
+	uint32_t orig_min = 0, orig_max = 0;
 
 	if (!job_ptr->details || !_uniform(a->shares, a->share_count, &per_node))
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
@@ -263,8 +332,14 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 	if (own_shape && requested != a->gpus)
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	if (!own_shape && (requested != a->gpus || (int) job_ptr->details->min_nodes != (int) a->share_count)) {
-		if ((rc = _update_gpus(job_ptr, per_node, (int) a->share_count)) != SLURM_SUCCESS)
+		/* Undone if the start fails: the job waits as its user shaped it. */
+		orig_tres = xstrdup(job_ptr->tres_per_node);
+		orig_min = job_ptr->details->min_nodes;
+		orig_max = job_ptr->details->max_nodes;
+		if ((rc = _update_gpus(job_ptr, per_node, (int) a->share_count)) != SLURM_SUCCESS) {
+			xfree(orig_tres);
 			return rc;
+		}
 		stats.gpu_updates++;
 	}
 	/* Ordered by dlsched (select/dlsched_cons_tres starts an elastic job only once it is). */
@@ -295,6 +370,14 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 	} else {
 		FREE_NULL_BITMAP(orig_exc);
 	}
+	if (rc != SLURM_SUCCESS && orig_tres) {
+		int undo = _update_shape(job_ptr, orig_tres, orig_min, orig_max);
+
+		if (undo != SLURM_SUCCESS)
+			error("sched/dlsched: %pJ did not start at its planned size and its own (tres_per_node=%s, %u-%u nodes) cannot be restored: %s",
+			      job_ptr, orig_tres, orig_min, orig_max, slurm_strerror(undo));
+	}
+	xfree(orig_tres);
 	if (rc == SLURM_SUCCESS) {
 		last_job_update = time(NULL);
 		info("sched/dlsched: started %pJ on %s%s%s", job_ptr, job_ptr->nodes, a->reason[0] ? ": " : "",
@@ -532,6 +615,25 @@ static void _remember_resize(uint32_t job_id, int per_node, int nodes)
 	resize_cnt++;
 }
 
+/* Jobs whose resize failed once (a small ring): never resized again by checkpoint and requeue. */
+#define DLS_RESIZE_REFUSED_MAX 64
+static uint32_t resize_refused[DLS_RESIZE_REFUSED_MAX];
+static int resize_refused_next = 0;
+
+static void _resize_refused(uint32_t job_id)
+{
+	resize_refused[resize_refused_next] = job_id;
+	resize_refused_next = (resize_refused_next + 1) % DLS_RESIZE_REFUSED_MAX;
+}
+
+static bool _was_resize_refused(uint32_t job_id)
+{
+	for (int i = 0; i < DLS_RESIZE_REFUSED_MAX; i++)
+		if (resize_refused[i] == job_id)
+			return true;
+	return false;
+}
+
 /* Resizes of requeued jobs take effect once they are pending again. */
 static void _apply_deferred_resizes(void)
 {
@@ -543,8 +645,18 @@ static void _apply_deferred_resizes(void)
 		if (!job_ptr || IS_JOB_FINISHED(job_ptr))
 			continue;
 		if (IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
-			if (_update_gpus(job_ptr, resizes[i].gpus_per_node, resizes[i].nodes) == SLURM_SUCCESS)
+			int rc = _update_gpus(job_ptr, resizes[i].gpus_per_node, resizes[i].nodes);
+
+			if (rc == SLURM_SUCCESS) {
 				stats.gpu_updates++;
+			} else {
+				/* It runs again at its old size: the requeue was for nothing. Not tried
+				 * again for this job. */
+				stats.resize_failures++;
+				_resize_refused(job_ptr->job_id);
+				error("sched/dlsched: %pJ requeued to run at %d GPUs x %d nodes, but the new size cannot be set (%s); it runs again at its old size",
+				      job_ptr, resizes[i].gpus_per_node, resizes[i].nodes, slurm_strerror(rc));
+			}
 			continue;
 		}
 		resizes[kept++] = resizes[i];
@@ -817,8 +929,17 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 			} else if (IS_JOB_RUNNING(job_ptr)) {
 				int per_node;
 
-				if (_uniform(a.shares, a.share_count, &per_node))
+				/* Only a job whose new size can be set once it is pending again: a
+				 * preemption for nothing otherwise. */
+				if (!_resizable(job_ptr) || _was_resize_refused(job_ptr->job_id)) {
+					if (!_refused_before(job_ptr->job_id))
+						info("sched/dlsched: %pJ not resized (%s): %s", job_ptr, a.reason,
+						     _resizable(job_ptr) ?
+						     "its new size could not be set before" :
+						     "its GPUs are not per node (--gpus, --gpus-per-task)");
+				} else if (_uniform(a.shares, a.share_count, &per_node)) {
 					(void) _request_checkpoint(job_ptr, &a, now, per_node, (int) a.share_count);
+				}
 			}
 			changed = true;
 			break;
