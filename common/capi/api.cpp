@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -132,17 +134,41 @@ int ok(dlsched_error_t* err)
 	return DLSCHED_OK;
 }
 
-// Runs `body`, turning any exception into DLSCHED_EINTERNAL: nothing unwinds into the caller.
+// An error from a catch block: formatted into the caller's buffer, never allocating (the exception
+// may be std::bad_alloc, and a second one inside a noexcept function would be std::terminate).
+int report_caught(dlsched_error_t* err, const char* where, const char* what) noexcept
+{
+	if (err) {
+		err->code = DLSCHED_EINTERNAL;
+		std::snprintf(err->message, sizeof err->message, "%s: %s", where, what);
+	}
+	return DLSCHED_EINTERNAL;
+}
+
+// Runs `body`, turning any exception into DLSCHED_EINTERNAL: nothing unwinds into the caller, and
+// the error path allocates nothing.
 template <class F>
 int guarded(dlsched_error_t* err, const char* where, F body) noexcept
 {
 	try {
 		return body();
+	} catch (const std::bad_alloc&) {
+		return report_caught(err, where, "out of memory");
 	} catch (const std::exception& e) {
-		return report(err, DLSCHED_EINTERNAL, std::string(where) + ": " + e.what());
+		return report_caught(err, where, e.what());
 	} catch (...) {
-		return report(err, DLSCHED_EINTERNAL, std::string(where) + ": unknown exception");
+		return report_caught(err, where, "unknown exception");
 	}
+}
+
+// Element i of a caller's array of view structs. A caller built against a newer API passes larger
+// structs (struct_size > sizeof here): the array's stride is theirs, the first element's struct_size,
+// which convert_view() checks every element repeats.
+template <class T>
+const T& element(const T* base, std::size_t i)
+{
+	const std::size_t stride = base[0].struct_size;
+	return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(base) + i * stride);
 }
 
 std::string str(const char* s)
@@ -237,9 +263,12 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 	sched->view_nodes.resize(cv->node_count);
 	std::vector<dlsched::Node>& nodes = sched->view_nodes;
 	for (size_t i = 0; i < cv->node_count; ++i) {
-		const dlsched_node_view_t& n = cv->nodes[i];
-		if (n.struct_size < sizeof(dlsched_node_view_t))
-			return report(err, DLSCHED_EINVAL, "node " + std::to_string(i) + ": struct_size too small");
+		if (cv->nodes[0].struct_size < sizeof(dlsched_node_view_t))
+			return report(err, DLSCHED_EINVAL, "node 0: struct_size too small");
+		const dlsched_node_view_t& n = element(cv->nodes, i);
+		if (n.struct_size != cv->nodes[0].struct_size)
+			return report(err, DLSCHED_EINVAL, "node " + std::to_string(i) + ": struct_size " +
+			                                           std::to_string(n.struct_size) + " differs from node 0's");
 		if (n.gpus_total < 0 || n.gpus_free < 0 || n.gpus_free > n.gpus_total)
 			return report(err, DLSCHED_EINVAL, "node " + str(n.name) + ": GPU counts out of range");
 		dlsched::Node& d = nodes[i];
@@ -264,10 +293,12 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 	out.jobs.resize(cv->job_count);
 	std::vector<dlsched::Job>& jobs = out.jobs;
 	for (size_t i = 0; i < cv->job_count; ++i) {
-		const dlsched_job_view_t& v = cv->jobs[i];
+		if (cv->jobs[0].struct_size < sizeof(dlsched_job_view_t))
+			return report(err, DLSCHED_EINVAL, "job " + std::to_string(cv->jobs[0].job_id) + ": struct_size too small");
+		const dlsched_job_view_t& v = element(cv->jobs, i);
 		const std::string who = "job " + std::to_string(v.job_id);
-		if (v.struct_size < sizeof(dlsched_job_view_t))
-			return report(err, DLSCHED_EINVAL, who + ": struct_size too small");
+		if (v.struct_size != cv->jobs[0].struct_size)
+			return report(err, DLSCHED_EINVAL, who + ": struct_size differs from the first job's");
 		if (v.gpus_requested < 1 || v.gpus_min < 0 || v.gpus_max < 0 || v.gpus_allocated < 0)
 			return report(err, DLSCHED_EINVAL, who + ": GPU counts out of range");
 		// A NaN would make the policies' sorts undefined behaviour; an infinite time or amount is
@@ -674,7 +705,7 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 			dlsched::Job& j = c.jobs[i];
 			if (j.running()) {
 				(void) sched->reader->apply(j, sched->models, sched->overhead, cv->now,
-				                            cv->jobs[i].epochs_done < 0);
+				                            element(cv->jobs, i).epochs_done < 0);
 				// Slurm holds a requeued job back before it may start again: part of every restart.
 				j.preempt_cost.resume += c.requeue_delay;
 			}
@@ -943,8 +974,13 @@ int dlsched_decisions_get(const dlsched_decisions_t* d, size_t i, dlsched_action
 	return guarded(err, "dlsched_decisions_get", [&]() -> int {
 		if (!d || !out)
 			return report(err, DLSCHED_EINVAL, "dlsched_decisions_get: NULL argument");
-		if (out->struct_size < sizeof(dlsched_action_t))
-			return report(err, DLSCHED_EINVAL, "dlsched_decisions_get: struct_size too small");
+		// A caller built against API version 1 or 2 gets the fields its struct has.
+		const std::size_t size = out->struct_size;
+		constexpr std::size_t kV1 = offsetof(dlsched_action_t, grace);
+		constexpr std::size_t kV2 = offsetof(dlsched_action_t, admission);
+		if (size < kV1)
+			return report(err, DLSCHED_EINVAL, "dlsched_decisions_get: struct_size " + std::to_string(size) +
+			                                           " is smaller than API version 1's " + std::to_string(kV1));
 		if (i >= d->decisions.actions.size())
 			return report(err, DLSCHED_EINVAL, "dlsched_decisions_get: index " + std::to_string(i) +
 			                                           " out of range (" +
@@ -958,9 +994,13 @@ int dlsched_decisions_get(const dlsched_decisions_t* d, size_t i, dlsched_action
 		out->share_count = d->shares[i].size();
 		out->priority = a.priority;
 		out->reason = a.reason.c_str();
+		if (size < kV2)
+			return ok(err);
 		out->grace = a.grace;
 		out->predicted_suspend = a.predicted_suspend;
 		out->predicted_resume = a.predicted_resume;
+		if (size < sizeof(dlsched_action_t))
+			return ok(err);
 		out->admission = static_cast<int>(a.admission);
 		return ok(err);
 	});

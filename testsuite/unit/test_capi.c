@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -181,6 +182,84 @@ START_TEST(bad_views_are_errors)
 	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
 	dlsched_decisions_free(d);
 	dlsched_scheduler_destroy(s);
+}
+END_TEST
+
+/* A caller built against a newer API passes larger structs: the arrays are read at its stride
+ * (the elements' struct_size), not this library's; one whose elements disagree is refused. A caller
+ * built against API version 1 gets an action struct of its size, nothing written past it. */
+typedef struct {
+	dlsched_node_view_t v;
+	char newer[40];
+} newer_node_t;
+typedef struct {
+	dlsched_job_view_t v;
+	double newer[5];
+} newer_job_t;
+typedef struct {
+	size_t struct_size;
+	int kind;
+	uint32_t job_id;
+	uint32_t node_index;
+	int gpus;
+	const dlsched_share_t *shares;
+	size_t share_count;
+	double priority;
+	const char *reason;
+	char guard[32];	/* where version 2 would start: must stay as it was */
+} action_v1_t;
+
+START_TEST(views_of_other_api_versions)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	newer_node_t nodes[2];
+	newer_job_t jobs[3];
+	dlsched_cluster_view_t view;
+	dlsched_decisions_t *d = NULL;
+	action_v1_t a1;
+
+	write_conf("Policy=fifo");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	memset(nodes, 0x5a, sizeof(nodes));
+	memset(jobs, 0x5a, sizeof(jobs));
+	nodes[0].v = node("n1", 4, 4);
+	nodes[1].v = node("n2", 4, 4);
+	jobs[0].v = pending(11, 0, 2);
+	jobs[1].v = pending(12, 1, 4);
+	jobs[2].v = pending(13, 2, 4);
+	for (int i = 0; i < 2; i++)
+		nodes[i].v.struct_size = sizeof(newer_node_t);
+	for (int i = 0; i < 3; i++)
+		jobs[i].v.struct_size = sizeof(newer_job_t);
+	memset(&view, 0, sizeof(view));
+	view.struct_size = sizeof(view);
+	view.now = 10;
+	view.nodes = &nodes[0].v;
+	view.node_count = 2;
+	view.jobs = &jobs[0].v;
+	view.job_count = 3;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+	/* As with this API's structs: 11 on n1, 12 on n2, 13 waits. */
+	ck_assert_uint_eq(dlsched_decisions_count(d), 3);
+	memset(&a1, 0x7f, sizeof(a1));
+	a1.struct_size = offsetof(action_v1_t, guard);
+	ck_assert_int_eq(dlsched_decisions_get(d, 1, (dlsched_action_t *)&a1, &err), DLSCHED_OK);
+	ck_assert_int_eq(a1.kind, DLSCHED_START);
+	ck_assert_uint_eq(a1.job_id, 12);
+	ck_assert_uint_eq(a1.shares[0].node_index, 1);
+	for (size_t k = 0; k < sizeof(a1.guard); k++)
+		ck_assert_int_eq(a1.guard[k], 0x7f);
+	a1.struct_size = offsetof(action_v1_t, reason);
+	ck_assert_int_eq(dlsched_decisions_get(d, 1, (dlsched_action_t *)&a1, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "API version 1"));
+	dlsched_decisions_free(d);
+	/* Elements that disagree on their size are refused, naming the job. */
+	jobs[2].v.struct_size = sizeof(dlsched_job_view_t);
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "job 13"));
+	dlsched_scheduler_destroy(s);
+	unlink(conf_path);
 }
 END_TEST
 
@@ -686,6 +765,7 @@ int main(void)
 	tcase_add_test(tc, fifo_starts_in_order_with_head_of_line_blocking);
 	tcase_add_test(tc, bad_views_are_errors);
 	tcase_add_test(tc, bad_configuration_is_an_error_naming_the_file);
+	tcase_add_test(tc, views_of_other_api_versions);
 	tcase_add_test(tc, safety_settings_of_a_file_that_does_not_load);
 	tcase_add_test(tc, notes_and_learned_policies_without_models);
 	tcase_add_test(tc, place_prefers_the_policys_nodes);
