@@ -359,12 +359,14 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 		n->up = avail_node_bitmap && bit_test(avail_node_bitmap, i) ? 1 : 0;
 	}
 
-	snap->job_cap = list_count(job_list);
+	/* job_list is NULL until slurmctld has read its state (without slurmdbd, a thread may come
+	 * first): no jobs then. */
+	snap->job_cap = job_list ? list_count(job_list) : 0;
 	snap->jobs = xcalloc(snap->job_cap ? snap->job_cap : 1, sizeof(dlsched_job_view_t));
 	share_cap = (size_t) node_record_count * 8 + 16;
 	snap->shares = xcalloc(share_cap, sizeof(dlsched_share_t));
-	it = list_iterator_create(job_list);
-	while ((job_ptr = list_next(it)) && nj < snap->job_cap) {
+	it = job_list ? list_iterator_create(job_list) : NULL;
+	while (it && (job_ptr = list_next(it)) && nj < snap->job_cap) {
 		int gpus;
 
 		if (IS_JOB_RUNNING(job_ptr)) {
@@ -437,7 +439,8 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 			snap->pending++;
 		}
 	}
-	list_iterator_destroy(it);
+	if (it)
+		list_iterator_destroy(it);
 
 	snap->view.struct_size = sizeof(snap->view);
 	/*

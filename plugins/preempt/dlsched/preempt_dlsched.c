@@ -34,9 +34,10 @@ extern int init(void)
 	return SLURM_SUCCESS;
 }
 
+/* Also at a reconfigure that changes PreemptType: slurmctld's write locks are held then. */
 extern void fini(void)
 {
-	dls_advisor_stop();
+	dls_advisor_stop(plugin_type);
 }
 
 /* Locks: job read at least (held by the scheduler calling it). */

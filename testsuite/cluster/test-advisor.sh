@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The advisor mode (sched/backfill with site_factor/dlsched and preempt/dlsched sharing one advisor
+# thread) across reconfigures:
+#  - a reconfigure that changes PreemptType unloads preempt/dlsched under slurmctld's write locks:
+#    slurmctld neither hangs nor crashes, and site_factor/dlsched's advisor goes on (the thread
+#    kept a pointer into the unloaded plugin, and stopping it joined a thread that may wait for
+#    the locks the reconfigure holds); loading preempt/dlsched again shares the advisor again.
+# Skips (77) without root, Slurm/munge/MariaDB, or the plugins (configure --with-slurm-source).
+set -u
+top="${srcdir:-.}"
+top="$(cd "$top" && pwd)"
+build="$(pwd)"
+tool="$top/contribs/cluster/dlsched-cluster"
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to start a local cluster"; exit 77; }
+command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v mariadbd >/dev/null ||
+	{ echo "SKIP: Slurm, munge or MariaDB missing (scripts/install-deps --slurm)"; exit 77; }
+[ -f "$build/plugins/lib/preempt_dlsched.so" ] ||
+	{ echo "SKIP: plugins not built (configure --with-slurm-source; scripts/run-tests does it)"; exit 77; }
+. "$top/testsuite/cluster/lib.sh"  # wait_for, wait_done, state_of, is_state, ok, ko
+
+dir=$(mktemp -d /tmp/dlsched-advisor-test.XXXXXX)
+port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
+fails=0
+trap '"$tool" down --dir "$dir/a" >/dev/null 2>&1' EXIT
+meta() { echo "model=imagenet epochs=1 epoch_time_1gpu=$1"; }
+if ! "$tool" up --nodes 1 --gpus 8 --dir "$dir/a" --port-base "$port" --mode advisor --no-profiling \
+	--plugin-dir "$build/plugins/lib" --policy srtf --profiles "$top/contribs/profiles" >"$dir/up.log" 2>&1; then
+	cat "$dir/up.log"
+	echo "Bail out! cluster did not come up"
+	exit 1
+fi
+export SLURM_CONF="$dir/a/etc/slurm.conf"
+log="$dir/a/log/slurmctld.log"
+pid=$(cat "$dir/a/pids/slurmctld.pid")
+alive() { kill -0 "$pid" 2>/dev/null && timeout 10 scontrol ping 2>/dev/null | grep -q UP; }
+preempt_type() {  # preempt_type TYPE MODE: rewrite slurm.conf's PreemptType/PreemptMode, reconfigure
+	sed -i "s|^PreemptType=.*|PreemptType=$1|; s|^PreemptMode=.*|PreemptMode=$2|" "$SLURM_CONF"
+	timeout 20 scontrol reconfigure >/dev/null 2>&1
+	sleep 4
+}
+first=$(grep -oE "(site_factor|preempt)/dlsched: loaded" "$log" | head -n1 | cut -d: -f1)
+echo "# the advisor was started by ${first:-?}"
+
+# ---- PreemptType changed by a reconfigure: preempt/dlsched unloaded under the write locks ----
+preempt_type preempt/none OFF
+alive && grep -q "Changing PreemptType from preempt/dlsched to preempt/none" "$log" &&
+	ok "PreemptType changed away from preempt/dlsched: slurmctld up" ||
+	ko "slurmctld down or hung after PreemptType changed: $(grep -E 'PreemptType|dlsched|fatal|error' "$log" | tail -n3)"
+timeout 20 scontrol reconfigure >/dev/null 2>&1
+sleep 3
+alive && [ "$(grep -c "site_factor/dlsched: loaded" "$log")" -ge 1 ] &&
+	ok "site_factor/dlsched's advisor goes on under its own name after another reconfigure" ||
+	ko "advisor after preempt/dlsched was unloaded: $(grep -E '(site_factor|preempt)/dlsched' "$log" | tail -n3)"
+preempt_type preempt/dlsched REQUEUE
+alive && grep -q "preempt/dlsched: shares the advisor site_factor/dlsched started" "$log" &&
+	ok "preempt/dlsched loaded again shares the advisor" ||
+	ko "preempt/dlsched reloaded: $(grep -E '(site_factor|preempt)/dlsched' "$log" | tail -n3)"
+
+"$tool" down --dir "$dir/a" >/dev/null
+[ $fails -eq 0 ] && echo "all advisor checks passed" || echo "$fails advisor check(s) failed"
+[ $fails -eq 0 ] && { trap - EXIT; rm -rf "$dir"; }
+exit $((fails > 0))
