@@ -457,7 +457,8 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 			snap->view.now = (double) now;	/* `now` is not this second: keep the caller's */
 	}
 	snap->view.cycle = cycle;
-	snap->view.inference_demand = dls_inference_demand(NULL, 0);
+	/* No file I/O under slurmctld's locks: the demand as last read with none held. */
+	snap->view.inference_demand = dls_inference_demand_cached();
 	snap->view.nodes = snap->nodes;
 	snap->view.node_count = node_record_count;
 	snap->view.jobs = snap->jobs;
