@@ -75,8 +75,10 @@ static bool writer_running = false, writer_stop = false;
 static pthread_t writer_tid;
 #define DLS_LOAN_RETRY_S 5
 
-/* The demand as last read with no lock held (dls_inference_demand()), for the snapshot. */
+/* The demand as last read with no lock held (dls_inference_demand()), for the snapshot; unknown
+ * (never read from this file) until demand_known. */
 static double demand_cached = 1;
+static bool demand_known = false;
 /* A demand file larger than this is refused (it holds one number and comments). */
 #define DLS_DEMAND_MAX_BYTES 4096
 
@@ -100,11 +102,13 @@ static char *_in_state_dir(const char *name)
 
 extern void dls_loans_configure(dlsched_scheduler_t *sched)
 {
+	char *old_demand_path;
+
 	/* The loans made under the old configuration go to its file first. */
 	dls_loans_flush(10);
 	slurm_mutex_lock(&loans_lock);
 	xfree(inference_part);
-	xfree(demand_path);
+	old_demand_path = demand_path;
 	xfree(state_path);
 	inference_part = _config_string(sched, "InferencePartition");
 	demand_path = _config_string(sched, "InferenceDemandFile");
@@ -113,9 +117,12 @@ extern void dls_loans_configure(dlsched_scheduler_t *sched)
 		demand_path = _in_state_dir("dlsched-inference-demand");
 	if (!state_path)
 		state_path = _in_state_dir("dlsched-loans");
+	/* The demand read last stays while its file does (a reconfigure). */
+	if (xstrcmp(old_demand_path, demand_path))
+		demand_known = false;
+	xfree(old_demand_path);
 	lent_read = false;
 	lent_checked = 0;
-	demand_cached = 1;
 	slurm_mutex_unlock(&loans_lock);
 }
 
@@ -521,6 +528,7 @@ extern double dls_inference_demand(char *why, size_t len)
 		snprintf(why, len, "%s", buf);
 	slurm_mutex_lock(&loans_lock);
 	demand_cached = v;
+	demand_known = true;
 	slurm_mutex_unlock(&loans_lock);
 	return v;
 }
@@ -532,6 +540,18 @@ extern double dls_inference_demand_cached(void)
 	if (!inference_part)
 		return 0;
 	slurm_mutex_lock(&loans_lock);
+	if (!demand_known) {
+		char why[600];
+
+		/*
+		 * Never read from this file (slurmctld just started, or InferenceDemandFile= changed):
+		 * assuming 1 would take back every lent node for one cycle. Read it once here, under
+		 * the caller's locks: _read_demand() refuses a FIFO or a device unopened and reads
+		 * at most 127 bytes of a regular file; only a hung file system could still block.
+		 */
+		demand_cached = _read_demand(why, sizeof(why));
+		demand_known = true;
+	}
 	v = demand_cached;
 	slurm_mutex_unlock(&loans_lock);
 	return v;

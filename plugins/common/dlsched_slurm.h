@@ -203,8 +203,10 @@ extern void dls_loans_fini(void);
  * them). The value is kept for dls_inference_demand_cached().
  */
 extern double dls_inference_demand(char *why, size_t len);
-/* The demand dls_inference_demand() read last (1 before the first read, 0 when loaning is off).
- * No I/O: what the snapshot uses under the locks. */
+/* The demand dls_inference_demand() read last (0 when loaning is off): what the snapshot uses under
+ * the locks. No I/O, except once when the file was never read (slurmctld started, or the path
+ * changed): then a non-blocking read as dls_inference_demand()'s, so that the first cycle does
+ * not take back every lent node. */
 extern double dls_inference_demand_cached(void);
 /* Whether `job_ptr` may run on `node_ptr` as loaning stands: an inference job only on inference
  * nodes not lent, a training job on an inference node only when it is lent and the job can be
