@@ -114,10 +114,10 @@ void GpSpeedModel::fit(const ClusterView& view)
 	group_type_.clear();
 	for (std::size_t i = 0; i < n; ++i) {
 		const Node& node = nodes[i];
-		auto it = groups.emplace(std::make_pair(node.gpu_type, std::string(first_partition(node.partition))),
-		                         static_cast<int>(sizes.size()))
-		              .first;
-		if (it->second == static_cast<int>(sizes.size())) {
+		const std::string part(first_partition(node.partition));
+		const int next = static_cast<int>(sizes.size());
+		auto it = groups.emplace(std::make_pair(node.gpu_type, part), next).first;
+		if (it->second == next) {
 			sizes.push_back(0);
 			group_type_.push_back(node.gpu_type);
 		}
