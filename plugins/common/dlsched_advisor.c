@@ -278,7 +278,6 @@ static void _set_name(void)
 
 extern void dls_advisor_start(const char *plugin)
 {
-	pthread_t tid;
 	uint64_t gen;
 
 	slurm_mutex_lock(&users_lock);
@@ -296,8 +295,7 @@ extern void dls_advisor_start(const char *plugin)
 	running++;
 	in_slurm_lock = false;
 	slurm_mutex_unlock(&term_lock);
-	slurm_thread_create(&tid, _agent, (void *) (uintptr_t) gen);
-	pthread_detach(tid);
+	slurm_thread_create_detached(NULL, _agent, (void *) (uintptr_t) gen);
 	slurm_mutex_unlock(&users_lock);
 }
 
@@ -311,7 +309,7 @@ extern void dls_advisor_stop(const char *plugin)
 	slurm_mutex_lock(&users_lock);
 	for (i = 0; i < users && i < DLS_ADVISOR_MAX_USERS && xstrcmp(user_names[i], plugin); i++)
 		;
-	if (i == users) {	/* not a user */
+	if (i >= users || i >= DLS_ADVISOR_MAX_USERS) {	/* not a user */
 		slurm_mutex_unlock(&users_lock);
 		return;
 	}
