@@ -32,6 +32,13 @@ EXTRA_DIST += testsuite/cluster/test-deadline.sh
 # Capacity loaning: an inference node lent, taken back within ReclaimTimeout=, state across restarts.
 TESTS += testsuite/cluster/test-loaning.sh
 EXTRA_DIST += testsuite/cluster/test-loaning.sh
+# The loan and demand files under slurmctld's locks: foreign owners, failed writes, junk, a FIFO.
+TESTS += testsuite/cluster/test-loan-files.sh
+EXTRA_DIST += testsuite/cluster/test-loan-files.sh
+# The advisor mode across reconfigures (PreemptType changed) and stale decisions (victims that can
+# no longer be requeued).
+TESTS += testsuite/cluster/test-advisor.sh
+EXTRA_DIST += testsuite/cluster/test-advisor.sh
 # Elastic jobs: grow into idle GPUs and shrink for a rigid job, by checkpoint and requeue.
 TESTS += testsuite/cluster/test-elastic.sh
 EXTRA_DIST += testsuite/cluster/test-elastic.sh

@@ -18,7 +18,7 @@ struct Node {
 	std::string gpu_type;   // e.g. "v100"; empty: the reference type
 	double speed = 1.0;     // throughput relative to the reference GPU for a typical job (models may
 	                        // have their own factor: ModelCatalog::gpu_speed)
-	std::string partition;  // Slurm partition name
+	std::string partition;  // Slurm partition name; a node in several: "a,b" (model/partition_list.h)
 	PartitionKind kind = PartitionKind::kTraining;
 	bool loanable = false;  // an inference node that may be loaned to training
 	bool loaned = false;    // currently loaned to training

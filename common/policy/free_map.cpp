@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "model/partition_list.h"
+
 namespace dlsched {
 
 FreeMap::FreeMap(const ClusterView& view) : view_(&view)
@@ -23,8 +25,10 @@ bool FreeMap::eligible(const Job& job, NodeIndex node) const
 		return false;
 	if (job.partition.empty())
 		return n.kind == PartitionKind::kTraining || n.loaned;
-	// A loaned inference node serves training jobs of any training partition.
-	return n.partition == job.partition || n.loaned;
+	// A loaned inference node serves training jobs of any training partition. A job submitted to
+	// several partitions (-p a,b) may use a node of any of them, and a node in several partitions
+	// serves the jobs of each.
+	return partitions_overlap(n.partition, job.partition) || n.loaned;
 }
 
 int FreeMap::eligible_free(const Job& job) const

@@ -18,8 +18,8 @@ public:
 	int total_free() const { return total_free_; }
 	std::size_t node_count() const { return free_.size(); }
 
-	// Whether `job` may run on `node`: node up, and in the job's partition (an empty partition means
-	// any training node or a node loaned to training).
+	// Whether `job` may run on `node`: node up, and in one of the job's partitions (lists "a,b" on
+	// either side; an empty partition means any training node or a node loaned to training).
 	bool eligible(const Job& job, NodeIndex node) const;
 	// Free GPUs on the nodes eligible for `job`.
 	int eligible_free(const Job& job) const;

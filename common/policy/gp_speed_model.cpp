@@ -6,6 +6,8 @@
 #include <tuple>
 #include <utility>
 
+#include "model/partition_list.h"
+
 namespace dlsched {
 
 namespace {
@@ -104,15 +106,18 @@ void GpSpeedModel::fit(const ClusterView& view)
 	const std::size_t ns = slots();
 	const std::size_t n = nodes.size();
 
-	// The machine graph: one clique per (GPU type, partition), numbered in node order.
+	// The machine graph: one clique per (GPU type, partition), numbered in node order (a node in
+	// several partitions by its first, as before they were listed).
 	std::map<std::pair<std::string, std::string>, int> groups;
 	std::vector<int> sizes;
 	group_of_.assign(n, 0);
 	group_type_.clear();
 	for (std::size_t i = 0; i < n; ++i) {
 		const Node& node = nodes[i];
-		auto it = groups.emplace(std::make_pair(node.gpu_type, node.partition), static_cast<int>(sizes.size())).first;
-		if (it->second == static_cast<int>(sizes.size())) {
+		const std::string part(first_partition(node.partition));
+		const int next = static_cast<int>(sizes.size());
+		auto it = groups.emplace(std::make_pair(node.gpu_type, part), next).first;
+		if (it->second == next) {
 			sizes.push_back(0);
 			group_type_.push_back(node.gpu_type);
 		}

@@ -2,7 +2,14 @@
  *  dlsched_advisor.c - see dlsched_advisor.h.
 \*****************************************************************************/
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* dladdr() */
+#endif
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -10,6 +17,7 @@
 #include "src/common/log.h"
 #include "src/common/macros.h"
 #include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -29,15 +37,33 @@ static size_t table_cnt = 0;
 static uint32_t front_cnt = 0;
 static uint64_t cycles = 0, fallbacks = 0;
 
-static pthread_t thread_id;
+/*
+ * The thread's lifecycle. dls_advisor_stop() can be called with slurmctld's write locks held
+ * (a reconfigure that changes PreemptType unloads preempt/dlsched from read_slurm_conf()), while
+ * the thread may be waiting for the read locks in _cycle(): joining it there would deadlock. So
+ * the thread is detached; each start begins a new generation, a thread runs only while its
+ * generation is current, never takes slurmctld's locks once it is not, and never publishes a
+ * table for an old generation. Stopping waits (a few seconds at most) only for a thread that is
+ * not waiting for slurmctld's locks. A thread left running must not outlive its code: the first
+ * start pins this library in memory (RTLD_NODELETE), so unloading the plugins never unmaps it.
+ */
 static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
-static bool stop_thread = false, reconfig = false;
-static const char *plugin_name_ptr = "dlsched";
+static uint64_t generation = 0;		/* the current thread's; bumped by start and last stop */
+static int running = 0;			/* threads not yet ended (an old one may still be ending) */
+static uint64_t ended = 0;		/* the newest generation whose thread has ended */
+static bool in_slurm_lock = false;	/* the current thread waits for or holds slurmctld's locks */
+static bool reconfig = false;
+/* The name the advisor logs as: a copy (the plugin that gave it may be unloaded before the
+ * thread ends), the first plugin still using the advisor. */
+static char plugin_name_buf[64] = "dlsched";
 /* The plugins sharing this advisor (it lives in one shared library both link): the first to start
  * it runs the thread, the last to stop it ends it. */
+#define DLS_ADVISOR_MAX_USERS 4
 static pthread_mutex_t users_lock = PTHREAD_MUTEX_INITIALIZER;
+static char user_names[DLS_ADVISOR_MAX_USERS][64];
 static int users = 0;
+static bool pinned = false;
 
 static int _cmp_entry(const void *a, const void *b)
 {
@@ -66,11 +92,37 @@ static void _set(dls_entry_t *t, size_t n, uint32_t job_id, bool victim, uint32_
 		e->rank = value;
 }
 
-/* One advisory cycle. Locks: takes the read locks for the snapshot only. */
-static void _cycle(dlsched_scheduler_t *sched)
+/* Empties the table: Slurm's own priorities and no victims until a cycle decides again. */
+static void _clear_table(void)
 {
-	slurmctld_lock_t read_lock = { READ_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, NO_LOCK };
-	dls_snapshot_t *snap;
+	slurm_mutex_lock(&table_lock);
+	xfree(table);
+	table_cnt = 0;
+	front_cnt = 0;
+	slurm_mutex_unlock(&table_lock);
+}
+
+/* Whether generation `gen` is still the current one. */
+static bool _current(uint64_t gen)
+{
+	bool cur;
+
+	slurm_mutex_lock(&term_lock);
+	cur = gen == generation;
+	slurm_mutex_unlock(&term_lock);
+	return cur;
+}
+
+/*
+ * One advisory cycle of generation `gen`. Locks: takes the read locks for the snapshot only, and
+ * not once the advisor was stopped (in_slurm_lock tells dls_advisor_stop() not to wait for it).
+ */
+static void _cycle(dlsched_scheduler_t *sched, uint64_t gen, const char *name)
+{
+	slurmctld_lock_t read_lock = {
+		.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK, .part = READ_LOCK,
+	};
+	dls_snapshot_t *snap = NULL;
 	dlsched_decisions_t *d = NULL;
 	dlsched_error_t err;
 	dls_entry_t *t;
@@ -79,16 +131,33 @@ static void _cycle(dlsched_scheduler_t *sched)
 	const uint32_t *order;
 	dlsched_action_t a;
 
+	slurm_mutex_lock(&term_lock);
+	if (gen != generation) {
+		slurm_mutex_unlock(&term_lock);
+		return;
+	}
+	in_slurm_lock = true;
+	slurm_mutex_unlock(&term_lock);
 	lock_slurmctld(read_lock);
-	snap = dls_snapshot_take(time(NULL), cycles + 1, false);
+	/* Without slurmdbd the first cycle can come before slurmctld has built its job list. */
+	if (job_list)
+		snap = dls_snapshot_take(time(NULL), cycles + 1, false);
 	unlock_slurmctld(read_lock);
+	slurm_mutex_lock(&term_lock);
+	if (gen == generation)
+		in_slurm_lock = false;
+	slurm_mutex_unlock(&term_lock);
+	if (!snap)
+		return;
 
 	cycles++;
 	if (dlsched_scheduler_decide(sched, &snap->view, &d, &err) != DLSCHED_OK) {
 		fallbacks++;
-		error("%s: cannot decide (%s); Slurm's own priorities stand this cycle", plugin_name_ptr,
-		      err.message);
+		error("%s: cannot decide (%s); Slurm's own priorities stand this cycle", name, err.message);
 		dls_snapshot_free(snap);
+		/* The last cycle's victims were chosen for a queue that has moved on. */
+		if (_current(gen))
+			_clear_table();
 		return;
 	}
 	n = snap->view.job_count;
@@ -116,88 +185,163 @@ static void _cycle(dlsched_scheduler_t *sched)
 	dlsched_decisions_free(d);
 	dls_snapshot_free(snap);
 
+	/* Lock order: term_lock, then table_lock. A stopped advisor publishes nothing. */
+	slurm_mutex_lock(&term_lock);
+	if (gen != generation) {
+		slurm_mutex_unlock(&term_lock);
+		xfree(t);
+		return;
+	}
 	slurm_mutex_lock(&table_lock);
 	xfree(table);
 	table = t;
 	table_cnt = n;
 	front_cnt = starts + (uint32_t) victims;
 	slurm_mutex_unlock(&table_lock);
+	slurm_mutex_unlock(&term_lock);
 }
 
 static void *_agent(void *arg)
 {
+	uint64_t gen = (uint64_t) (uintptr_t) arg;
 	dlsched_scheduler_t *sched = NULL;
 	double interval = 60;
+	char name[sizeof(plugin_name_buf)];
 
-	(void) arg;
 	for (;;) {
 		struct timespec ts;
 		bool reload;
 
 		slurm_mutex_lock(&term_lock);
+		if (gen != generation) {
+			slurm_mutex_unlock(&term_lock);
+			break;
+		}
 		reload = !sched || reconfig;
 		reconfig = false;
+		snprintf(name, sizeof(name), "%s", plugin_name_buf);
 		slurm_mutex_unlock(&term_lock);
 		if (reload) {
 			if (sched)
 				dlsched_scheduler_destroy(sched);
-			sched = dls_scheduler_load(plugin_name_ptr, false, NULL);
+			/* Victims of the old configuration are not the new one's. */
+			_clear_table();
+			sched = dls_scheduler_load(name, false, NULL);
 			interval = dls_config_double(sched, "SchedInterval", 60);
 		}
 		if (sched)
-			_cycle(sched);
+			_cycle(sched, gen, name);
 		else
 			fallbacks++;
 
 		ts = dls_time_in(interval);
 		slurm_mutex_lock(&term_lock);
-		if (!stop_thread && !reconfig)
+		if (gen == generation && !reconfig)
 			pthread_cond_timedwait(&term_cond, &term_lock, &ts);
-		if (stop_thread) {
-			slurm_mutex_unlock(&term_lock);
-			break;
-		}
 		slurm_mutex_unlock(&term_lock);
 	}
 	if (sched)
 		dlsched_scheduler_destroy(sched);
+	slurm_mutex_lock(&term_lock);
+	running--;
+	if (gen > ended)
+		ended = gen;
+	slurm_cond_broadcast(&term_cond);
+	slurm_mutex_unlock(&term_lock);
 	return NULL;
+}
+
+/* Keeps this library loaded until slurmctld exits, so that a thread still ending after the last
+ * plugin using it was unloaded never runs unmapped code. */
+static void _pin_library(void)
+{
+	Dl_info info;
+
+	if (pinned)
+		return;
+	if (!dladdr((void *) _pin_library, &info) || !info.dli_fname ||
+	    !dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) {
+		error("dlsched advisor: cannot pin %s in memory (%s); a reconfigure that unloads its plugins may crash slurmctld",
+		      info.dli_fname ? info.dli_fname : "libdlsched_advisor.so", dlerror());
+		return;
+	}
+	pinned = true;
+}
+
+/* The advisor's log name: the first plugin still using it. Locks: users_lock held. */
+static void _set_name(void)
+{
+	slurm_mutex_lock(&term_lock);
+	snprintf(plugin_name_buf, sizeof(plugin_name_buf), "%s", users > 0 ? user_names[0] : "dlsched");
+	slurm_mutex_unlock(&term_lock);
 }
 
 extern void dls_advisor_start(const char *plugin)
 {
+	uint64_t gen;
+
 	slurm_mutex_lock(&users_lock);
+	if (users < DLS_ADVISOR_MAX_USERS)
+		snprintf(user_names[users], sizeof(user_names[users]), "%s", plugin);
 	if (users++ > 0) {
-		info("%s: shares the advisor %s started (one decision thread for both)", plugin,
-			plugin_name_ptr);
+		info("%s: shares the advisor %s started (one decision thread for both)", plugin, user_names[0]);
 		slurm_mutex_unlock(&users_lock);
 		return;
 	}
-	plugin_name_ptr = plugin;
-	stop_thread = false;
-	slurm_thread_create(&thread_id, _agent, NULL);
+	_pin_library();
+	_set_name();
+	slurm_mutex_lock(&term_lock);
+	gen = ++generation;
+	running++;
+	in_slurm_lock = false;
+	slurm_mutex_unlock(&term_lock);
+	slurm_thread_create_detached(NULL, _agent, (void *) (uintptr_t) gen);
 	slurm_mutex_unlock(&users_lock);
 }
 
-extern void dls_advisor_stop(void)
+extern void dls_advisor_stop(const char *plugin)
 {
+	struct timespec ts;
+	bool waits_for_locks;
+	uint64_t stopped;
+	int i;
+
 	slurm_mutex_lock(&users_lock);
-	if (users == 0 || --users > 0) {
+	for (i = 0; i < users && i < DLS_ADVISOR_MAX_USERS && xstrcmp(user_names[i], plugin); i++)
+		;
+	if (i >= users || i >= DLS_ADVISOR_MAX_USERS) {	/* not a user */
+		slurm_mutex_unlock(&users_lock);
+		return;
+	}
+	for (; i + 1 < users && i + 1 < DLS_ADVISOR_MAX_USERS; i++)
+		memcpy(user_names[i], user_names[i + 1], sizeof(user_names[i]));
+	if (--users > 0) {
+		/* The thread goes on for the others, under the name of one still loaded. */
+		_set_name();
 		slurm_mutex_unlock(&users_lock);
 		return;
 	}
 	slurm_mutex_lock(&term_lock);
-	stop_thread = true;
-	slurm_cond_signal(&term_cond);
-	slurm_mutex_unlock(&term_lock);
-	if (thread_id) {
-		pthread_join(thread_id, NULL);
-		thread_id = 0;
+	stopped = generation++;
+	waits_for_locks = in_slurm_lock;
+	in_slurm_lock = false;
+	slurm_cond_broadcast(&term_cond);
+	/*
+	 * A thread waiting for slurmctld's locks may be waiting for locks our caller holds (a
+	 * reconfigure): leave it, it ends as soon as it has them. Otherwise it ends at once (after
+	 * the decision it may be computing): wait for that, a few seconds at most.
+	 */
+	if (!waits_for_locks) {
+		ts = dls_time_in(5);
+		while (ended < stopped) {
+			if (pthread_cond_timedwait(&term_cond, &term_lock, &ts) == ETIMEDOUT)
+				break;
+		}
 	}
-	slurm_mutex_lock(&table_lock);
-	xfree(table);
-	table_cnt = 0;
-	slurm_mutex_unlock(&table_lock);
+	if (ended < stopped)
+		info("%s: advisor stopped; its thread ends when it gets slurmctld's locks", plugin);
+	slurm_mutex_unlock(&term_lock);
+	_clear_table();
 	slurm_mutex_unlock(&users_lock);
 }
 

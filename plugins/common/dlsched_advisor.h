@@ -12,7 +12,10 @@
  *  shared library both plugins link (installed in dlsched's library
  *  directory, found through the plugins' run path), so slurmctld loads it
  *  once. The first plugin to start it runs the thread; the last to stop it
- *  ends it.
+ *  ends it. Stopping never waits for a thread that waits for slurmctld's
+ *  locks (preempt/dlsched's fini runs under the write locks when a
+ *  reconfigure changes PreemptType), and the library stays loaded until
+ *  slurmctld exits, so such a thread can end after its plugins are gone.
 \*****************************************************************************/
 
 #ifndef _DLSCHED_ADVISOR_H
@@ -21,9 +24,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Start / stop the advisor for plugin `plugin` ("site_factor/dlsched"): reference counted. */
+/*
+ * Start / stop the advisor for plugin `plugin` ("site_factor/dlsched"): reference counted; the name
+ * is copied. Either may be called with slurmctld's locks held (a reconfigure).
+ */
 extern void dls_advisor_start(const char *plugin);
-extern void dls_advisor_stop(void);
+extern void dls_advisor_stop(const char *plugin);
 /* How many plugins use the advisor now (2 when site_factor/dlsched and preempt/dlsched share it). */
 extern int dls_advisor_users(void);
 /* dlsched.conf is read again before the next cycle. */

@@ -208,11 +208,31 @@ extern bool dls_node_in_inference(node_record_t *node_ptr);
 /* Whether the inference node is lent to training (the loan state file; re-read when it changes). */
 extern bool dls_node_loaned(const char *node_name);
 extern int dls_loans_count(void);
-/* Lends (true) or takes back a node; writes the loan state file atomically. sched/dlsched only. */
+/*
+ * Lends (true) or takes back a node, in memory at once; a writer thread writes the loan state file
+ * (atomically, with fsync) with no lock held, and retries a failed write every few seconds, logging
+ * each failure. No I/O here: any lock may be held. sched/dlsched only.
+ */
 extern int dls_loans_set(const char *node_name, bool loaned);
-/* The declared inference demand in [0, 1]; 1 (nothing lent) when none is declared or the file is
- * refused, and `why` (when not NULL) says why. 0 when loaning is off. */
+/* Waits (at most timeout_s) until the loan state file holds what memory does; false if it does
+ * not. No slurmctld lock may be held. */
+extern bool dls_loans_flush(double timeout_s);
+/* Flushes the loan state and ends the writer thread (also run when the plugin is unloaded). No
+ * slurmctld lock may be held. */
+extern void dls_loans_fini(void);
+/*
+ * The declared inference demand in [0, 1]; 1 (nothing lent) when none is declared or the file is
+ * refused (not a regular file - a FIFO, a device -, not owned by root or SlurmUser, writable by
+ * others, larger than 4 KiB), and `why` (when not NULL) says why, in printable ASCII. 0 when
+ * loaning is off. Reads the file: no slurmctld lock may be held (a hung file system would stall
+ * them). The value is kept for dls_inference_demand_cached().
+ */
 extern double dls_inference_demand(char *why, size_t len);
+/* The demand dls_inference_demand() read last (0 when loaning is off): what the snapshot uses under
+ * the locks. No I/O, except once when the file was never read (slurmctld started, or the path
+ * changed): then a non-blocking read as dls_inference_demand()'s, so that the first cycle does
+ * not take back every lent node. */
+extern double dls_inference_demand_cached(void);
 /* Whether `job_ptr` may run on `node_ptr` as loaning stands: an inference job only on inference
  * nodes not lent, a training job on an inference node only when it is lent and the job can be
  * requeued. Any node when loaning is off or the node is not an inference node. Locks: job and

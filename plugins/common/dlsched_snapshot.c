@@ -257,6 +257,42 @@ static char *_dup_str(const char *s)
 	return xstrdup(s ? s : "");
 }
 
+/*
+ * The partitions a pending job may run in, as the core reads them: "a,b" for a job submitted to
+ * several (sbatch -p a,b: Slurm's schedulers try each, and part_ptr is only the first or the last
+ * tried), else its one partition. Locks: job and partition read.
+ */
+static char *_job_partitions(job_record_t *job_ptr)
+{
+	ListIterator it;
+	part_record_t *part_ptr;
+	char *list = NULL;
+
+	if (!job_ptr->part_ptr_list || list_count(job_ptr->part_ptr_list) < 2 || IS_JOB_RUNNING(job_ptr))
+		return _dup_str(job_ptr->part_ptr ? job_ptr->part_ptr->name : "");
+	it = list_iterator_create(job_ptr->part_ptr_list);
+	while ((part_ptr = list_next(it)))
+		if (part_ptr->name)
+			xstrfmtcat(list, "%s%s", list ? "," : "", part_ptr->name);
+	list_iterator_destroy(it);
+	return list ? list : _dup_str("");
+}
+
+/* Every partition of the node, "a,b" (a job of any of them may use it). Locks: node and
+ * partition read. */
+static char *_node_partitions(node_record_t *node_ptr)
+{
+	char *list = NULL;
+
+	for (int i = 0; i < node_ptr->part_cnt; i++) {
+		part_record_t *part = node_ptr->part_pptr[i];
+
+		if (part && part->name)
+			xstrfmtcat(list, "%s%s", list ? "," : "", part->name);
+	}
+	return list ? list : _dup_str("");
+}
+
 static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, time_t now)
 {
 	dlsched_job_metadata_t m;
@@ -270,7 +306,7 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 		v->user = _dup_str(job_ptr->user_name);
 	else
 		v->user = xstrdup_printf("uid%u", job_ptr->user_id);
-	v->partition = _dup_str(job_ptr->part_ptr ? job_ptr->part_ptr->name : "");
+	v->partition = _job_partitions(job_ptr);
 	v->qos = _dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : "");
 	/* One reading: the comment's words, sbatch --dl-model/--dl-epochs/--dl-elastic over them. */
 	(void) dls_job_metadata(job_ptr, &m);
@@ -336,16 +372,13 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		dlsched_node_view_t *n = &snap->nodes[i];
 		int total, used;
-		part_record_t *part = NULL;
 
 		dls_node_gpus(node_ptr, &total, &used);
 		n->name = xstrdup(node_ptr->name);
 		n->gpus_total = total;
 		n->gpus_free = total - used;
 		n->gpu_type = dls_node_gpu_type(node_ptr);	/* gp-placement ranks nodes by it */
-		if (node_ptr->part_cnt > 0)
-			part = node_ptr->part_pptr[0];
-		n->partition = _dup_str(part ? part->name : "");
+		n->partition = _node_partitions(node_ptr);
 		n->kind = DLSCHED_TRAINING;
 		if (dls_node_in_inference(node_ptr)) {
 			/* Capacity loaning: its partition is the inference one (a training job may use
@@ -359,12 +392,14 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 		n->up = avail_node_bitmap && bit_test(avail_node_bitmap, i) ? 1 : 0;
 	}
 
-	snap->job_cap = list_count(job_list);
+	/* job_list is NULL until slurmctld has read its state (without slurmdbd, a thread may come
+	 * first): no jobs then. */
+	snap->job_cap = job_list ? list_count(job_list) : 0;
 	snap->jobs = xcalloc(snap->job_cap ? snap->job_cap : 1, sizeof(dlsched_job_view_t));
 	share_cap = (size_t) node_record_count * 8 + 16;
 	snap->shares = xcalloc(share_cap, sizeof(dlsched_share_t));
-	it = list_iterator_create(job_list);
-	while ((job_ptr = list_next(it)) && nj < snap->job_cap) {
+	it = job_list ? list_iterator_create(job_list) : NULL;
+	while (it && (job_ptr = list_next(it)) && nj < snap->job_cap) {
 		int gpus;
 
 		if (IS_JOB_RUNNING(job_ptr)) {
@@ -437,7 +472,8 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 			snap->pending++;
 		}
 	}
-	list_iterator_destroy(it);
+	if (it)
+		list_iterator_destroy(it);
 
 	snap->view.struct_size = sizeof(snap->view);
 	/*
@@ -454,7 +490,8 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 			snap->view.now = (double) now;	/* `now` is not this second: keep the caller's */
 	}
 	snap->view.cycle = cycle;
-	snap->view.inference_demand = dls_inference_demand(NULL, 0);
+	/* No file I/O under slurmctld's locks: the demand as last read with none held. */
+	snap->view.inference_demand = dls_inference_demand_cached();
 	snap->view.nodes = snap->nodes;
 	snap->view.node_count = node_record_count;
 	snap->view.jobs = snap->jobs;

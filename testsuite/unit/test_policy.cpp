@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "model/partition_list.h"
 #include "policy/builtin_policies.h"
 #include "policy/registry.h"
 #include "view_builder.h"
@@ -403,6 +404,45 @@ START_TEST(srtf_counts_each_partition_s_own_gpus)
 }
 END_TEST
 
+// Partition lists as the glue writes them ("a,b"): whole names, in any position, empty names none.
+START_TEST(partition_lists_overlap_by_whole_names)
+{
+	struct {
+		const char *a, *b;
+		bool overlap;
+	} cases[] = {
+		{"a", "a", true},  {"a,b", "b", true},  {"b", "a,b", true}, {"x,b,y", "z,b", true},
+		{"a", "b", false}, {"ab", "a", false},  {"a", "ab", false}, {"a,b", "c,d", false},
+		{"", "", false},   {"a,,b", "", false}, {",", ",", false},  {"a,", "a", true},
+	};
+	for (const auto& c : cases)
+		ck_assert_msg(partitions_overlap(c.a, c.b) == c.overlap,
+			      "partitions_overlap(\"%s\", \"%s\") != %d", c.a, c.b, c.overlap);
+	ck_assert(first_partition("a,b") == "a");
+	ck_assert(first_partition("a") == "a");
+	ck_assert(first_partition("") == "");
+}
+END_TEST
+
+START_TEST(a_job_of_several_partitions_uses_any_of_them)
+{
+	// sbatch -p a,b: n0 (partition a) is full, n1 (b) is free; the job starts on n1. A node in
+	// both partitions ("a,b") serves a job of b alone. Before, only the job's first partition
+	// counted, and a node only in its first.
+	World w({4, 4, 4});
+	w.nodes[0].partition = "a";
+	w.nodes[1].partition = "b";
+	w.nodes[2].partition = "c,b";
+	Job& full = w.running(1, 0, {{0, 4}}, 100);
+	full.partition = "a";
+	Job& both = w.pending(2, 5, 4, 1);
+	both.partition = "a,b";
+	Job& of_b = w.pending(3, 6, 4, 1);
+	of_b.partition = "b";
+	expect_decisions(w, "fifo", "start 2 [1:4]; start 3 [2:4]");
+}
+END_TEST
+
 // ModelFallback= accepts exactly the heuristic orderings (config/keys.cpp lists them, so that a
 // learned one is refused when dlsched.conf is read): every ordering the core registers, none more.
 START_TEST(model_fallback_words_are_the_builtin_orderings)
@@ -460,6 +500,8 @@ int main()
 	tcase_add_test(tc, count_places_a_job_wherever_enough_gpus_are_free);
 	tcase_add_test(tc, decisions_are_deterministic);
 	tcase_add_test(tc, srtf_counts_each_partition_s_own_gpus);
+	tcase_add_test(tc, partition_lists_overlap_by_whole_names);
+	tcase_add_test(tc, a_job_of_several_partitions_uses_any_of_them);
 	tcase_add_test(tc, model_fallback_words_are_the_builtin_orderings);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

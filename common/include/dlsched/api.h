@@ -72,7 +72,7 @@ typedef struct dlsched_node_view {
 	int gpus_total;
 	int gpus_free;
 	const char *gpu_type;  /* NULL or "": the reference type */
-	const char *partition;
+	const char *partition; /* its partitions, "a,b" when several */
 	int kind;              /* enum dlsched_partition_kind */
 	int loanable;
 	int loaned;
@@ -88,7 +88,7 @@ typedef struct dlsched_job_view {
 	size_t struct_size;
 	uint32_t job_id;
 	const char *user;
-	const char *partition; /* NULL or "": the default training partition */
+	const char *partition; /* NULL or "": the default training partition; "a,b": any of them */
 	const char *qos;
 	const char *model;     /* NULL or unknown name: scaled linearly */
 	double submit_time;

@@ -34,15 +34,31 @@ extern int init(void)
 	return SLURM_SUCCESS;
 }
 
+/* Also at a reconfigure that changes PreemptType: slurmctld's write locks are held then. */
 extern void fini(void)
 {
-	dls_advisor_stop();
+	dls_advisor_stop(plugin_type);
 }
 
 /* Locks: job read at least (held by the scheduler calling it). */
 extern bool preempt_p_job_preempt_check(job_queue_rec_t *preemptor, job_queue_rec_t *preemptee)
 {
 	return preempt_p_preemptable(preemptee->job_ptr, preemptor->job_ptr);
+}
+
+/*
+ * The job's preemption mode as Slurm applies it: its QOS's PreemptMode, else its partition's, else
+ * the cluster's (without GANG and WITHIN). Locks: job read.
+ */
+static uint16_t _job_mode(job_record_t *job_ptr)
+{
+	uint16_t mode = slurm_conf.preempt_mode;
+
+	if (job_ptr && job_ptr->qos_ptr && job_ptr->qos_ptr->preempt_mode)
+		mode = job_ptr->qos_ptr->preempt_mode;
+	else if (job_ptr && job_ptr->part_ptr && job_ptr->part_ptr->preempt_mode != NO_VAL16)
+		mode = job_ptr->part_ptr->preempt_mode;
+	return mode & ~(PREEMPT_MODE_GANG | PREEMPT_MODE_WITHIN);
 }
 
 /* Locks: job read at least. Only look-ups. */
@@ -54,8 +70,15 @@ extern bool preempt_p_preemptable(job_record_t *preemptee, job_record_t *preempt
 		return false;
 	/* The victim was chosen to make room for the plan's front jobs, not for any waiting job that
 	 * backfill happens to try. */
-	return IS_JOB_RUNNING(preemptee) && dls_advisor_victim(preemptee->job_id, &pos) &&
-	       dls_advisor_front(preemptor->job_id);
+	if (!IS_JOB_RUNNING(preemptee) || !dls_advisor_victim(preemptee->job_id, &pos) ||
+	    !dls_advisor_front(preemptor->job_id))
+		return false;
+	/*
+	 * The table is a cycle old: the victim may have lost what made it one since (scontrol update
+	 * Requeue=0, a QOS or partition PreemptMode changed). Slurm kills a job it cannot requeue, and
+	 * dlsched only ever checkpoints and requeues.
+	 */
+	return dls_job_requeueable(preemptee) && _job_mode(preemptee) == PREEMPT_MODE_REQUEUE;
 }
 
 extern int preempt_p_get_data(job_record_t *job_ptr, slurm_preempt_data_type_t data_type, void *data)
@@ -67,7 +90,7 @@ extern int preempt_p_get_data(job_record_t *job_ptr, slurm_preempt_data_type_t d
 		*(bool *) data = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
 		break;
 	case PREEMPT_DATA_MODE:
-		*(uint16_t *) data = slurm_conf.preempt_mode & ~PREEMPT_MODE_GANG;
+		*(uint16_t *) data = _job_mode(job_ptr);
 		break;
 	case PREEMPT_DATA_PRIO:
 		/* Slurm preempts the lowest value first: the policy's first victim. */

@@ -46,7 +46,7 @@ extern int init(void)
 
 extern void fini(void)
 {
-	dls_advisor_stop();
+	dls_advisor_stop(plugin_type);
 }
 
 extern void site_factor_p_reconfig(void)
@@ -65,9 +65,12 @@ extern void site_factor_p_set(job_record_t *job_ptr)
 /* Every PriorityCalcPeriod. Locks: job write (held by the caller); only look-ups. */
 extern void site_factor_p_update(void)
 {
-	ListIterator it = list_iterator_create(job_list);
+	ListIterator it;
 	job_record_t *job_ptr;
 
+	if (!job_list)
+		return;
+	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		if (IS_JOB_PENDING(job_ptr)) {
 			(void) dls_record_deadline(job_ptr);
