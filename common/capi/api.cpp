@@ -74,6 +74,7 @@ struct dlsched_scheduler {
 struct dlsched_epoch_reader {
 	std::string path, cluster;
 	std::unique_ptr<dlsched::db::ProfileDb> db;  // opened at the first read, again after a failure
+	bool checked = false;  // PRAGMA quick_check ran once (at the first open that succeeded)
 };
 
 struct dlsched_decisions {
@@ -813,12 +814,15 @@ int dlsched_epoch_reader_read(dlsched_epoch_reader_t* reader, dlsched_epoch_samp
 			return report(err, DLSCHED_EINVAL, "dlsched_epoch_reader_read: NULL argument");
 		*count = 0;
 		if (!reader->db) {
-			auto db = dlsched::db::ProfileDb::open_reader(reader->path, kEpochReaderBusyMs);
+			// The whole file is checked at the first open only: a reopen after a failed read does
+			// not read every page again.
+			auto db = dlsched::db::ProfileDb::open_reader(reader->path, kEpochReaderBusyMs, !reader->checked);
 			if (!db.is_ok())
 				return report(err, db.status().code() == dlsched::StatusCode::kNotFound ? DLSCHED_ENOTFOUND
 				                                                                          : DLSCHED_EIO,
 				              db.status().message());
 			reader->db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+			reader->checked = true;
 		}
 		auto runs = reader->db->recent_node_runs(reader->cluster, capacity);
 		if (!runs.is_ok()) {

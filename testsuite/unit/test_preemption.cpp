@@ -1,9 +1,12 @@
 // Preemption by priority class on hand-computed cases: the PickyMan-style `overhead` policy, Slurm's
 // `preempt-qos` order, and the overhead estimator both hosts use (predict/overhead.h). Each case
 // says why the expected victims are the right ones.
+#include <fstream>
+
 #include <check.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "check_main.h"
 
@@ -415,8 +418,9 @@ START_TEST(reader_fills_running_jobs_from_the_profile_db)
 	waiting.refresh({&k}, models, 1451);
 	ck_assert_str_eq(waiting.status().c_str(), "");
 	std::remove(later.c_str());
-	// A damaged one is tried again after ProfileRefresh seconds, but a stopping job's report is
-	// looked for at once: repaired, the save is seen on the next second.
+	// A damaged one is tried again after ProfileRefresh seconds, a stopping job's report too (it
+	// is asked once a second per stopping job: each try read the whole file): repaired, the save is
+	// seen when the back-off ends.
 	{
 		FILE* f = std::fopen(later.c_str(), "wb");
 		ck_assert_ptr_nonnull(f);
@@ -438,8 +442,49 @@ START_TEST(reader_fills_running_jobs_from_the_profile_db)
 		c.at_s = 1450.5;
 		ck_assert(db->add_checkpoint(c).is_ok());
 	}
-	ck_assert_double_eq(damaged.checkpoint_since(7, 1450, 1451), 1450.5);
+	ck_assert_double_eq(damaged.checkpoint_since(7, 1450, 1451), -1);
+	ck_assert_double_eq(damaged.checkpoint_since(7, 1450, 1510), 1450.5);
 	std::remove(later.c_str());
+}
+END_TEST
+
+// Issue 27 item 9: a database that fails is not reopened once a second per stopping job (each
+// reopen read every page with PRAGMA quick_check): a stopping job's report waits for the back-off
+// (ProfileRefresh, 60 s here) like every other read, and the whole file is checked at the first
+// open that succeeds, not at each reconnect.
+START_TEST(reader_backs_off_and_checks_the_file_once)
+{
+	ModelCatalog models;
+	const std::string path = test::temp_path("dlsched-preemption", "backoff.db");
+	{
+		std::ofstream out(path, std::ios::binary);
+		out << "not a database, not yet";
+		for (int i = 0; i < 4096; ++i)
+			out << static_cast<char>((i * 37) & 0xff);
+	}
+	predict::ProfileReader reader(path, "c", 60);
+	reader.refresh({}, models, 1000);
+	ck_assert(reader.status().find("not a readable dlsched profile database") != std::string::npos);
+	ck_assert_int_eq(reader.quick_checks(), 1);
+	// The file is repaired: a stopping job's report at 1001 s still waits for the back-off.
+	std::remove(path.c_str());
+	{
+		auto db = db::ProfileDb::open_writer(path);
+		ck_assert(db.is_ok());
+		db::JobRecord r;
+		r.cluster = "c", r.job_id = 7, r.model = "m", r.gpus = 1, r.epochs_total = 10;
+		ck_assert(db->put_job(r).is_ok());
+		db::CheckpointRecord c;
+		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4, c.kind = "save", c.bytes = 1, c.seconds = 1;
+		c.at_s = 1005;
+		ck_assert(db->add_checkpoint(c).is_ok());
+	}
+	for (double now = 1001; now < 1060; now += 1)
+		ck_assert_double_eq(reader.checkpoint_since(7, 1000, now), -1);
+	ck_assert_int_eq(reader.quick_checks(), 1);
+	ck_assert_double_eq(reader.checkpoint_since(7, 1000, 1060), 1005);
+	ck_assert_int_eq(reader.quick_checks(), 2);  // the first open that succeeded
+	ck_assert_str_eq(reader.status().c_str(), "");
 }
 END_TEST
 
@@ -460,6 +505,7 @@ int main()
 	tcase_add_test(tc, estimated_cost_from_measurements);
 	tcase_add_test(tc, no_warm_up_predicted_from_noise);
 	tcase_add_test(tc, reader_fills_running_jobs_from_the_profile_db);
+	tcase_add_test(tc, reader_backs_off_and_checks_the_file_once);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
