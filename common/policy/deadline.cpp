@@ -131,29 +131,34 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 	// slack than DeadlineUrgency= x its remaining time (at its requested size) can still wait: it
 	// goes among the jobs without a deadline by its remaining time, as srtf would place it. So
 	// deadline work takes GPUs from other work only when waiting longer would cost its deadline.
+	// All of this within each block of equal standing (a priority class, an administrator's place):
+	// a job of a higher class goes before deadline work of a lower one (whose GPUs the scheduler
+	// left out of the plan when stopping it would make it late).
 	std::unordered_map<const Job*, int> needs;  // deadline_fit(...).need of each deadline job, once
 	std::vector<const Job*> ordered;
 	ordered.reserve(in.ordered.size());
-	std::vector<const Job*> waiting_ok;  // deadline jobs that can wait, in order
-	std::vector<const Job*> rest;
-	for (const Job* j : in.ordered) {
-		const int nj = j->has_deadline() ? needs[j] = deadline_fit(in.view, *j, z_).need : 0;
-		// No deadline, or one it cannot meet (best-effort: the scheduler placed it last).
-		if (nj == 0) {
-			rest.push_back(j);
-			continue;
+	// Jobs [first, last) of one block, urgent deadline jobs first, then the rest by remaining time.
+	auto order_block = [&](std::size_t first, std::size_t last) {
+		std::vector<const Job*> waiting_ok;  // deadline jobs that can wait, in order
+		std::vector<const Job*> rest;
+		for (std::size_t k = first; k < last; ++k) {
+			const Job* j = in.ordered[k];
+			const int nj = j->has_deadline() ? needs[j] = deadline_fit(in.view, *j, z_).need : 0;
+			// No deadline, or one it cannot meet (best-effort: the scheduler placed it last).
+			if (nj == 0) {
+				rest.push_back(j);
+				continue;
+			}
+			const double rt = remaining_time(in.view, *j, j->gpus_requested);
+			const double slack = j->deadline - in.view.now - rt;
+			// A running deadline job stays among the urgent ones once started: as it runs (at more
+			// GPUs than it asked for, or ahead of plan) its slack grows, and putting it back among
+			// the others would stop it, only for it to become urgent again: a restart per cycle.
+			if (j->running() || slack <= urgency_ * rt || !std::isfinite(rt))
+				ordered.push_back(j);
+			else
+				waiting_ok.push_back(j);
 		}
-		const double rt = remaining_time(in.view, *j, j->gpus_requested);
-		const double slack = j->deadline - in.view.now - rt;
-		// A running deadline job stays among the urgent ones once started: as it runs (at more GPUs
-		// than it asked for, or ahead of plan) its slack grows, and putting it back among the others
-		// would stop it, only for it to become urgent again: a restart per cycle.
-		if (j->running() || slack <= urgency_ * rt || !std::isfinite(rt))
-			ordered.push_back(j);
-		else
-			waiting_ok.push_back(j);
-	}
-	{
 		auto key = [&](const Job* j) { return remaining_time(in.view, *j, j->gpus_requested); };
 		std::stable_sort(waiting_ok.begin(), waiting_ok.end(), [&](const Job* a, const Job* b) { return key(a) < key(b); });
 		std::size_t w = 0;
@@ -164,6 +169,13 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 		}
 		while (w < waiting_ok.size())
 			ordered.push_back(waiting_ok[w++]);
+	};
+	for (std::size_t first = 0; first < in.ordered.size();) {
+		std::size_t last = first + 1;
+		while (last < in.ordered.size() && (!in.standing || (*in.standing)[last] == (*in.standing)[first]))
+			++last;
+		order_block(first, last);
+		first = last;
 	}
 	const std::size_t n = ordered.size();
 	std::vector<int> targets(n, 0), need(n, 0);
@@ -218,7 +230,7 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 		}
 	}
 	FreeMap free = in.free;
-	const AllocationInput reordered{in.view, ordered, in.placement, in.free, in.reconsider_running};
+	const AllocationInput reordered{in.view, ordered, in.placement, in.free, in.reconsider_running, nullptr};
 	realize_targets(reordered, targets, free, plan);
 }
 

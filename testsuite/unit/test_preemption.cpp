@@ -448,6 +448,84 @@ START_TEST(reader_fills_running_jobs_from_the_profile_db)
 }
 END_TEST
 
+// Issue 27 item 3: priority classes against deadline work. A high job needing all 8 GPUs, one 1-GPU
+// job of the normal class running (100 epochs of 60 s: 6000 s left). The high job runs 10 epochs of
+// 60 s at 8 GPUs: 75 s. The running job's stop costs 10 + 1 s (safe point, write) and 10 s to resume:
+// stopped for the high job, it loses 11 + 10 + 75 = 96 s against its deadline.
+namespace {
+
+Job& deadline_victim(World& w, double slack)
+{
+	Job& j = victim(w, 1, {{0, 1}}, 10);
+	j.deadline = w.now + 6000 + slack;
+	return j;
+}
+
+std::string reason_of(const Decisions& d, JobId id)
+{
+	for (const Action& a : d.actions)
+		if (a.job == id && a.kind == ActionKind::kAdmission)
+			return a.reason;
+	return "";
+}
+
+}  // namespace
+
+START_TEST(a_high_job_preempts_deadline_work_only_when_its_slack_absorbs_the_delay)
+{
+	for (const char* preset : {"qos-deadline", "pickyman", "preempt-qos", "srtf"}) {
+		// No deadline: stopped, under every preset.
+		{
+			World w({8});
+			victim(w, 1, {{0, 1}}, 10);
+			high(w, 9, 8);
+			const Decisions d = make_scheduler(preset)->decide(w.view());
+			ck_assert_msg(render(d).find("requeue 1") != std::string::npos, "%s: %s", preset, render(d).c_str());
+		}
+		// Slack 1000 s absorbs the 96 s: stopped.
+		{
+			World w({8});
+			deadline_victim(w, 1000);
+			high(w, 9, 8);
+			const Decisions d = make_scheduler(preset)->decide(w.view());
+			ck_assert_msg(render(d).find("requeue 1") != std::string::npos, "%s: %s", preset, render(d).c_str());
+		}
+		// Slack 50 s does not: it keeps its GPU, and the high job's reason says why it waits.
+		{
+			World w({8});
+			deadline_victim(w, 50);
+			high(w, 9, 8);
+			const Decisions d = make_scheduler(preset)->decide(w.view());
+			ck_assert_msg(render(d).find("requeue 1") == std::string::npos, "%s: %s", preset, render(d).c_str());
+			ck_assert_msg(render(d).find("start 9") == std::string::npos, "%s: %s", preset, render(d).c_str());
+			const std::string why = reason_of(d, 9);
+			ck_assert_msg(why == "waits for deadline work it would make late: job 1 (50 s slack, needs 96 s)",
+			              "%s: reason \"%s\"", preset, why.c_str());
+		}
+	}
+}
+END_TEST
+
+START_TEST(a_preemption_policy_that_would_never_be_consulted_is_refused)
+{
+	// qos-deadline's allocation is elastic: running jobs are reconsidered by the allocation itself
+	// and the Preemption policy is never asked. Setting one is refused, naming the conflict.
+	Config c;
+	ck_assert(c.set("Policy", "qos-deadline", "dlsched.conf:3").is_ok());
+	ck_assert(c.set("PreemptionPolicy", "overhead", "dlsched.conf:4").is_ok());
+	PolicyRegistry r;
+	register_builtin_policies(r);
+	auto s = Scheduler::create(c, r);
+	ck_assert(!s.is_ok());
+	ck_assert_msg(s.status().message().find("dlsched.conf:4: PreemptionPolicy: ") == 0 &&
+	                      s.status().message().find("deadline-autoscale") != std::string::npos,
+	              "%s", s.status().message().c_str());
+	// none is what such presets run with.
+	ck_assert(c.set("PreemptionPolicy", "none", "dlsched.conf:4").is_ok());
+	ck_assert(Scheduler::create(c, r).is_ok());
+}
+END_TEST
+
 // Issue 27 item 9: a database that fails is not reopened once a second per stopping job (each
 // reopen read every page with PRAGMA quick_check): a stopping job's report waits for the back-off
 // (ProfileRefresh, 60 s here) like every other read, and the whole file is checked at the first
@@ -501,6 +579,8 @@ int main()
 	tcase_add_test(tc, overhead_breaks_ties_by_job_id_and_respects_the_grace);
 	tcase_add_test(tc, preempt_qos_takes_out_the_fewest_nodes_then_the_oldest);
 	tcase_add_test(tc, high_class_jobs_go_first_and_lower_classes_never_preempt);
+	tcase_add_test(tc, a_high_job_preempts_deadline_work_only_when_its_slack_absorbs_the_delay);
+	tcase_add_test(tc, a_preemption_policy_that_would_never_be_consulted_is_refused);
 	tcase_add_test(tc, estimated_cost_from_the_profile);
 	tcase_add_test(tc, estimated_cost_from_measurements);
 	tcase_add_test(tc, no_warm_up_predicted_from_noise);

@@ -64,6 +64,8 @@ enum dlsched_admission {
 	DLSCHED_ADMIT_BEST_EFFORT = 1, /* it runs behind every admitted job: show the reason */
 	DLSCHED_ADMIT_HOLD = 2,        /* hold it until released; show the reason */
 	DLSCHED_ADMIT_CANCEL = 3,      /* end it (as Slurm's own --deadline does); log the reason */
+	DLSCHED_ADMIT_WAIT = 4,        /* it waits (a job of a higher priority class that deadline work
+					* holds back): only show the reason */
 };
 
 typedef struct dlsched_node_view {

@@ -433,7 +433,8 @@ static void _apply_deferred_resizes(void)
  * reason is shown in squeue's REASON column (the job is ordered behind the admitted ones). Hold: an
  * administrator's hold with the reason (scontrol release lets it go; the next cycle judges it
  * again). Cancel: ended as Slurm's own --deadline check ends a job (state DEADLINE), the reason
- * logged. Only pending jobs with a deadline are touched. Locks as _apply.
+ * logged. Only pending jobs with a deadline are touched, except by Wait: a job of a higher
+ * priority class held back by deadline work it may not stop shows why. Locks as _apply.
  */
 static uint32_t *held_ids;	/* jobs this plugin held (ids), so that a release sticks */
 static size_t held_cnt, held_cap;
@@ -465,6 +466,19 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 {
 	int verdict = a->admission;
 
+	/*
+	 * Wait: a job of a higher priority class that deadline work holds back
+	 * (it would make that work late): only the reason, in squeue's REASON.
+	 */
+	if (verdict == DLSCHED_ADMIT_WAIT) {
+		if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->priority == 0 ||
+		    !xstrcmp(job_ptr->state_desc, a->reason))
+			return false;
+		xfree(job_ptr->state_desc);
+		job_ptr->state_desc = xstrdup(a->reason);
+		info("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		return true;
+	}
 	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !dls_job_deadline(job_ptr))
 		return false;
 	/* When it was first found infeasible, for sacct (dlsched-report: infeasible at submit). */
