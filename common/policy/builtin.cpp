@@ -60,7 +60,8 @@ void register_builtin_policies(PolicyRegistry& r)
 			               base.reset(new DrfOrdering());
 		               else
 			               base.reset(new SrtfOrdering());
-		               return std::unique_ptr<Ordering>(new LeastSlackOrdering(std::move(base)));
+		               return std::unique_ptr<Ordering>(
+		                       new LeastSlackOrdering(std::move(base), normal_quantile(c.get_double("DeadlineConfidence"))));
 	               });
 
 	r.add_allocation("rigid", "requested GPUs, in order, skipping jobs that do not fit",

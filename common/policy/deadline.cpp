@@ -8,7 +8,8 @@
 //    normal quantile of DeadlineConfidence=). Otherwise DeadlineInfeasible= decides: best-effort
 //    (behind every admitted job), hold, or cancel; the reason says what it needs and what is left.
 //  - Ordering `least-slack`: jobs with a deadline first, by slack = deadline - now - predicted
-//    remaining time (at the GPUs it asked for); the rest follow by LeastSlackBase=.
+//    remaining time (at the GPUs it asked for, at the low end of its spread: x (1 - z x cv), so
+//    that a runtime nobody measured does not buy first place); the rest follow by LeastSlackBase=.
 //  - Allocation `deadline-autoscale`: in order, running jobs included, a deadline job gets the
 //    smallest GPU count in its range that meets its deadline (a running one grows to it when it
 //    drifts behind, its restart cost counted; one above it keeps its size until the surplus is
@@ -116,7 +117,11 @@ void LeastSlackOrdering::order(const ClusterView& view, std::vector<const Job*>&
 	// Slack at the size the job asked for, running or not: at the size it runs at, a job scaled up
 	// would look less urgent once started than while it waited, be stopped for that, and look
 	// urgent again (a restart per cycle).
-	sort_by_key(with, [&](const Job& j) { return j.deadline - view.now - remaining_time(view, j, j.gpus_requested); });
+	// The remaining time at the low end of its spread: an unmeasured runtime does not buy urgency.
+	sort_by_key(with, [&](const Job& j) {
+		const double low = std::max(0.0, 1 - std::max(0.0, z_) * std::max(0.0, j.runtime_cv));
+		return j.deadline - view.now - remaining_time(view, j, j.gpus_requested) * low;
+	});
 	base_->order(view, without);
 	std::copy(with.begin(), with.end(), jobs.begin());
 	std::copy(without.begin(), without.end(), jobs.begin() + static_cast<std::ptrdiff_t>(with.size()));

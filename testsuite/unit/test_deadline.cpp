@@ -224,6 +224,26 @@ START_TEST(runtimes_from_the_profile_db)
 }
 END_TEST
 
+// Issue 27 item 8: a just-feasible deadline on a runtime nobody measured does not buy first place.
+// Both 600 s at 1 GPU. Job 1's runtime is a claim (spread 25%): its deadline 793 s is just feasible
+// (600 x (1 + 1.2816 x 0.25) = 792.2 s). Job 2's is measured (spread 2%), deadline 900 s. Raw
+// slack 193 s against 300 s put job 1 first; at the low end of each spread, job 1 has
+// 793 - 600 x (1 - 0.3204) = 385.2 s and job 2 900 - 600 x (1 - 0.0256) = 315.4 s: job 2 first.
+START_TEST(an_unmeasured_just_feasible_claim_does_not_go_first)
+{
+	World w({1});
+	Job& claim = w.pending(1, 0, 1, 10);
+	claim.deadline = 793;
+	claim.runtime_cv = 0.25;
+	Job& measured = w.pending(2, 1, 1, 10);
+	measured.deadline = 900;
+	measured.runtime_cv = 0.02;
+	expect_decisions(w, "lsf", "start 2 [0:1]; prio 1=1");
+	// DeadlineConfidence=0.5 trusts every estimate as it is: raw slack, job 1 first.
+	expect_decisions(w, "lsf", "start 1 [0:1]; prio 2=1", {{"DeadlineConfidence", "0.5"}});
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("deadline");
@@ -235,6 +255,7 @@ int main()
 	tcase_add_test(tc, grows_a_running_job_that_drifts_behind);
 	tcase_add_test(tc, a_growing_job_keeps_its_nodes);
 	tcase_add_test(tc, least_slack_orders_deadlines_then_the_base);
+	tcase_add_test(tc, an_unmeasured_just_feasible_claim_does_not_go_first);
 	tcase_add_test(tc, runtimes_from_the_profile_db);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
