@@ -84,6 +84,7 @@ deadline_job() {  # deadline_job NAME EPOCHS EPOCH1 DUE LIMIT OPTION...
 			--profiles $top/contribs/profiles"
 }
 deadline_of() { sacct -n -X -P -o AdminComment -j "$1" | tail -1 | sed -n 's/.*deadline=\([0-9]*\).*/\1/p'; }
+admin_comment_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
 end_of() { date -d "$(sacct -n -X -P -o End -j "$1" | tail -1)" +%s 2>/dev/null; }
 
 for section in $sections; do case $section in
@@ -118,6 +119,20 @@ infeasible)
 	wait_reason 10 "$ho" "released: runs best-effort" && [ "$(squeue -h -j "$ho" -o %Q)" != 0 ] &&
 		ok "released: not held again, squeue shows '$(reason_of "$ho")'" ||
 		ko "released job: $(squeue -h -j "$ho" -o '%T %Q %r')"
+	# ... across a restart of slurmctld too: the hold and the release are in the admin comment
+	# (they were kept in memory only: a restarted controller held the job again).
+	ac=$(admin_comment_of "$ho")
+	[[ "$ac" == *dl_held=* && "$ac" == *dl_released=* ]] && ok "hold and release recorded: '$ac'" ||
+		ko "admin comment of the released job: '$ac'"
+	pid=$(cat "$dir/c/pids/slurmctld.pid")
+	kill "$pid"
+	wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || ko "slurmctld did not stop"
+	"$dir/c/bin/slurmctld" -f "$SLURM_CONF" >"$dir/restart.log" 2>&1
+	wait_for 30 scontrol ping >/dev/null || ko "slurmctld did not come back: $(tail -3 "$dir/restart.log")"
+	sleep 4
+	[ "$(squeue -h -j "$ho" -o %Q)" != 0 ] && [[ "$(reason_of "$ho")" == *"released: runs best-effort"* ]] &&
+		ok "after a restart the released job is not held again: '$(reason_of "$ho")'" ||
+		ko "after a restart: $(squeue -h -j "$ho" -o '%T %Q %r')"
 	scancel "$ho"
 	conf Policy=qos-deadline SchedInterval=1 DeadlineInfeasible=cancel
 	ca=$(deadline_job cancelled 30 14 150 3 --gres=gpu:1)

@@ -436,30 +436,15 @@ static void _apply_deferred_resizes(void)
  * logged. Only pending jobs with a deadline are touched, except by Wait: a job of a higher
  * priority class held back by deadline work it may not stop shows why. Locks as _apply.
  */
-static uint32_t *held_ids;	/* jobs this plugin held (ids), so that a release sticks */
-static size_t held_cnt, held_cap;
-
-static bool _was_held(uint32_t job_id)
+/*
+ * A job this plugin held carries "dl_held=<epoch s>" in its admin comment (the
+ * first hold's time), so that an administrator's release sticks across a
+ * restart of slurmctld, as the job's other dl_ words do; the release itself is
+ * recorded as "dl_released=<epoch s>" when first seen.
+ */
+static bool _was_held(job_record_t *job_ptr)
 {
-	for (size_t i = 0; i < held_cnt; i++)
-		if (held_ids[i] == job_id)
-			return true;
-	return false;
-}
-
-static void _remember_held(uint32_t job_id)
-{
-	if (held_cnt == held_cap) {
-		/* Bounded: the oldest half is forgotten (its jobs are long gone or released). */
-		if (held_cap >= 4096) {
-			memmove(held_ids, held_ids + held_cap / 2, (held_cap - held_cap / 2) * sizeof(*held_ids));
-			held_cnt -= held_cap / 2;
-		} else {
-			held_cap = held_cap ? 2 * held_cap : 64;
-			xrecalloc(held_ids, held_cap, sizeof(*held_ids));
-		}
-	}
-	held_ids[held_cnt++] = job_id;
+	return dls_admin_comment_value(job_ptr, "dl_held") >= 0;
 }
 
 static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t now)
@@ -484,8 +469,10 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 	/* When it was first found infeasible, for sacct (dlsched-report: infeasible at submit). */
 	(void) dls_admin_comment_once(job_ptr, "infeasible", (long) now);
 	/* Held once and released since (scontrol release): it runs best-effort, not held again. */
-	if (verdict == DLSCHED_ADMIT_HOLD && job_ptr->priority != 0 && _was_held(job_ptr->job_id))
+	if (verdict == DLSCHED_ADMIT_HOLD && job_ptr->priority != 0 && _was_held(job_ptr)) {
 		verdict = DLSCHED_ADMIT_BEST_EFFORT;
+		(void) dls_admin_comment_once(job_ptr, "dl_released", (long) now);
+	}
 	switch (verdict) {
 	case DLSCHED_ADMIT_BEST_EFFORT: {
 		char *reason = NULL;
@@ -509,7 +496,7 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 			return false;	/* held already (by us or anyone) */
 		job_ptr->priority = 0;
 		job_ptr->state_reason = WAIT_HELD;
-		_remember_held(job_ptr->job_id);
+		(void) dls_admin_comment_once(job_ptr, "dl_held", (long) now);
 		xfree(job_ptr->state_desc);
 		job_ptr->state_desc = xstrdup(a->reason);
 		info("sched/dlsched: %pJ %s", job_ptr, a->reason);
