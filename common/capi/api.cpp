@@ -779,6 +779,20 @@ int dlsched_parse_job_metadata(const char* comment, const char* const* env, size
 	});
 }
 
+int dlsched_judge_deadline_word(double word, double first_seen, double earliest_start, double time_min_s,
+                                double* deadline, char* problem, size_t problem_len, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_judge_deadline_word", [&]() -> int {
+		if (!deadline)
+			return report(err, DLSCHED_EINVAL, "dlsched_judge_deadline_word: NULL deadline");
+		const dlsched::DeadlineClaim c = dlsched::judge_deadline_word(word, first_seen, earliest_start, time_min_s);
+		*deadline = c.deadline;
+		if (problem && problem_len)
+			std::snprintf(problem, problem_len, "%s", c.problem.c_str());
+		return ok(err);
+	});
+}
+
 int dlsched_epoch_reader_create(const char* db_path, const char* cluster, dlsched_epoch_reader_t** out,
                                 dlsched_error_t* err)
 {

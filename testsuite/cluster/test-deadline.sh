@@ -157,7 +157,22 @@ infeasible)
 		--comment "epoch_time_1gpu=14 deadline=$(($(date +%s) + 150))" --wrap 'sleep 30')
 	wait_reason 15 "$cw" "deadline infeasible: needs" && ok "a comment-word deadline is judged too: '$(reason_of "$cw")'" ||
 		ko "comment-word deadline job: $(squeue -h -j "$cw" -o '%T %r')"
+	# Its owner moves the word (scontrol update Comment=): the deadline first seen stands.
+	first=$(admin_comment_of "$cw" | sed -n 's/.*deadline=\([0-9]*\).*/\1/p')
+	scontrol update JobId="$cw" Comment="epoch_time_1gpu=14 deadline=$(($(date +%s) + 100000))"
+	sleep 3
+	now_dl=$(admin_comment_of "$cw" | sed -n 's/.*deadline=\([0-9]*\).*/\1/p')
+	[ -n "$first" ] && [ "$now_dl" = "$first" ] && ok "a comment changed later does not move the deadline ($first)" ||
+		ko "deadline first $first, after the comment changed $now_dl"
 	scancel "$cw"
+	# A word Slurm's --deadline check would refuse (not after the job's submission) is no deadline.
+	pw=$(sbatch --parsable --requeue -o /dev/null --qos=deadline --time=3 --gres=gpu:1 --dl-model=cifar10 --dl-epochs=30 \
+		--comment "epoch_time_1gpu=14 deadline=$(($(date +%s) - 60))" --wrap 'sleep 30')
+	sleep 4
+	[[ "$(admin_comment_of "$pw")" != *deadline=* && "$(reason_of "$pw")" != *deadline* ]] &&
+		ok "a deadline word before the job's submission is ignored" ||
+		ko "past deadline word: admin comment '$(admin_comment_of "$pw")', reason '$(reason_of "$pw")'"
+	scancel "$pw"
 	scancel "$b1" "$b2"
 	# The best-effort job runs once the GPUs are free (and misses its deadline).
 	t=0

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define DLSCHED_API_VERSION 7
+#define DLSCHED_API_VERSION 8
 
 /* The priorities a host gives the jobs it orders for dlsched (sched/dlsched: above priority/basic's
  * range). An administrator's priority at or above DLSCHED_PRIORITY_FLOOR pins a job ahead of every
@@ -279,6 +279,16 @@ typedef struct {
  * without a SPANK_ prefix), which win. Either may be NULL. Set out->struct_size first. */
 int dlsched_parse_job_metadata(const char *comment, const char *const *env, size_t env_count,
 			       dlsched_job_metadata_t *out, dlsched_error_t *err);
+
+/* ---- API version 8 ---- */
+/* The deadline a job's comment word deadline= claims, judged as Slurm judges --deadline at
+ * submission and held to what dlsched first saw (model/job_metadata.h, judge_deadline_word):
+ * `first_seen` > 0 (the admin comment's deadline=) counts whatever the word says now; otherwise the
+ * word counts only after `earliest_start` (submit or begin time) + `time_min_s` (--time-min, 0:
+ * none). *deadline: the one that counts (0: none); `problem` (may be NULL): why the word did not
+ * count, "" when it did. */
+int dlsched_judge_deadline_word(double word, double first_seen, double earliest_start, double time_min_s,
+				double *deadline, char *problem, size_t problem_len, dlsched_error_t *err);
 
 /* ---- API version 6: speed observations from the profile DB ---- */
 typedef struct dlsched_epoch_reader dlsched_epoch_reader_t;
