@@ -268,7 +268,8 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		               {"time_limit", v.time_limit},         {"deadline", v.deadline},
 		               {"start_time", v.start_time},         {"attained_gpu_s", v.attained_gpu_s},
 		               {"executed_s", v.executed_s},         {"last_stop_time", v.last_stop_time},
-		               {"last_run_s", v.last_run_s},         {"checkpoint_requested_at", v.checkpoint_requested_at}};
+		               {"last_run_s", v.last_run_s},         {"checkpoint_requested_at", v.checkpoint_requested_at},
+		               {"time_min", v.time_min}};
 		for (const auto& n : numbers)
 			if (!std::isfinite(n.value))
 				return report(err, DLSCHED_EINVAL, who + ": " + n.name + " is not a finite number");
@@ -288,6 +289,7 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		j.epochs_done = v.epochs_done;
 		j.epoch_time_1gpu = v.epoch_time_1gpu;
 		j.time_limit = v.time_limit > 0 ? v.time_limit : dlsched::kNoTimeLimit;
+		j.time_min = v.time_min > 0 ? v.time_min : 0;
 		out.from_profile.push_back(false);
 		if (!(j.epoch_time_1gpu > 0)) {
 			const double profiled = sched->models.epoch_time_1gpu(j.model);
@@ -302,6 +304,7 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 				// predicted estimates assume the same (predict/hints.h).
 				j.epoch_time_1gpu = dlsched::predict::epoch_time_for_runtime(j, sched->models, limits.gpus_per_node,
 				                                                             v.time_limit);
+				j.runtime_from_limit = true;
 			} else {
 				j.epochs_total = 1;
 				j.epoch_time_1gpu = 0;

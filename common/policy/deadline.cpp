@@ -91,7 +91,16 @@ AdmissionVerdict DeadlineAdmission::admit(const ClusterView& view, const Job& jo
 		return v;
 	v.reason = "deadline infeasible: needs " + format_duration(f.best_time) + " at " + std::to_string(f.best_gpus) +
 	           (f.best_gpus == 1 ? " GPU, " : " GPUs, ") + format_duration(f.left) + " left";
-	switch (on_infeasible_) {
+	Infeasible how = on_infeasible_;
+	// Known by its time limit alone (assumed to run all of it): it may run as little as its
+	// --time-min, as Slurm's own deadline check counts. While that still fits, it is not held or
+	// cancelled on the assumption: it runs best-effort.
+	if (how != Infeasible::kBestEffort && job.runtime_from_limit && job.time_min > 0 &&
+	    view.now + job.time_min <= job.deadline) {
+		how = Infeasible::kBestEffort;
+		v.reason += " (its time limit; its --time-min of " + format_duration(job.time_min) + " still fits)";
+	}
+	switch (how) {
 	case Infeasible::kBestEffort:
 		v.best_effort = true;
 		v.reason += "; runs best-effort";

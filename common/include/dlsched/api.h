@@ -124,6 +124,8 @@ typedef struct dlsched_job_view {
 	double checkpoint_requested_at; /* running jobs: > 0 when the host asked it to checkpoint and
 				 * stop then (absolute; a preemption in progress: its GPUs are freeing, no
 				 * policy touches it again); <= 0: not asked */
+	/* ---- API version 8 ---- */
+	double time_min;        /* seconds it may run at least (Slurm's --time-min); <= 0: none */
 } dlsched_job_view_t;
 
 /* ---- API version 6 ---- */
