@@ -6,6 +6,8 @@
 #  infeasible a job that cannot meet its deadline even at its largest size shows why in squeue's
 #             REASON and is handled per DeadlineInfeasible=: best-effort (pending behind the
 #             others, the reason shown), hold (held, the reason shown), cancel (state DEADLINE);
+#  classes    a --qos=high job needing every GPU waits, with its reason, behind a deadline job it
+#             would make late, and stops one whose slack absorbs the stop;
 #  report     dlsched-report's deadline completion rate, per QoS and per user, is the one recomputed
 #             from raw sacct (deadlines from the admin comment, ends from End).
 # Deadline jobs give --time-min so that Slurm's own check (the job cannot finish its minimum before
@@ -30,7 +32,7 @@ done
 dir=$(mktemp -d /tmp/dlsched-deadline-test.XXXXXX)
 chmod 755 "$dir"
 port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
-sections="${DLSCHED_DEADLINE_SECTIONS:-autoscale infeasible report}"
+sections="${DLSCHED_DEADLINE_SECTIONS:-autoscale infeasible classes report}"
 fails=0
 ok() { echo "ok - $*"; }
 ko() { echo "not ok - $*"; fails=$((fails + 1)); }
@@ -182,6 +184,34 @@ infeasible)
 	sleep 5  # GPU-time spent on a job that misses its deadline (for the report)
 	scancel "$be"
 	wait_done 30 "$be"
+	;;
+classes)
+	# Priority classes against deadline work (doc/admin-guide.md): a --qos=high job needing all 8
+	# GPUs (2-minute limit: it holds them about that long) and a running 1-GPU deadline job.
+	conf Policy=qos-deadline SchedInterval=1 CheckpointAt=iteration
+	# 20 epochs of 6 s (120 s) due in 200 s: feasible, about 80 s of slack, less than the 120 s and
+	# more the high job would cost it: it keeps its GPU, and the high job's REASON says why.
+	t1=$(deadline_job tight 20 6 200 4 --gres=gpu:1)
+	wait_for 30 is_state "$t1" RUNNING || ko "the tight deadline job did not start: $(squeue -h -j "$t1" -o '%T %r')"
+	h1=$(sbatch --parsable --requeue -o /dev/null --qos=high -N 2 --gres=gpu:4 --time=2 --wrap 'sleep 5')
+	wait_reason 15 "$h1" "waits for deadline work it would make late: job $t1" &&
+		ok "the high job waits, squeue shows '$(reason_of "$h1")'" ||
+		ko "high job: $(squeue -h -j "$h1" -o '%T %r')"
+	grep -q "asked JobId=$t1 to checkpoint" "$log" && ko "the tight deadline job was stopped" ||
+		ok "the deadline job it would make late was not stopped"
+	scancel "$h1" "$t1"
+	wait_done 30 "$h1" "$t1"
+	# Due in 1000 s: its slack absorbs the stop: it is checkpointed and the high job runs.
+	t2=$(deadline_job ample 20 6 1000 20 --gres=gpu:1)
+	wait_for 30 is_state "$t2" RUNNING || ko "the ample deadline job did not start: $(squeue -h -j "$t2" -o '%T %r')"
+	h2=$(sbatch --parsable --requeue -o /dev/null --qos=high -N 2 --gres=gpu:4 --time=2 --wrap 'sleep 5')
+	wait_for 20 grep -q "asked JobId=$t2 to checkpoint" "$log" &&
+		ok "a deadline job with slack to spare is stopped for the high job" ||
+		ko "job $t2 not stopped: $(squeue -h -j "$h2" -o '%T %r'); $(grep "JobId=$t2" "$log" | tail -2)"
+	wait_done 120 "$h2" && completed "$h2" && ok "the high job ran" ||
+		ko "high job $h2: $(sacct -n -X -P -o State -j "$h2" | tr '\n' ' ')"
+	scancel "$t2"
+	wait_done 30 "$t2"
 	;;
 report)
 	sleep 3  # accounting catches up
