@@ -268,7 +268,8 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		               {"time_limit", v.time_limit},         {"deadline", v.deadline},
 		               {"start_time", v.start_time},         {"attained_gpu_s", v.attained_gpu_s},
 		               {"executed_s", v.executed_s},         {"last_stop_time", v.last_stop_time},
-		               {"last_run_s", v.last_run_s},         {"checkpoint_requested_at", v.checkpoint_requested_at},
+		               {"last_run_s", v.last_run_s},
+		               {"checkpoint_requested_at", v.checkpoint_requested_at},
 		               {"time_min", v.time_min}};
 		for (const auto& n : numbers)
 			if (!std::isfinite(n.value))
@@ -788,7 +789,8 @@ int dlsched_judge_deadline_word(double word, double first_seen, double earliest_
 	return guarded(err, "dlsched_judge_deadline_word", [&]() -> int {
 		if (!deadline)
 			return report(err, DLSCHED_EINVAL, "dlsched_judge_deadline_word: NULL deadline");
-		const dlsched::DeadlineClaim c = dlsched::judge_deadline_word(word, first_seen, earliest_start, time_min_s);
+		const dlsched::DeadlineClaim c =
+		        dlsched::judge_deadline_word(word, first_seen, earliest_start, time_min_s);
 		*deadline = c.deadline;
 		if (problem && problem_len)
 			std::snprintf(problem, problem_len, "%s", c.problem.c_str());

@@ -157,8 +157,8 @@ DeadlineClaim judge_deadline_word(double word, double first_seen, double earlies
 	if (first_seen > 0) {
 		c.deadline = first_seen;
 		if (std::llround(word) != std::llround(first_seen))
-			c.problem = "deadline=" + secs(word) + " ignored: the deadline first seen, " + secs(first_seen) +
-			            ", stands (a comment changed later does not move it)";
+			c.problem = "deadline=" + secs(word) + " ignored: the deadline first seen, " +
+			            secs(first_seen) + ", stands (a comment changed later does not move it)";
 		return c;
 	}
 	const double earliest_end = earliest_start + std::max(0.0, time_min_s);

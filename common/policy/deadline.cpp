@@ -98,7 +98,8 @@ AdmissionVerdict DeadlineAdmission::admit(const ClusterView& view, const Job& jo
 	if (how != Infeasible::kBestEffort && job.runtime_from_limit && job.time_min > 0 &&
 	    view.now + job.time_min <= job.deadline) {
 		how = Infeasible::kBestEffort;
-		v.reason += " (its time limit; its --time-min of " + format_duration(job.time_min) + " still fits)";
+		v.reason += " (its time limit; its --time-min of " + format_duration(job.time_min) +
+		            " still fits)";
 	}
 	switch (how) {
 	case Infeasible::kBestEffort:
@@ -186,7 +187,10 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 	};
 	for (std::size_t first = 0; first < in.ordered.size();) {
 		std::size_t last = first + 1;
-		while (last < in.ordered.size() && (!in.standing || (*in.standing)[last] == (*in.standing)[first]))
+		auto same_block = [&](std::size_t k) {
+			return !in.standing || (*in.standing)[k] == (*in.standing)[first];
+		};
+		while (last < in.ordered.size() && same_block(last))
 			++last;
 		order_block(first, last);
 		first = last;

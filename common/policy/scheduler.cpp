@@ -1,13 +1,13 @@
 #include "policy/scheduler.h"
 
-#include "policy/builtin_policies.h"
-#include "policy/estimates.h"
-
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "policy/builtin_policies.h"
+#include "policy/estimates.h"
 
 namespace dlsched {
 
@@ -123,8 +123,8 @@ std::vector<int> standing_blocks(const std::vector<const Job*>& jobs, ClassOf cl
 	for (std::size_t i = 1; i < jobs.size(); ++i) {
 		const Job* a = jobs[i - 1];
 		const Job* b = jobs[i];
-		const bool same = group(a) == group(b) &&
-		                  (group(a) == 1 ? class_of(*a) == class_of(*b) : a->admin_priority == b->admin_priority);
+		const bool same_place = group(a) != 1 ? a->admin_priority == b->admin_priority : true;
+		const bool same = group(a) == group(b) && same_place && class_of(*a) == class_of(*b);
 		out[i] = out[i - 1] + (same ? 0 : 1);
 	}
 	return out;
@@ -206,11 +206,13 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 	// rather than log it as on and ignore it.
 	if (sp.preemption != "none" && (s->ordering_->preemptive() || s->allocation_->elastic()))
 		return part("PreemptionPolicy",
-		            invalid_argument("'" + sp.preemption + "' is never consulted with ordering '" + sp.ordering +
-		                             "' and allocation '" + sp.allocation + "', which " +
-		                             (s->ordering_->preemptive() ? "preempt by their order"
-		                                                         : "reconsider running jobs (deadline-autoscale, elastic)") +
-		                             "; priority classes preempt there through the order: set PreemptionPolicy=none"));
+		            invalid_argument("'" + sp.preemption + "' is never consulted with ordering '" +
+		                             sp.ordering + "' and allocation '" + sp.allocation + "', which " +
+		                             (s->ordering_->preemptive()
+		                                      ? "preempt by their order"
+		                                      : "reconsider running jobs (deadline-autoscale, elastic)") +
+		                             "; priority classes preempt there through the order: set "
+		                             "PreemptionPolicy=none"));
 	s->priority_qos_ = split_names(config.get_string("PriorityQos"));
 	s->deadline_z_ = normal_quantile(config.get_double("DeadlineConfidence"));
 	return s;
@@ -232,7 +234,8 @@ bool Scheduler::protects(const ClusterView& view, const Job& r, const Job& w, do
 	if (!r.has_deadline() || priority_class(r) >= priority_class(w))
 		return false;
 	const double margin = 1 + std::max(0.0, deadline_z_) * std::max(0.0, r.runtime_cv);
-	const double slack = r.deadline - view.now - remaining_time(view, r, std::max(1, r.gpus_allocated)) * margin;
+	const double slack =
+	        r.deadline - view.now - remaining_time(view, r, std::max(1, r.gpus_allocated)) * margin;
 	if (!(slack >= 0))
 		return false;  // late already at its size: stopping it does not make it late
 	// How long the waiting job holds the GPUs: its predicted run, else its time limit.
@@ -480,7 +483,8 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		std::stable_partition(candidates.begin(), candidates.end(),
 		                      [&](const Job* j) { return !best_effort.count(j->id); });
 	apply_standing(candidates, [this](const Job& j) { return priority_class(j); });
-	const std::vector<int> standing = standing_blocks(candidates, [this](const Job& j) { return priority_class(j); });
+	const std::vector<int> standing =
+	        standing_blocks(candidates, [this](const Job& j) { return priority_class(j); });
 
 	Plan plan;
 	AllocationInput in{view, candidates, *placement_, free, reconsider, &standing};

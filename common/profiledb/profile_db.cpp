@@ -160,8 +160,8 @@ std::string newest_first(const char* order, std::size_t limit)
 
 }  // namespace
 
-Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate, int busy_ms,
-                                          bool check)
+Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate,
+                                          int busy_ms, bool check)
 {
 	auto db = Database::open(path, mode, busy_ms);
 	if (!db.is_ok())
@@ -448,8 +448,8 @@ Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster
 	return out;
 }
 
-Result<std::vector<CheckpointRecord>> ProfileDb::checkpoints_of(const std::string& cluster, std::int64_t job_id,
-                                                               std::size_t limit)
+Result<std::vector<CheckpointRecord>> ProfileDb::checkpoints_of(const std::string& cluster,
+                                                               std::int64_t job_id, std::size_t limit)
 {
 	auto st = prepare_for_job(db_,
 	                          "SELECT run, epoch, kind, bytes, seconds, at_s FROM checkpoints WHERE cluster = ?1 "
@@ -551,13 +551,13 @@ Status ProfileDb::finish_preemption(const std::string& cluster, std::int64_t job
 	return b.is_ok() ? s.run() : b;
 }
 
-Result<std::vector<PreemptionRecord>> ProfileDb::preemptions_of(const std::string& cluster, std::int64_t job_id,
-                                                               std::size_t limit)
+Result<std::vector<PreemptionRecord>> ProfileDb::preemptions_of(const std::string& cluster,
+                                                               std::int64_t job_id, std::size_t limit)
 {
 	auto st = prepare_for_job(db_,
-	                          std::string("SELECT requested_s, grace_s, gpus, predicted_suspend_s, predicted_resume_s, "
-	                                      "reason, outcome, requeued_s FROM preemptions WHERE cluster = ?1 AND "
-	                                      "job_id = ?2 ") +
+	                          std::string("SELECT requested_s, grace_s, gpus, predicted_suspend_s, "
+	                                      "predicted_resume_s, reason, outcome, requeued_s FROM preemptions "
+	                                      "WHERE cluster = ?1 AND job_id = ?2 ") +
 	                                  newest_first("requested_s DESC", limit),
 	                          cluster, job_id);
 	if (!st.is_ok())

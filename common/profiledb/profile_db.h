@@ -107,8 +107,8 @@ public:
 	// A reader: the file must exist and be a dlsched profile DB this version can read. `check`:
 	// run PRAGMA quick_check first (it reads every page: a reader that reconnects runs it on its
 	// first open only, or seldom; predict::ProfileReader).
-	static Result<ProfileDb> open_reader(const std::string& path, int busy_timeout_ms = Database::kBusyTimeoutMs,
-	                                     bool check = true);
+	static Result<ProfileDb> open_reader(const std::string& path,
+	                                     int busy_timeout_ms = Database::kBusyTimeoutMs, bool check = true);
 	// Tests and migrations: a new database created at an older schema version.
 	static Result<ProfileDb> create_at_version(const std::string& path, int version);
 
@@ -144,7 +144,8 @@ public:
 	static constexpr std::size_t kJobRowLimit = 2000;
 	// The job with its newest `row_limit` epochs, checkpoints and preemptions (each in time order;
 	// 0: all of them).
-	Result<JobProfile> job(const std::string& cluster, std::int64_t job_id, std::size_t row_limit = kJobRowLimit);
+	Result<JobProfile> job(const std::string& cluster, std::int64_t job_id,
+	                       std::size_t row_limit = kJobRowLimit);
 	// The job's row only (no epochs, no checkpoints); kNotFound when there is none.
 	Result<JobRecord> job_record(const std::string& cluster, std::int64_t job_id);
 	// Jobs of `model` with recorded epochs, most recent first, at most `limit` (0: all).
@@ -172,11 +173,12 @@ public:
 	Status export_csv(const std::string& table, std::ostream& out);
 
 private:
-	static Result<ProfileDb> open_checked(const std::string& path, Database::Mode mode, bool migrate, int busy_ms,
-	                                      bool check = true);
+	static Result<ProfileDb> open_checked(const std::string& path, Database::Mode mode, bool migrate,
+	                                      int busy_ms, bool check = true);
 	Status migrate_to(int version);
 	// Each the newest `limit` rows (0: all), in time order.
-	Result<std::vector<EpochRecord>> epochs_of(const std::string& cluster, std::int64_t job_id, std::size_t limit);
+	Result<std::vector<EpochRecord>> epochs_of(const std::string& cluster, std::int64_t job_id,
+	                                           std::size_t limit);
 	Result<std::vector<CheckpointRecord>> checkpoints_of(const std::string& cluster, std::int64_t job_id,
 	                                                     std::size_t limit);
 	Result<std::vector<PreemptionRecord>> preemptions_of(const std::string& cluster, std::int64_t job_id,

@@ -473,7 +473,8 @@ std::string reason_of(const Decisions& d, JobId id)
 
 START_TEST(a_high_job_preempts_deadline_work_only_when_its_slack_absorbs_the_delay)
 {
-	for (const char* preset : {"qos-deadline", "pickyman", "preempt-qos", "srtf", "tiresias-las", "optimus", "mckp", "drf", "aryl", "srtf-gp"}) {
+	for (const char* preset :
+	     {"qos-deadline", "pickyman", "preempt-qos", "srtf", "tiresias-las", "optimus", "mckp", "drf", "aryl", "srtf-gp"}) {
 		// No deadline: stopped, under every preset.
 		{
 			World w({8});
