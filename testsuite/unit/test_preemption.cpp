@@ -33,6 +33,20 @@ Job& victim(World& w, JobId id, std::vector<NodeShare> where, double to_safe)
 	return j;
 }
 
+// A new profile DB at `path` holding job 7 of cluster "c" with one checkpoint save (epoch, time).
+void write_saved_job(const std::string& path, double epoch, double at_s)
+{
+	auto db = db::ProfileDb::open_writer(path);
+	ck_assert(db.is_ok());
+	db::JobRecord r;
+	r.cluster = "c", r.job_id = 7, r.model = "m", r.gpus = 1, r.epochs_total = 10;
+	ck_assert(db->put_job(r).is_ok());
+	db::CheckpointRecord c;
+	c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = epoch, c.kind = "save", c.bytes = 1000, c.seconds = 1;
+	c.at_s = at_s;
+	ck_assert(db->add_checkpoint(c).is_ok());
+}
+
 Job& high(World& w, JobId id, int gpus)
 {
 	Job& j = w.pending(id, 5, gpus);
@@ -431,17 +445,7 @@ START_TEST(reader_fills_running_jobs_from_the_profile_db)
 	damaged.refresh({&k}, models, 1450);
 	ck_assert(damaged.status().find("ProfileRefresh") != std::string::npos);
 	std::remove(later.c_str());
-	{
-		auto db = db::ProfileDb::open_writer(later);
-		ck_assert(db.is_ok());
-		db::JobRecord r;
-		r.cluster = "c", r.job_id = 7, r.model = "m", r.gpus = 1, r.epochs_total = 10;
-		ck_assert(db->put_job(r).is_ok());
-		db::CheckpointRecord c;
-		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4.5, c.kind = "save", c.bytes = 1000, c.seconds = 1,
-		c.at_s = 1450.5;
-		ck_assert(db->add_checkpoint(c).is_ok());
-	}
+	write_saved_job(later, 4.5, 1450.5);
 	ck_assert_double_eq(damaged.checkpoint_since(7, 1450, 1451), -1);
 	ck_assert_double_eq(damaged.checkpoint_since(7, 1450, 1510), 1450.5);
 	std::remove(later.c_str());
@@ -547,17 +551,7 @@ START_TEST(reader_backs_off_and_checks_the_file_once)
 	ck_assert_int_eq(reader.quick_checks(), 1);
 	// The file is repaired: a stopping job's report at 1001 s still waits for the back-off.
 	std::remove(path.c_str());
-	{
-		auto db = db::ProfileDb::open_writer(path);
-		ck_assert(db.is_ok());
-		db::JobRecord r;
-		r.cluster = "c", r.job_id = 7, r.model = "m", r.gpus = 1, r.epochs_total = 10;
-		ck_assert(db->put_job(r).is_ok());
-		db::CheckpointRecord c;
-		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4, c.kind = "save", c.bytes = 1, c.seconds = 1;
-		c.at_s = 1005;
-		ck_assert(db->add_checkpoint(c).is_ok());
-	}
+	write_saved_job(path, 4, 1005);
 	for (double now = 1001; now < 1060; now += 1)
 		ck_assert_double_eq(reader.checkpoint_since(7, 1000, now), -1);
 	ck_assert_int_eq(reader.quick_checks(), 1);
