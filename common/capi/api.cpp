@@ -33,6 +33,7 @@ struct ExperienceLog {
 	std::string path;     // ProfileDB=
 	std::string cluster;
 	std::unique_ptr<dlsched::db::ProfileDb> db;  // opened at the first step to write
+	bool checked = false;  // PRAGMA quick_check passed once: a reopen does not read every page again
 	std::uint64_t rows = 0, errors = 0, dropped = 0;
 	std::string last_error;
 };
@@ -63,6 +64,7 @@ struct dlsched_scheduler {
 	dlsched::predict::OverheadParams overhead;
 	std::string cluster;
 	std::unique_ptr<dlsched::db::ProfileDb> writer;  // preemption rows, opened at the first one
+	bool writer_checked = false;  // its quick_check passed once: reopened after a failure without it
 	// The nodes of the view being converted: one buffer for every call, so that policies that
 	// cache per view (gp-placement's fit) see the same nodes from call to call.
 	std::vector<dlsched::Node> view_nodes;
@@ -383,11 +385,13 @@ void record_experience(ExperienceLog& log, const std::vector<dlsched::PolicyStep
 	std::string why;
 	try {
 		if (!log.db) {
-			auto db = dlsched::db::ProfileDb::open_writer(log.path, kExperienceBusyMs);
-			if (!db.is_ok())
+			auto db = dlsched::db::ProfileDb::open_writer(log.path, kExperienceBusyMs, !log.checked);
+			if (!db.is_ok()) {
 				why = db.status().message();
-			else
+			} else {
 				log.db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+				log.checked = true;
+			}
 		}
 		if (log.db) {
 			const dlsched::Status st = log.db->add_experience(log.cluster, steps);
@@ -690,10 +694,11 @@ dlsched::Status preemption_writer(dlsched_scheduler_t* sched)
 	const std::string path = sched->config.get_string("ProfileDB");
 	if (path.empty())
 		return dlsched::invalid_argument("ProfileDB= is not set: preemptions are not recorded");
-	auto db = dlsched::db::ProfileDb::open_writer(path, kExperienceBusyMs);
+	auto db = dlsched::db::ProfileDb::open_writer(path, kExperienceBusyMs, !sched->writer_checked);
 	if (!db.is_ok())
 		return db.status();
 	sched->writer = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+	sched->writer_checked = true;
 	return dlsched::Status::ok();
 }
 

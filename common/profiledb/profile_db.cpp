@@ -232,9 +232,9 @@ Status ProfileDb::migrate_to(int version)
 	return st;
 }
 
-Result<ProfileDb> ProfileDb::open_writer(const std::string& path, int busy_timeout_ms)
+Result<ProfileDb> ProfileDb::open_writer(const std::string& path, int busy_timeout_ms, bool check)
 {
-	return open_checked(path, Database::Mode::kCreate, true, busy_timeout_ms);
+	return open_checked(path, Database::Mode::kCreate, true, busy_timeout_ms, check);
 }
 
 Result<ProfileDb> ProfileDb::open_reader(const std::string& path, int busy_timeout_ms, bool check)

@@ -103,7 +103,9 @@ public:
 	// The single writer of profiles (dlsched-ingestd): creates the file if missing, upgrades an older
 	// schema, WAL mode. `busy_timeout_ms`: how long a statement waits for another writer's lock
 	// before it fails (sched/dlsched appends experience rows with 50 ms: it never waits longer).
-	static Result<ProfileDb> open_writer(const std::string& path, int busy_timeout_ms = Database::kBusyTimeoutMs);
+	// `check` as for open_reader.
+	static Result<ProfileDb> open_writer(const std::string& path,
+	                                     int busy_timeout_ms = Database::kBusyTimeoutMs, bool check = true);
 	// A reader: the file must exist and be a dlsched profile DB this version can read. `check`:
 	// run PRAGMA quick_check first (it reads every page: a reader that reconnects runs it on its
 	// first open only, or seldom; predict::ProfileReader).
