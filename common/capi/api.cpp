@@ -34,6 +34,8 @@ struct ExperienceLog {
 	std::string cluster;
 	std::unique_ptr<dlsched::db::ProfileDb> db;  // opened at the first step to write
 	bool checked = false;  // PRAGMA quick_check passed once: a reopen does not read every page again
+	double refresh_s = 60;  // ProfileRefresh=: after a failed open, the next try waits this long
+	double retry_at = -1;   // (the steps' clock); meanwhile steps are dropped, not tried
 	std::uint64_t rows = 0, errors = 0, dropped = 0;
 	std::string last_error;
 };
@@ -379,15 +381,22 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 
 // Appends a cycle's steps to the experience table, in one short transaction. Never fails the
 // cycle: an error (the DB busy for more than kExperienceBusyMs, not writable, ...) drops the
-// steps and is counted. A DB that could not be opened is tried again at the next cycle.
+// steps and is counted. A DB that could not be opened is tried again ProfileRefresh= seconds later
+// (the cycles between drop their steps without trying).
 void record_experience(ExperienceLog& log, const std::vector<dlsched::PolicyStep>& steps) noexcept
 {
 	std::string why;
+	const double now = steps.empty() ? 0 : steps.front().now;
+	if (!log.db && now < log.retry_at) {
+		log.dropped += steps.size();  // backing off: the last error stands
+		return;
+	}
 	try {
 		if (!log.db) {
 			auto db = dlsched::db::ProfileDb::open_writer(log.path, kExperienceBusyMs, !log.checked);
 			if (!db.is_ok()) {
 				why = db.status().message();
+				log.retry_at = now + log.refresh_s;
 			} else {
 				log.db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
 				log.checked = true;
@@ -477,6 +486,7 @@ int create_scheduler(const char* conf_path, bool for_placement, dlsched_schedule
 	// A scheduler for placement never decides a cycle: nothing to record.
 	s->experience.enabled =
 	        !for_placement && s->config.get_bool("RecordExperience") && !s->experience.path.empty();
+	s->experience.refresh_s = s->config.get_double("ProfileRefresh");
 	s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
 	s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
 	                                                               s->config.get_double("ProfileRefresh"));
