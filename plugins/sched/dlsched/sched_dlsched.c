@@ -456,12 +456,20 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 	 * (it would make that work late): only the reason, in squeue's REASON.
 	 */
 	if (verdict == DLSCHED_ADMIT_WAIT) {
+		/* The reason up to its ':' (the jobs and seconds after it change as they run). */
+		size_t head = strcspn(a->reason, ":");
+		bool again;
+
 		if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->priority == 0 ||
 		    !xstrcmp(job_ptr->state_desc, a->reason))
 			return false;
+		again = job_ptr->state_desc && !strncmp(job_ptr->state_desc, a->reason, head);
 		xfree(job_ptr->state_desc);
 		job_ptr->state_desc = xstrdup(a->reason);
-		info("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		if (again)
+			debug("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		else
+			info("sched/dlsched: %pJ %s", job_ptr, a->reason);
 		return true;
 	}
 	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !dls_job_deadline(job_ptr))
