@@ -456,9 +456,19 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 	FreeMap free(view);
 	std::vector<const Job*> pinned;
 	// Deadline work that a waiting job of a higher class may not stop (protects()) keeps its GPUs
-	// and its place this cycle, as a job that cannot be requeued does.
+	// and its place this cycle, as a job that cannot be requeued does: only while such a job does
+	// not fit on the free GPUs (otherwise the deadline job stays free to be resized).
+	std::vector<const Job*> contending;
+	if (reconsider) {
+		const FreeMap now_free(view);
+		for (const Job* w : candidates) {
+			std::vector<NodeShare> where;
+			if (priority_class(*w) > 0 && !placement_->place(view, *w, w->gpus_requested, now_free, where))
+				contending.push_back(w);
+		}
+	}
 	auto is_protected = [&](const Job* r) {
-		for (const Job* w : candidates)
+		for (const Job* w : contending)
 			if (protects(view, *r, *w))
 				return true;
 		return false;

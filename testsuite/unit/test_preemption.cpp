@@ -561,6 +561,30 @@ START_TEST(reader_backs_off_and_checks_the_file_once)
 }
 END_TEST
 
+// Protected deadline work is pinned only while a higher-class job does not fit on the free GPUs.
+// 8 GPUs: deadline job 1 runs on 4 (elastic 1-4; 100 epochs: 1500 s at 4, 3000 s at 2, due in 3200 s:
+// it needs 2), high job 2 asks for 2 (1000 epochs: it would hold GPUs 30,000 s, far more than job 1's
+// slack: job 1 is protected against it), normal job 3 asks for 4 with a deadline it meets only if it
+// starts now (150 s at 4, due in 160 s). Job 2 fits on the 4 free GPUs, so job 1 is not pinned:
+// qos-deadline shrinks it to the 2 it needs, and jobs 2 and 3 both start.
+START_TEST(protected_deadline_work_is_still_resized_when_the_high_job_fits)
+{
+	World w({8});
+	Job& d = w.running(1, 0, {{0, 4}}, 100);
+	d.gpus_min = 1;
+	d.gpus_max = 4;
+	d.deadline = 3200;
+	high(w, 2, 2).epochs_total = 1000;
+	Job& urgent = w.pending(3, 1, 4);
+	urgent.qos = "normal";
+	urgent.deadline = 160;
+	const std::string got = render(make_scheduler("qos-deadline")->decide(w.view()));
+	ck_assert_msg(got.find("resize 1 [0:2]") != std::string::npos && got.find("start 2") != std::string::npos &&
+	                      got.find("start 3") != std::string::npos,
+	              "%s", got.c_str());
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("preemption");
@@ -576,6 +600,7 @@ int main()
 	tcase_add_test(tc, high_class_jobs_go_first_and_lower_classes_never_preempt);
 	tcase_add_test(tc, a_high_job_preempts_deadline_work_only_when_its_slack_absorbs_the_delay);
 	tcase_add_test(tc, a_preemption_policy_that_would_never_be_consulted_is_refused);
+	tcase_add_test(tc, protected_deadline_work_is_still_resized_when_the_high_job_fits);
 	tcase_add_test(tc, estimated_cost_from_the_profile);
 	tcase_add_test(tc, estimated_cost_from_measurements);
 	tcase_add_test(tc, no_warm_up_predicted_from_noise);
