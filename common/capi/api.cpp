@@ -38,6 +38,9 @@ struct ExperienceLog {
 	std::string path;     // ProfileDB=
 	std::string cluster;
 	std::unique_ptr<dlsched::db::ProfileDb> db;  // opened at the first step to write
+	bool checked = false;  // PRAGMA quick_check passed once: a reopen does not read every page again
+	double refresh_s = 60;  // ProfileRefresh=: after a failed open, the next try waits this long
+	double retry_at = -1;   // (the steps' clock); meanwhile steps are dropped, not tried
 	std::uint64_t rows = 0, errors = 0, dropped = 0;
 	std::string last_error;
 };
@@ -68,6 +71,7 @@ struct dlsched_scheduler {
 	dlsched::predict::OverheadParams overhead;
 	std::string cluster;
 	std::unique_ptr<dlsched::db::ProfileDb> writer;  // preemption rows, opened at the first one
+	bool writer_checked = false;  // its quick_check passed once: reopened after a failure without it
 	// The nodes of the view being converted: one buffer for every call, so that policies that
 	// cache per view (gp-placement's fit) see the same nodes from call to call.
 	std::vector<dlsched::Node> view_nodes;
@@ -82,6 +86,7 @@ struct dlsched_scheduler {
 struct dlsched_epoch_reader {
 	std::string path, cluster;
 	std::unique_ptr<dlsched::db::ProfileDb> db;  // opened at the first read, again after a failure
+	bool checked = false;  // PRAGMA quick_check ran once (at the first open that succeeded)
 };
 
 struct dlsched_decisions {
@@ -311,7 +316,9 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		               {"time_limit", v.time_limit},         {"deadline", v.deadline},
 		               {"start_time", v.start_time},         {"attained_gpu_s", v.attained_gpu_s},
 		               {"executed_s", v.executed_s},         {"last_stop_time", v.last_stop_time},
-		               {"last_run_s", v.last_run_s},         {"checkpoint_requested_at", v.checkpoint_requested_at}};
+		               {"last_run_s", v.last_run_s},
+		               {"checkpoint_requested_at", v.checkpoint_requested_at},
+		               {"time_min", v.time_min}};
 		for (const auto& n : numbers)
 			if (!std::isfinite(n.value))
 				return report(err, DLSCHED_EINVAL, who + ": " + n.name + " is not a finite number");
@@ -331,6 +338,7 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		j.epochs_done = v.epochs_done;
 		j.epoch_time_1gpu = v.epoch_time_1gpu;
 		j.time_limit = v.time_limit > 0 ? v.time_limit : dlsched::kNoTimeLimit;
+		j.time_min = v.time_min > 0 ? v.time_min : 0;
 		out.from_profile.push_back(false);
 		if (!(j.epoch_time_1gpu > 0)) {
 			const double profiled = sched->models.epoch_time_1gpu(j.model);
@@ -345,6 +353,7 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 				// predicted estimates assume the same (predict/hints.h).
 				j.epoch_time_1gpu = dlsched::predict::epoch_time_for_runtime(j, sched->models, limits.gpus_per_node,
 				                                                             v.time_limit);
+				j.runtime_from_limit = true;
 			} else {
 				j.epochs_total = 1;
 				j.epoch_time_1gpu = 0;
@@ -416,17 +425,26 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 
 // Appends a cycle's steps to the experience table, in one short transaction. Never fails the
 // cycle: an error (the DB busy for more than kExperienceBusyMs, not writable, ...) drops the
-// steps and is counted. A DB that could not be opened is tried again at the next cycle.
+// steps and is counted. A DB that could not be opened is tried again ProfileRefresh= seconds later
+// (the cycles between drop their steps without trying).
 void record_experience(ExperienceLog& log, const std::vector<dlsched::PolicyStep>& steps) noexcept
 {
 	std::string why;
+	const double now = steps.empty() ? 0 : steps.front().now;
+	if (!log.db && now < log.retry_at) {
+		log.dropped += steps.size();  // backing off: the last error stands
+		return;
+	}
 	try {
 		if (!log.db) {
-			auto db = dlsched::db::ProfileDb::open_writer(log.path, kExperienceBusyMs);
-			if (!db.is_ok())
+			auto db = dlsched::db::ProfileDb::open_writer(log.path, kExperienceBusyMs, !log.checked);
+			if (!db.is_ok()) {
 				why = db.status().message();
-			else
+				log.retry_at = now + log.refresh_s;
+			} else {
 				log.db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+				log.checked = true;
+			}
 		}
 		if (log.db) {
 			const dlsched::Status st = log.db->add_experience(log.cluster, steps);
@@ -512,6 +530,7 @@ int create_scheduler(const char* conf_path, bool for_placement, dlsched_schedule
 	// A scheduler for placement never decides a cycle: nothing to record.
 	s->experience.enabled =
 	        !for_placement && s->config.get_bool("RecordExperience") && !s->experience.path.empty();
+	s->experience.refresh_s = s->config.get_double("ProfileRefresh");
 	s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
 	s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
 	                                                               s->config.get_double("ProfileRefresh"));
@@ -796,10 +815,11 @@ dlsched::Status preemption_writer(dlsched_scheduler_t* sched)
 	const std::string path = sched->config.get_string("ProfileDB");
 	if (path.empty())
 		return dlsched::invalid_argument("ProfileDB= is not set: preemptions are not recorded");
-	auto db = dlsched::db::ProfileDb::open_writer(path, kExperienceBusyMs);
+	auto db = dlsched::db::ProfileDb::open_writer(path, kExperienceBusyMs, !sched->writer_checked);
 	if (!db.is_ok())
 		return db.status();
 	sched->writer = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+	sched->writer_checked = true;
 	return dlsched::Status::ok();
 }
 
@@ -889,6 +909,21 @@ int dlsched_parse_job_metadata(const char* comment, const char* const* env, size
 	});
 }
 
+int dlsched_judge_deadline_word(double word, double first_seen, double earliest_start, double time_min_s,
+                                double* deadline, char* problem, size_t problem_len, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_judge_deadline_word", [&]() -> int {
+		if (!deadline)
+			return report(err, DLSCHED_EINVAL, "dlsched_judge_deadline_word: NULL deadline");
+		const dlsched::DeadlineClaim c =
+		        dlsched::judge_deadline_word(word, first_seen, earliest_start, time_min_s);
+		*deadline = c.deadline;
+		if (problem && problem_len)
+			std::snprintf(problem, problem_len, "%s", c.problem.c_str());
+		return ok(err);
+	});
+}
+
 int dlsched_epoch_reader_create(const char* db_path, const char* cluster, dlsched_epoch_reader_t** out,
                                 dlsched_error_t* err)
 {
@@ -924,12 +959,15 @@ int dlsched_epoch_reader_read(dlsched_epoch_reader_t* reader, dlsched_epoch_samp
 			return report(err, DLSCHED_EINVAL, "dlsched_epoch_reader_read: NULL argument");
 		*count = 0;
 		if (!reader->db) {
-			auto db = dlsched::db::ProfileDb::open_reader(reader->path, kEpochReaderBusyMs);
+			// The whole file is checked at the first open only: a reopen after a failed read does
+			// not read every page again.
+			auto db = dlsched::db::ProfileDb::open_reader(reader->path, kEpochReaderBusyMs, !reader->checked);
 			if (!db.is_ok())
 				return report(err, db.status().code() == dlsched::StatusCode::kNotFound ? DLSCHED_ENOTFOUND
 				                                                                          : DLSCHED_EIO,
 				              db.status().message());
 			reader->db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+			reader->checked = true;
 		}
 		auto runs = reader->db->recent_node_runs(reader->cluster, capacity);
 		if (!runs.is_ok()) {

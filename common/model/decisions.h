@@ -25,6 +25,7 @@ enum class AdmissionAction : std::uint8_t {
 	kBestEffort,  // it runs when nothing admitted needs the GPUs: show the reason, lower its priority
 	kHold,        // hold it (Slurm: held, the reason shown) until a user or admin releases it
 	kCancel,      // end it (Slurm: cancelled as its own --deadline would), the reason logged
+	kWait,        // it waits: only show the reason (a high-class job held back by deadline work)
 };
 
 const char* action_kind_name(ActionKind kind);

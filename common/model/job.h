@@ -57,6 +57,7 @@ struct Job {
 	int gpus_max = 1;
 	double epochs_total = 1;
 	Seconds time_limit = kNoTimeLimit;  // requested wall-clock limit (backfill uses it)
+	Seconds time_min = 0;               // the least it may run (Slurm's --time-min); 0: none
 	Seconds deadline = kNoDeadline;     // absolute completion deadline
 	// Whether the host can checkpoint and requeue the job (Slurm: a batch job that allows requeue).
 	// A job that cannot be requeued is never preempted, resized or moved by any policy.
@@ -76,6 +77,9 @@ struct Job {
 	// admit a job when its finish is likely in time at DeadlineConfidence=. 0: exact (the
 	// simulator's oracle; a job with no measurements in Slurm gets the predictor's spread).
 	double runtime_cv = 0;
+	// Nothing but its time limit stands for that estimate (the host assumed it runs all of it):
+	// the admission neither holds nor cancels it while it could still finish by its time_min.
+	bool runtime_from_limit = false;
 
 	// ---- Current state ----
 	JobState state = JobState::kPending;

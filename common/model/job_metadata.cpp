@@ -1,5 +1,6 @@
 #include "model/job_metadata.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -145,6 +146,30 @@ void parse_job_env(const std::vector<std::string_view>& env, JobMetadata& m)
 		}
 	}
 	check_range(m);
+}
+
+DeadlineClaim judge_deadline_word(double word, double first_seen, double earliest_start, double time_min_s)
+{
+	DeadlineClaim c;
+	if (!(word > 0))
+		return c;
+	auto secs = [](double t) { return std::to_string(static_cast<long long>(std::llround(t))); };
+	if (first_seen > 0) {
+		c.deadline = first_seen;
+		if (std::llround(word) != std::llround(first_seen))
+			c.problem = "deadline=" + secs(word) + " ignored: the deadline first seen, " +
+			            secs(first_seen) + ", stands (a comment changed later does not move it)";
+		return c;
+	}
+	const double earliest_end = earliest_start + std::max(0.0, time_min_s);
+	if (word <= earliest_end) {
+		c.problem = "deadline=" + secs(word) + " ignored: not after the job's earliest start" +
+		            (time_min_s > 0 ? " + --time-min" : "") + " (" + secs(earliest_end) +
+		            "), as Slurm refuses such a --deadline";
+		return c;
+	}
+	c.deadline = word;
+	return c;
 }
 
 }  // namespace dlsched

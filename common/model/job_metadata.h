@@ -43,6 +43,20 @@ void parse_job_words(std::string_view comment, JobMetadata& m);
 // over what the comment said. Other entries are left alone.
 void parse_job_env(const std::vector<std::string_view>& env, JobMetadata& m);
 
+// A deadline the comment word claims (Slurm never checked it), judged as Slurm judges --deadline
+// at submission, and held to what it was when dlsched first saw the job:
+//  - `first_seen` > 0 (the deadline dlsched recorded then: the admin comment's deadline=) counts
+//    whatever the word says now: a later `scontrol update Comment=` cannot move it;
+//  - otherwise the word counts only when it falls after the job's earliest start (its submit or
+//    begin time, `earliest_start`) plus its --time-min (`time_min_s`, 0: none), as Slurm refuses
+//    `sbatch --deadline` before the begin time + time-min.
+// A word that did not count is named in `problem`.
+struct DeadlineClaim {
+	double deadline = 0;  // the deadline that counts; 0: none
+	std::string problem;  // "" when the word counted (or there was none)
+};
+DeadlineClaim judge_deadline_word(double word, double first_seen, double earliest_start, double time_min_s);
+
 }  // namespace dlsched
 
 #endif

@@ -33,6 +33,10 @@ struct AllocationInput {
 	// True when running jobs are candidates like pending ones (a preemptive ordering, or an elastic
 	// allocation policy): the policy decides their size too, and may leave them out (preemption).
 	bool reconsider_running = false;
+	// Parallel to `ordered`, non-decreasing: jobs in different blocks differ in standing (an
+	// administrator's place, the priority class). A policy that reorders jobs (deadline-autoscale)
+	// does so within a block only. nullptr: one block.
+	const std::vector<int>* standing = nullptr;
 };
 
 class Allocation {

@@ -60,7 +60,8 @@ void register_builtin_policies(PolicyRegistry& r)
 			               base.reset(new DrfOrdering());
 		               else
 			               base.reset(new SrtfOrdering());
-		               return std::unique_ptr<Ordering>(new LeastSlackOrdering(std::move(base)));
+		               const double z = normal_quantile(c.get_double("DeadlineConfidence"));
+		               return std::unique_ptr<Ordering>(new LeastSlackOrdering(std::move(base), z));
 	               });
 
 	r.add_allocation("rigid", "requested GPUs, in order, skipping jobs that do not fit",

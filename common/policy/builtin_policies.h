@@ -201,12 +201,20 @@ private:
 
 class LeastSlackOrdering : public Ordering {
 public:
-	explicit LeastSlackOrdering(std::unique_ptr<Ordering> base) : base_(std::move(base)) {}
+	// `z`: DeadlineConfidence='s normal quantile. A job's slack counts its remaining time at the
+	// low end of its estimate's spread (x (1 - z x runtime_cv)): a runtime nobody measured (a
+	// claim, a profile) cannot buy first place by looking long against a deadline set just
+	// feasible; measured jobs (a small spread) keep their slack.
+	explicit LeastSlackOrdering(std::unique_ptr<Ordering> base, double z = 0)
+	    : base_(std::move(base)), z_(z)
+	{
+	}
 	const char* name() const override { return "least-slack"; }
 	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override;
 
 private:
 	std::unique_ptr<Ordering> base_;  // for the jobs without a deadline
+	double z_;
 };
 
 class DeadlineAutoscaleAllocation : public Allocation {

@@ -8,7 +8,8 @@
 //    normal quantile of DeadlineConfidence=). Otherwise DeadlineInfeasible= decides: best-effort
 //    (behind every admitted job), hold, or cancel; the reason says what it needs and what is left.
 //  - Ordering `least-slack`: jobs with a deadline first, by slack = deadline - now - predicted
-//    remaining time (at the GPUs it asked for); the rest follow by LeastSlackBase=.
+//    remaining time (at the GPUs it asked for, at the low end of its spread: x (1 - z x cv), so
+//    that a runtime nobody measured does not buy first place); the rest follow by LeastSlackBase=.
 //  - Allocation `deadline-autoscale`: in order, running jobs included, a deadline job gets the
 //    smallest GPU count in its range that meets its deadline (a running one grows to it when it
 //    drifts behind, its restart cost counted; one above it keeps its size until the surplus is
@@ -90,7 +91,17 @@ AdmissionVerdict DeadlineAdmission::admit(const ClusterView& view, const Job& jo
 		return v;
 	v.reason = "deadline infeasible: needs " + format_duration(f.best_time) + " at " + std::to_string(f.best_gpus) +
 	           (f.best_gpus == 1 ? " GPU, " : " GPUs, ") + format_duration(f.left) + " left";
-	switch (on_infeasible_) {
+	Infeasible how = on_infeasible_;
+	// Known by its time limit alone (assumed to run all of it): it may run as little as its
+	// --time-min, as Slurm's own deadline check counts. While that still fits, it is not held or
+	// cancelled on the assumption: it runs best-effort.
+	if (how != Infeasible::kBestEffort && job.runtime_from_limit && job.time_min > 0 &&
+	    view.now + job.time_min <= job.deadline) {
+		how = Infeasible::kBestEffort;
+		v.reason += " (its time limit; its --time-min of " + format_duration(job.time_min) +
+		            " still fits)";
+	}
+	switch (how) {
 	case Infeasible::kBestEffort:
 		v.best_effort = true;
 		v.reason += "; runs best-effort";
@@ -116,7 +127,11 @@ void LeastSlackOrdering::order(const ClusterView& view, std::vector<const Job*>&
 	// Slack at the size the job asked for, running or not: at the size it runs at, a job scaled up
 	// would look less urgent once started than while it waited, be stopped for that, and look
 	// urgent again (a restart per cycle).
-	sort_by_key(with, [&](const Job& j) { return j.deadline - view.now - remaining_time(view, j, j.gpus_requested); });
+	// The remaining time at the low end of its spread: an unmeasured runtime does not buy urgency.
+	sort_by_key(with, [&](const Job& j) {
+		const double low = std::max(0.0, 1 - std::max(0.0, z_) * std::max(0.0, j.runtime_cv));
+		return j.deadline - view.now - remaining_time(view, j, j.gpus_requested) * low;
+	});
 	base_->order(view, without);
 	std::copy(with.begin(), with.end(), jobs.begin());
 	std::copy(without.begin(), without.end(), jobs.begin() + static_cast<std::ptrdiff_t>(with.size()));
@@ -131,29 +146,34 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 	// slack than DeadlineUrgency= x its remaining time (at its requested size) can still wait: it
 	// goes among the jobs without a deadline by its remaining time, as srtf would place it. So
 	// deadline work takes GPUs from other work only when waiting longer would cost its deadline.
+	// All of this within each block of equal standing (a priority class, an administrator's place):
+	// a job of a higher class goes before deadline work of a lower one (whose GPUs the scheduler
+	// left out of the plan when stopping it would make it late).
 	std::unordered_map<const Job*, int> needs;  // deadline_fit(...).need of each deadline job, once
 	std::vector<const Job*> ordered;
 	ordered.reserve(in.ordered.size());
-	std::vector<const Job*> waiting_ok;  // deadline jobs that can wait, in order
-	std::vector<const Job*> rest;
-	for (const Job* j : in.ordered) {
-		const int nj = j->has_deadline() ? needs[j] = deadline_fit(in.view, *j, z_).need : 0;
-		// No deadline, or one it cannot meet (best-effort: the scheduler placed it last).
-		if (nj == 0) {
-			rest.push_back(j);
-			continue;
+	// Jobs [first, last) of one block, urgent deadline jobs first, then the rest by remaining time.
+	auto order_block = [&](std::size_t first, std::size_t last) {
+		std::vector<const Job*> waiting_ok;  // deadline jobs that can wait, in order
+		std::vector<const Job*> rest;
+		for (std::size_t k = first; k < last; ++k) {
+			const Job* j = in.ordered[k];
+			const int nj = j->has_deadline() ? needs[j] = deadline_fit(in.view, *j, z_).need : 0;
+			// No deadline, or one it cannot meet (best-effort: the scheduler placed it last).
+			if (nj == 0) {
+				rest.push_back(j);
+				continue;
+			}
+			const double rt = remaining_time(in.view, *j, j->gpus_requested);
+			const double slack = j->deadline - in.view.now - rt;
+			// A running deadline job stays among the urgent ones once started: as it runs (at more
+			// GPUs than it asked for, or ahead of plan) its slack grows, and putting it back among
+			// the others would stop it, only for it to become urgent again: a restart per cycle.
+			if (j->running() || slack <= urgency_ * rt || !std::isfinite(rt))
+				ordered.push_back(j);
+			else
+				waiting_ok.push_back(j);
 		}
-		const double rt = remaining_time(in.view, *j, j->gpus_requested);
-		const double slack = j->deadline - in.view.now - rt;
-		// A running deadline job stays among the urgent ones once started: as it runs (at more GPUs
-		// than it asked for, or ahead of plan) its slack grows, and putting it back among the others
-		// would stop it, only for it to become urgent again: a restart per cycle.
-		if (j->running() || slack <= urgency_ * rt || !std::isfinite(rt))
-			ordered.push_back(j);
-		else
-			waiting_ok.push_back(j);
-	}
-	{
 		auto key = [&](const Job* j) { return remaining_time(in.view, *j, j->gpus_requested); };
 		std::stable_sort(waiting_ok.begin(), waiting_ok.end(), [&](const Job* a, const Job* b) { return key(a) < key(b); });
 		std::size_t w = 0;
@@ -164,6 +184,16 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 		}
 		while (w < waiting_ok.size())
 			ordered.push_back(waiting_ok[w++]);
+	};
+	for (std::size_t first = 0; first < in.ordered.size();) {
+		std::size_t last = first + 1;
+		auto same_block = [&](std::size_t k) {
+			return !in.standing || (*in.standing)[k] == (*in.standing)[first];
+		};
+		while (last < in.ordered.size() && same_block(last))
+			++last;
+		order_block(first, last);
+		first = last;
 	}
 	const std::size_t n = ordered.size();
 	std::vector<int> targets(n, 0), need(n, 0);
@@ -218,7 +248,7 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 		}
 	}
 	FreeMap free = in.free;
-	const AllocationInput reordered{in.view, ordered, in.placement, in.free, in.reconsider_running};
+	const AllocationInput reordered{in.view, ordered, in.placement, in.free, in.reconsider_running, nullptr};
 	realize_targets(reordered, targets, free, plan);
 }
 

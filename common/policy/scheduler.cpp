@@ -1,9 +1,13 @@
 #include "policy/scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "policy/builtin_policies.h"
+#include "policy/estimates.h"
 
 namespace dlsched {
 
@@ -108,6 +112,24 @@ void apply_standing(std::vector<const Job*>& jobs, ClassOf class_of)
 	});
 }
 
+// Block numbers parallel to `jobs` (in apply_standing's order): jobs in different blocks differ in
+// standing (administrator's place, priority class), and an allocation that reorders jobs keeps the
+// blocks in order.
+template <class ClassOf>
+std::vector<int> standing_blocks(const std::vector<const Job*>& jobs, ClassOf class_of)
+{
+	std::vector<int> out(jobs.size(), 0);
+	auto group = [](const Job* j) { return j->admin_pin > 0 ? 0 : j->admin_pin < 0 ? 2 : 1; };
+	for (std::size_t i = 1; i < jobs.size(); ++i) {
+		const Job* a = jobs[i - 1];
+		const Job* b = jobs[i];
+		const bool same_place = group(a) != 1 ? a->admin_priority == b->admin_priority : true;
+		const bool same = group(a) == group(b) && same_place && class_of(*a) == class_of(*b);
+		out[i] = out[i - 1] + (same ? 0 : 1);
+	}
+	return out;
+}
+
 std::vector<std::string> split_names(const std::string& s)
 {
 	std::vector<std::string> out;
@@ -179,7 +201,20 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 		st = part("LoaningPolicy", take(registry.make_loaning(sp.loaning, config), s->loaning_));
 	if (!st.is_ok())
 		return st;
+	// A preset whose ordering is preemptive or whose allocation is elastic reconsiders running jobs
+	// itself (their GPUs go back into the plan): a Preemption policy would never be asked. Say so
+	// rather than log it as on and ignore it.
+	if (sp.preemption != "none" && (s->ordering_->preemptive() || s->allocation_->elastic()))
+		return part("PreemptionPolicy",
+		            invalid_argument("'" + sp.preemption + "' is never consulted with ordering '" +
+		                             sp.ordering + "' and allocation '" + sp.allocation + "', which " +
+		                             (s->ordering_->preemptive()
+		                                      ? "preempt by their order"
+		                                      : "reconsider running jobs (deadline-autoscale, elastic)") +
+		                             "; priority classes preempt there through the order: set "
+		                             "PreemptionPolicy=none"));
 	s->priority_qos_ = split_names(config.get_string("PriorityQos"));
+	s->deadline_z_ = normal_quantile(config.get_double("DeadlineConfidence"));
 	return s;
 }
 
@@ -191,6 +226,70 @@ int Scheduler::priority_class(const Job& job) const
 		if (priority_qos_[i] == job.qos)
 			return static_cast<int>(priority_qos_.size() - i);
 	return 0;
+}
+
+bool Scheduler::protects(const ClusterView& view, const Job& r, const Job& w, double* slack_out,
+                         double* delay_out) const
+{
+	if (!r.has_deadline() || priority_class(r) >= priority_class(w))
+		return false;
+	const double margin = 1 + std::max(0.0, deadline_z_) * std::max(0.0, r.runtime_cv);
+	const double slack =
+	        r.deadline - view.now - remaining_time(view, r, std::max(1, r.gpus_allocated)) * margin;
+	if (!(slack >= 0))
+		return false;  // late already at its size: stopping it does not make it late
+	// How long the waiting job holds the GPUs: its predicted run, else its time limit.
+	double hold = remaining_time(view, w, std::max(1, w.gpus_requested));
+	if (!(hold > 0) || !std::isfinite(hold))
+		hold = w.time_limit;
+	const double delay = r.preempt_cost.suspend() + r.preempt_cost.resume + hold;
+	if (slack >= delay)
+		return false;
+	if (slack_out)
+		*slack_out = slack;
+	if (delay_out)
+		*delay_out = delay;
+	return true;
+}
+
+std::string Scheduler::protected_reason(const ClusterView& view, const Job& w,
+                                        const std::vector<const Job*>& running) const
+{
+	std::string out;
+	for (const Job* r : running) {
+		double slack = 0, delay = 0;
+		if (!protects(view, *r, w, &slack, &delay))
+			continue;
+		out += out.empty() ? "waits for deadline work it would make late: " : ", ";
+		out += "job " + std::to_string(r->id) + " (" + format_duration(slack) + " slack, needs " +
+		       format_duration(delay) + ")";
+	}
+	return out;
+}
+
+void Scheduler::explain_wait(const ClusterView& view, const Job& w, const FreeMap& after,
+                             const std::vector<const Job*>& running, std::vector<Action>& actions) const
+{
+	std::vector<const Job*> held_back;
+	for (const Job* r : running)
+		if (!r->stopping() && protects(view, *r, w))
+			held_back.push_back(r);
+	if (held_back.empty())
+		return;
+	// Only when those GPUs are what it misses: lower-class jobs it may stop are counted free too.
+	FreeMap trial = after;
+	for (const Job* r : running)
+		if (!r->stopping() && r->requeueable && priority_class(*r) < priority_class(w))
+			trial.release(r->placement);
+	std::vector<NodeShare> where;
+	if (!placement_->place(view, w, w.gpus_requested, trial, where))
+		return;
+	Action a;
+	a.kind = ActionKind::kAdmission;
+	a.job = w.id;
+	a.admission = AdmissionAction::kWait;
+	a.reason = protected_reason(view, w, held_back);
+	actions.push_back(std::move(a));
 }
 
 void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job*>& waiting, FreeMap& after,
@@ -216,19 +315,25 @@ void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job
 		std::vector<int> classes;
 		for (std::size_t i = 0; i < pool.size(); ++i) {
 			const int c = priority_class(*pool[i]);
-			if (!taken[i] && c < cw) {
+			if (!taken[i] && c < cw && !protects(view, *pool[i], *w)) {
 				candidates.push_back(pool[i]);
 				classes.push_back(c);
 			}
 		}
 		// A waiting job that cannot be served blocks those behind it, as the allocation would
 		// (it holds the queue's head): preempting for them would free GPUs they cannot take.
-		if (candidates.empty())
+		if (candidates.empty()) {
+			if (spec_.preemption != "none")
+				explain_wait(view, *w, after, view.running, actions);
 			break;
+		}
 		const VictimChoice c =
 		        preemption_->select_victims({view, *w, candidates, classes, after, *placement_});
-		if (c.empty())
+		if (c.empty()) {
+			if (spec_.preemption != "none")
+				explain_wait(view, *w, after, view.running, actions);
 			break;
+		}
 		// A choice that does not make room is not acted on.
 		FreeMap trial = after;
 		for (const Victim& v : c.victims)
@@ -350,9 +455,27 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 	const bool reconsider = ordering_->preemptive() || allocation_->elastic();
 	FreeMap free(view);
 	std::vector<const Job*> pinned;
+	// Deadline work that a waiting job of a higher class may not stop (protects()) keeps its GPUs
+	// and its place this cycle, as a job that cannot be requeued does: only while such a job does
+	// not fit on the free GPUs (otherwise the deadline job stays free to be resized).
+	std::vector<const Job*> contending;
+	if (reconsider) {
+		const FreeMap now_free(view);
+		for (const Job* w : candidates) {
+			std::vector<NodeShare> where;
+			if (priority_class(*w) > 0 && !placement_->place(view, *w, w->gpus_requested, now_free, where))
+				contending.push_back(w);
+		}
+	}
+	auto is_protected = [&](const Job* r) {
+		for (const Job* w : contending)
+			if (protects(view, *r, *w))
+				return true;
+		return false;
+	};
 	if (reconsider) {
 		for (const Job* r : view.running) {
-			if (!r->requeueable || r->stopping()) {
+			if (!r->requeueable || r->stopping() || is_protected(r)) {
 				pinned.push_back(r);
 				// A stopping job's GPUs are as good as free for the plan: a job planned on them
 				// starts when they are (the host waits for the checkpoint), and no other running
@@ -370,9 +493,11 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		std::stable_partition(candidates.begin(), candidates.end(),
 		                      [&](const Job* j) { return !best_effort.count(j->id); });
 	apply_standing(candidates, [this](const Job& j) { return priority_class(j); });
+	const std::vector<int> standing =
+	        standing_blocks(candidates, [this](const Job& j) { return priority_class(j); });
 
 	Plan plan;
-	AllocationInput in{view, candidates, *placement_, free, reconsider};
+	AllocationInput in{view, candidates, *placement_, free, reconsider, &standing};
 	allocation_->allocate(in, plan);
 	for (const Job* r : pinned)
 		plan.push_back({r, r->gpus_allocated, r->placement});
@@ -436,6 +561,35 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 			if (r->stopping())
 				after.release(r->placement);
 		preempt_for(view, waiting, after, d.actions);
+	} else if (reconsider) {
+		// The order preempts here: say why a waiting job of a higher class did not take the GPUs
+		// of deadline work it may not stop. The cluster after the plan: requeued, stopping and
+		// resized jobs' GPUs freed, then the resizes' and the starts' taken.
+		std::vector<const Job*> explain;
+		for (const Job* w : waiting)
+			if (priority_class(*w) > 0 && std::any_of(view.running.begin(), view.running.end(),
+			                                          [&](const Job* r) { return protects(view, *r, *w); }))
+				explain.push_back(w);
+		if (!explain.empty()) {
+			std::unordered_map<JobId, const Job*> running;
+			for (const Job* r : view.running)
+				running[r->id] = r;
+			FreeMap after(view);
+			for (const Action& a : d.actions)
+				if (a.kind == ActionKind::kRequeue && running.count(a.job))
+					after.release(running[a.job]->placement);
+			for (const Action& a : resizes)
+				after.release(running[a.job]->placement);
+			for (const Job* r : view.running)
+				if (r->stopping())
+					after.release(r->placement);
+			for (const Action& a : resizes)
+				after.take(a.placement);
+			for (const Action& a : starts)
+				after.take(a.placement);
+			for (const Job* w : explain)
+				explain_wait(view, *w, after, view.running, d.actions);
+		}
 	}
 	order_resizes(view, d.actions, resizes);
 	for (Action& a : starts)

@@ -54,11 +54,26 @@ private:
 	std::unique_ptr<Preemption> preemption_;
 	std::unique_ptr<Loaning> loaning_;
 	std::vector<std::string> priority_qos_;  // PriorityQos=, highest class first
+	double deadline_z_ = 0;                  // DeadlineConfidence='s normal quantile
+
+	// Deadline work a waiting job of a higher class may not stop (doc/admin-guide.md, "Priority
+	// classes and deadlines"): `running` meets its deadline at its size, and its slack does not
+	// absorb being stopped for `waiting` (its suspend + resume + the waiting job's run). Returns
+	// the slack and the delay when protected.
+	bool protects(const ClusterView& view, const Job& running, const Job& waiting, double* slack = nullptr,
+	              double* delay = nullptr) const;
+	// The squeue reason of a waiting job held back by deadline work it may not stop (empty: none).
+	std::string protected_reason(const ClusterView& view, const Job& waiting,
+	                             const std::vector<const Job*>& running) const;
 
 	// Waiting jobs of a higher class preempt running jobs of lower classes (the Preemption
 	// policy); appends the requeues and reserves the GPUs it frees in `after`.
 	void preempt_for(const ClusterView& view, const std::vector<const Job*>& waiting, FreeMap& after,
 	                 std::vector<Action>& actions) const;
+	// A kAdmission action (kWait) with the reason a waiting job of a higher class cannot take the
+	// GPUs of the deadline work it is held back by, when those GPUs would let it be placed.
+	void explain_wait(const ClusterView& view, const Job& waiting, const FreeMap& after,
+	                  const std::vector<const Job*>& running, std::vector<Action>& actions) const;
 };
 
 }  // namespace dlsched

@@ -53,13 +53,16 @@ void ProfileReader::give_up(const std::string& why, double now)
 	retry_at_ = now + refresh_s_;
 }
 
-bool ProfileReader::connect(double now, bool now_or_never)
+bool ProfileReader::connect(double now)
 {
 	if (db_)
 		return true;
-	if (path_.empty() || (now < retry_at_ && !now_or_never))
+	if (path_.empty() || now < retry_at_)
 		return false;
-	auto d = db::ProfileDb::open_reader(path_, busy_ms_);
+	const bool check = checked_at_ < 0 || now - checked_at_ >= kQuickCheckInterval;
+	auto d = db::ProfileDb::open_reader(path_, busy_ms_, check);
+	if (check)
+		++quick_checks_;
 	if (!d.is_ok()) {
 		const bool missing = d.status().code() == StatusCode::kNotFound;
 		give_up(d.status().message() + "; overhead and progress estimates come from the model profiles until it " +
@@ -72,6 +75,8 @@ bool ProfileReader::connect(double now, bool now_or_never)
 			retry_at_ = now;
 		return false;
 	}
+	if (check)
+		checked_at_ = now;
 	db_ = std::make_unique<db::ProfileDb>(std::move(d).value());
 	status_.clear();
 	return true;
@@ -230,9 +235,9 @@ void ProfileReader::estimate_runtime(Job& j, const ModelCatalog& models, bool fr
 
 double ProfileReader::checkpoint_since(JobId id, double since, double now)
 {
-	// A stopping job's report must not wait for the next retry (a database that did not exist yet
-	// when the controller started, say): this is asked once a second per stopping job at most.
-	if (!connect(now, true))
+	// Asked once a second per stopping job: a database that failed is not reopened before its
+	// back-off ends (one that did not exist yet is looked for at once: a stat).
+	if (!connect(now))
 		return -1;
 	try {
 		auto p = db_->job(cluster_, id);

@@ -70,9 +70,15 @@ public:
 	// "" while the database is read fine; else what went wrong (for the host to log once).
 	const std::string& status() const { return status_; }
 	bool enabled() const { return !path_.empty(); }
+	// How many times the whole file was checked (PRAGMA quick_check), for tests.
+	int quick_checks() const { return quick_checks_; }
+	static constexpr double kQuickCheckInterval = 86400;
 
 private:
-	bool connect(double now, bool now_or_never = false);
+	// Opens the database unless it is open or the last failure's back-off (ProfileRefresh) runs;
+	// PRAGMA quick_check (every page read) at the first open and then at most every
+	// kQuickCheckInterval seconds, never at each reconnect.
+	bool connect(double now);
 	void give_up(const std::string& why, double now);
 
 	std::string path_, cluster_;
@@ -80,6 +86,8 @@ private:
 	int busy_ms_;
 	std::unique_ptr<db::ProfileDb> db_;
 	double retry_at_ = 0;
+	double checked_at_ = -1;  // when quick_check last passed; < 0: never
+	int quick_checks_ = 0;
 	std::string status_;
 	std::map<JobId, JobRecords> jobs_;
 	struct ModelHistory {

@@ -146,7 +146,22 @@ Result<std::vector<std::pair<std::string, int>>> name_counts(Database& db, const
 
 }  // namespace
 
-Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate, int busy_ms)
+namespace {
+
+// "ORDER BY <newest first> LIMIT n" (the callers put the rows back in time order); the limit is a
+// number formatted here, never caller text. 0: no limit.
+std::string newest_first(const char* order, std::size_t limit)
+{
+	std::string s = std::string("ORDER BY ") + order;
+	if (limit)
+		s += " LIMIT " + std::to_string(limit);
+	return s;
+}
+
+}  // namespace
+
+Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate,
+                                          int busy_ms, bool check)
 {
 	auto db = Database::open(path, mode, busy_ms);
 	if (!db.is_ok())
@@ -155,11 +170,11 @@ Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mod
 	p.db_ = std::move(db.value());
 	// A file that is not SQLite, or damaged, fails here (quick_check reads every page's structure).
 	// Each statement is finished before the next step: an open one holds a read transaction.
-	{
-		auto check = Statement::prepare(p.db_, "PRAGMA quick_check");
-		Result<bool> row = check.is_ok() ? check->step() : Result<bool>(check.status());
-		if (!row.is_ok() || !row.value() || check->column_text(0) != "ok") {
-			std::string why = row.is_ok() && row.value() ? check->column_text(0) : row.status().message();
+	if (check) {
+		auto qc = Statement::prepare(p.db_, "PRAGMA quick_check");
+		Result<bool> row = qc.is_ok() ? qc->step() : Result<bool>(qc.status());
+		if (!row.is_ok() || !row.value() || qc->column_text(0) != "ok") {
+			std::string why = row.is_ok() && row.value() ? qc->column_text(0) : row.status().message();
 			return io_error(path + ": not a readable dlsched profile database (" + why + "); " + kFix);
 		}
 	}
@@ -217,17 +232,17 @@ Status ProfileDb::migrate_to(int version)
 	return st;
 }
 
-Result<ProfileDb> ProfileDb::open_writer(const std::string& path, int busy_timeout_ms)
+Result<ProfileDb> ProfileDb::open_writer(const std::string& path, int busy_timeout_ms, bool check)
 {
-	return open_checked(path, Database::Mode::kCreate, true, busy_timeout_ms);
+	return open_checked(path, Database::Mode::kCreate, true, busy_timeout_ms, check);
 }
 
-Result<ProfileDb> ProfileDb::open_reader(const std::string& path, int busy_timeout_ms)
+Result<ProfileDb> ProfileDb::open_reader(const std::string& path, int busy_timeout_ms, bool check)
 {
 	struct stat sb;
 	if (stat(path.c_str(), &sb) != 0)
 		return not_found(path + ": no profile database there (ProfileDB=; dlsched-ingestd creates it)");
-	return open_checked(path, Database::Mode::kReadOnly, false, busy_timeout_ms);
+	return open_checked(path, Database::Mode::kReadOnly, false, busy_timeout_ms, check);
 }
 
 Result<ProfileDb> ProfileDb::create_at_version(const std::string& path, int version)
@@ -400,12 +415,14 @@ const char* ProfileDb::node_column() const
 	return version_ >= 5 ? "node" : "''";
 }
 
-Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster, std::int64_t job_id)
+Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster, std::int64_t job_id,
+                                                     std::size_t limit)
 {
 	auto st = prepare_for_job(db_,
 	                          std::string("SELECT run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, "
 	                                      "nfs_read_bytes, ") +
-	                                  node_column() + " FROM epochs WHERE cluster = ?1 AND job_id = ?2 ORDER BY epoch",
+	                                  node_column() + " FROM epochs WHERE cluster = ?1 AND job_id = ?2 " +
+	                                  newest_first("epoch DESC", limit),
 	                          cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
@@ -427,14 +444,17 @@ Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster
 	});
 	if (!done.is_ok())
 		return done;
+	std::reverse(out.begin(), out.end());
 	return out;
 }
 
-Result<std::vector<CheckpointRecord>> ProfileDb::checkpoints_of(const std::string& cluster, std::int64_t job_id)
+Result<std::vector<CheckpointRecord>> ProfileDb::checkpoints_of(const std::string& cluster,
+                                                               std::int64_t job_id, std::size_t limit)
 {
 	auto st = prepare_for_job(db_,
 	                          "SELECT run, epoch, kind, bytes, seconds, at_s FROM checkpoints WHERE cluster = ?1 "
-	                          "AND job_id = ?2 ORDER BY at_s, rowid",
+	                          "AND job_id = ?2 " +
+	                                  newest_first("at_s DESC, rowid DESC", limit),
 	                          cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
@@ -453,6 +473,7 @@ Result<std::vector<CheckpointRecord>> ProfileDb::checkpoints_of(const std::strin
 	});
 	if (!done.is_ok())
 		return done;
+	std::reverse(out.begin(), out.end());
 	return out;
 }
 
@@ -530,12 +551,14 @@ Status ProfileDb::finish_preemption(const std::string& cluster, std::int64_t job
 	return b.is_ok() ? s.run() : b;
 }
 
-Result<std::vector<PreemptionRecord>> ProfileDb::preemptions_of(const std::string& cluster, std::int64_t job_id)
+Result<std::vector<PreemptionRecord>> ProfileDb::preemptions_of(const std::string& cluster,
+                                                               std::int64_t job_id, std::size_t limit)
 {
 	auto st = prepare_for_job(db_,
-	                          "SELECT requested_s, grace_s, gpus, predicted_suspend_s, predicted_resume_s, reason, "
-	                          "outcome, requeued_s FROM preemptions WHERE cluster = ?1 AND job_id = ?2 "
-	                          "ORDER BY requested_s",
+	                          std::string("SELECT requested_s, grace_s, gpus, predicted_suspend_s, "
+	                                      "predicted_resume_s, reason, outcome, requeued_s FROM preemptions "
+	                                      "WHERE cluster = ?1 AND job_id = ?2 ") +
+	                                  newest_first("requested_s DESC", limit),
 	                          cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
@@ -556,31 +579,32 @@ Result<std::vector<PreemptionRecord>> ProfileDb::preemptions_of(const std::strin
 	});
 	if (!done.is_ok())
 		return done;
+	std::reverse(out.begin(), out.end());
 	return out;
 }
 
-Result<JobProfile> ProfileDb::job(const std::string& cluster, std::int64_t job_id)
+Result<JobProfile> ProfileDb::job(const std::string& cluster, std::int64_t job_id, std::size_t row_limit)
 {
 	auto j = job_record(cluster, job_id);
 	if (!j.is_ok())
 		return j.status();
 	JobProfile p;
 	p.job = std::move(j.value());
-	Status st_fill = fill(p);
+	Status st_fill = fill(p, row_limit);
 	if (!st_fill.is_ok())
 		return st_fill;
 	return p;
 }
 
-Status ProfileDb::fill(JobProfile& p)
+Status ProfileDb::fill(JobProfile& p, std::size_t limit)
 {
-	auto e = epochs_of(p.job.cluster, p.job.job_id);
+	auto e = epochs_of(p.job.cluster, p.job.job_id, limit);
 	if (!e.is_ok())
 		return e.status();
-	auto c = checkpoints_of(p.job.cluster, p.job.job_id);
+	auto c = checkpoints_of(p.job.cluster, p.job.job_id, limit);
 	if (!c.is_ok())
 		return c.status();
-	auto pr = preemptions_of(p.job.cluster, p.job.job_id);
+	auto pr = preemptions_of(p.job.cluster, p.job.job_id, limit);
 	if (!pr.is_ok())
 		return pr.status();
 	p.epochs = std::move(e.value());
@@ -607,7 +631,7 @@ Result<std::vector<JobProfile>> ProfileDb::model_history(const std::string& mode
 	if (!done.is_ok())
 		return done;
 	for (JobProfile& p : out) {
-		Status f = fill(p);
+		Status f = fill(p, kJobRowLimit);
 		if (!f.is_ok())
 			return f;
 	}

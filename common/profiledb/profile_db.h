@@ -103,9 +103,14 @@ public:
 	// The single writer of profiles (dlsched-ingestd): creates the file if missing, upgrades an older
 	// schema, WAL mode. `busy_timeout_ms`: how long a statement waits for another writer's lock
 	// before it fails (sched/dlsched appends experience rows with 50 ms: it never waits longer).
-	static Result<ProfileDb> open_writer(const std::string& path, int busy_timeout_ms = Database::kBusyTimeoutMs);
-	// A reader: the file must exist and be a dlsched profile DB this version can read.
-	static Result<ProfileDb> open_reader(const std::string& path, int busy_timeout_ms = Database::kBusyTimeoutMs);
+	// `check` as for open_reader.
+	static Result<ProfileDb> open_writer(const std::string& path,
+	                                     int busy_timeout_ms = Database::kBusyTimeoutMs, bool check = true);
+	// A reader: the file must exist and be a dlsched profile DB this version can read. `check`:
+	// run PRAGMA quick_check first (it reads every page: a reader that reconnects runs it on its
+	// first open only, or seldom; predict::ProfileReader).
+	static Result<ProfileDb> open_reader(const std::string& path,
+	                                     int busy_timeout_ms = Database::kBusyTimeoutMs, bool check = true);
 	// Tests and migrations: a new database created at an older schema version.
 	static Result<ProfileDb> create_at_version(const std::string& path, int version);
 
@@ -136,7 +141,13 @@ public:
 
 	// Models with their number of jobs that have at least one recorded epoch, by name.
 	Result<std::vector<std::pair<std::string, int>>> models();
-	Result<JobProfile> job(const std::string& cluster, std::int64_t job_id);
+	// Rows of each kind (epochs, checkpoints, preemptions) job() reads at most: the newest ones. A
+	// job's history reaches slurmctld through here, bounded however much was reported for it.
+	static constexpr std::size_t kJobRowLimit = 2000;
+	// The job with its newest `row_limit` epochs, checkpoints and preemptions (each in time order;
+	// 0: all of them).
+	Result<JobProfile> job(const std::string& cluster, std::int64_t job_id,
+	                       std::size_t row_limit = kJobRowLimit);
 	// The job's row only (no epochs, no checkpoints); kNotFound when there is none.
 	Result<JobRecord> job_record(const std::string& cluster, std::int64_t job_id);
 	// Jobs of `model` with recorded epochs, most recent first, at most `limit` (0: all).
@@ -164,15 +175,20 @@ public:
 	Status export_csv(const std::string& table, std::ostream& out);
 
 private:
-	static Result<ProfileDb> open_checked(const std::string& path, Database::Mode mode, bool migrate, int busy_ms);
+	static Result<ProfileDb> open_checked(const std::string& path, Database::Mode mode, bool migrate,
+	                                      int busy_ms, bool check = true);
 	Status migrate_to(int version);
-	Result<std::vector<EpochRecord>> epochs_of(const std::string& cluster, std::int64_t job_id);
-	Result<std::vector<CheckpointRecord>> checkpoints_of(const std::string& cluster, std::int64_t job_id);
-	Result<std::vector<PreemptionRecord>> preemptions_of(const std::string& cluster, std::int64_t job_id);
+	// Each the newest `limit` rows (0: all), in time order.
+	Result<std::vector<EpochRecord>> epochs_of(const std::string& cluster, std::int64_t job_id,
+	                                           std::size_t limit);
+	Result<std::vector<CheckpointRecord>> checkpoints_of(const std::string& cluster, std::int64_t job_id,
+	                                                     std::size_t limit);
+	Result<std::vector<PreemptionRecord>> preemptions_of(const std::string& cluster, std::int64_t job_id,
+	                                                     std::size_t limit);
 	// The epochs' node column, or '' in a database older than schema 5 (readers do not upgrade).
 	const char* node_column() const;
-	// Reads p.job's epochs and checkpoints into p.
-	Status fill(JobProfile& p);
+	// Reads p.job's newest `limit` epochs, checkpoints and preemptions into p (0: all).
+	Status fill(JobProfile& p, std::size_t limit);
 
 	Database db_;
 	int version_ = 0;

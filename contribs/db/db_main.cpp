@@ -158,7 +158,7 @@ int main(int argc, char** argv)
 		long long id = 0;
 		if (!parse_integer(args[1], id) || id < 0)
 			return usage_error("job ID '" + args[1] + "' is not a job id");
-		auto p = db->job(cluster, id);
+		auto p = db->job(cluster, id, 0);
 		if (!p.is_ok())
 			return fail(p.status());
 		print_job(*p);

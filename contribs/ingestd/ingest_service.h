@@ -56,7 +56,7 @@ struct Limits {
 	std::string cluster;                  // a batch's cluster must be this one
 	double rate_per_s = 20;               // batches per second per uid (a bucket of rate_burst)
 	double rate_burst = 100;
-	std::int64_t row_quota = 200000;      // records per uid per quota_window_s
+	std::int64_t row_quota = 20000;       // records per uid per quota_window_s (100 jobs, an epoch / 20 s)
 	double quota_window_s = 3600;
 	double unknown_job_ttl_s = 60;        // a job found unknown is answered from memory this long
 	std::size_t unknown_job_cache = 4096; // at most this many such jobs are remembered

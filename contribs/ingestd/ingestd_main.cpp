@@ -42,7 +42,7 @@ const char kUsage[] =
 	"                         (default: slurm when built with libslurm, else db-only)\n"
 	"  --rate-limit N         batches per second per uid (default 20; more: 429 with Retry-After)\n"
 	"  --rate-burst N         batches a uid may send at once after a pause (default 100)\n"
-	"  --row-quota N          records per uid per hour (default 200000; more: 429 with Retry-After)\n"
+	"  --row-quota N          records per uid per hour (default 20000; more: 429 with Retry-After)\n"
 	"  --unknown-job-ttl S    remember a job Slurm does not know for S seconds (default 60; 0: off)\n"
 	"  --unknown-job-cache N  remember at most N such jobs (default 4096)\n"
 	"  --max-connections N    open connections in all (default 256)\n"

@@ -109,13 +109,50 @@ extern int dls_job_gpus_requested(job_record_t *job_ptr)
 	return n > DLS_MAX_JOB_GPUS ? DLS_MAX_JOB_GPUS : (int) n;
 }
 
+/*
+ * The comment word deadline= as Slurm would have judged it for --deadline (at
+ * submission: after the begin time + time-min), and held to the deadline
+ * dlsched first saw (recorded in the admin comment, which users cannot change):
+ * a later `scontrol update Comment=` does not move it. What did not count is
+ * logged at debug level (this runs for every queued job every cycle).
+ */
+static void _judge_deadline_word(job_record_t *job_ptr, dlsched_job_metadata_t *m)
+{
+	dlsched_job_metadata_t recorded;
+	double first_seen = 0, earliest = 0, time_min_s = 0, deadline = 0;
+	char problem[256];
+
+	/* The admin comment's deadline= word, read by the same parser. */
+	memset(&recorded, 0, sizeof(recorded));
+	recorded.struct_size = sizeof(recorded);
+	if (job_ptr->admin_comment &&
+	    dlsched_parse_job_metadata(job_ptr->admin_comment, NULL, 0, &recorded, NULL) == DLSCHED_OK)
+		first_seen = recorded.deadline;
+
+	if (job_ptr->details)
+		earliest = (double) MAX(job_ptr->details->submit_time, job_ptr->details->begin_time);
+	if (job_ptr->time_min && job_ptr->time_min != NO_VAL)
+		time_min_s = 60.0 * job_ptr->time_min;
+	if (dlsched_judge_deadline_word(m->deadline, first_seen, earliest, time_min_s, &deadline, problem,
+					sizeof(problem), NULL) != DLSCHED_OK) {
+		m->deadline = 0;
+		return;
+	}
+	if (problem[0])
+		debug("%pJ: %s", job_ptr, problem);
+	m->deadline = deadline;
+}
+
 extern bool dls_job_metadata(job_record_t *job_ptr, dlsched_job_metadata_t *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->struct_size = sizeof(*m);
 	if (dlsched_parse_job_metadata(job_ptr->comment, (const char *const *) job_ptr->spank_job_env,
-				       job_ptr->spank_job_env ? job_ptr->spank_job_env_size : 0, m, NULL) == DLSCHED_OK)
+				       job_ptr->spank_job_env ? job_ptr->spank_job_env_size : 0, m, NULL) == DLSCHED_OK) {
+		if (m->deadline > 0)
+			_judge_deadline_word(job_ptr, m);
 		return true;
+	}
 	memset(m, 0, sizeof(*m));
 	m->struct_size = sizeof(*m);
 	return false;

@@ -98,8 +98,11 @@ extern gres_state_t *dls_find_gpu_state(List gres_list);
  * deadline=<epoch s>"), then what spank/dlsched put in the job's environment
  * (DL_MODEL, DL_EPOCHS, DL_ELASTIC; sbatch --dl-*) over them. These come from
  * users: values outside spank/dlsched's submit-time limits (kMaxEpochs, ... in
- * job_metadata.h; a client can skip that check) are ignored. Returns false
- * (and *m all zero) if the core could not be asked.
+ * job_metadata.h; a client can skip that check) are ignored. The deadline=
+ * word counts only as Slurm's --deadline would have (after the begin time +
+ * time-min), and once dlsched recorded a deadline for the job (the admin
+ * comment's deadline=) that one counts, whatever the comment says later.
+ * Returns false (and *m all zero) if the core could not be asked.
  * Locks: job read.
  */
 extern bool dls_job_metadata(job_record_t *job_ptr, dlsched_job_metadata_t *m);

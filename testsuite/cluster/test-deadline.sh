@@ -6,6 +6,8 @@
 #  infeasible a job that cannot meet its deadline even at its largest size shows why in squeue's
 #             REASON and is handled per DeadlineInfeasible=: best-effort (pending behind the
 #             others, the reason shown), hold (held, the reason shown), cancel (state DEADLINE);
+#  classes    a --qos=high job needing every GPU waits, with its reason, behind a deadline job it
+#             would make late, and stops one whose slack absorbs the stop;
 #  report     dlsched-report's deadline completion rate, per QoS and per user, is the one recomputed
 #             from raw sacct (deadlines from the admin comment, ends from End).
 # Deadline jobs give --time-min so that Slurm's own check (the job cannot finish its minimum before
@@ -30,7 +32,7 @@ done
 dir=$(mktemp -d /tmp/dlsched-deadline-test.XXXXXX)
 chmod 755 "$dir"
 port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
-sections="${DLSCHED_DEADLINE_SECTIONS:-autoscale infeasible report}"
+sections="${DLSCHED_DEADLINE_SECTIONS:-autoscale infeasible classes report}"
 fails=0
 ok() { echo "ok - $*"; }
 ko() { echo "not ok - $*"; fails=$((fails + 1)); }
@@ -84,6 +86,7 @@ deadline_job() {  # deadline_job NAME EPOCHS EPOCH1 DUE LIMIT OPTION...
 			--profiles $top/contribs/profiles"
 }
 deadline_of() { sacct -n -X -P -o AdminComment -j "$1" | tail -1 | sed -n 's/.*deadline=\([0-9]*\).*/\1/p'; }
+admin_comment_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
 end_of() { date -d "$(sacct -n -X -P -o End -j "$1" | tail -1)" +%s 2>/dev/null; }
 
 for section in $sections; do case $section in
@@ -118,6 +121,20 @@ infeasible)
 	wait_reason 10 "$ho" "released: runs best-effort" && [ "$(squeue -h -j "$ho" -o %Q)" != 0 ] &&
 		ok "released: not held again, squeue shows '$(reason_of "$ho")'" ||
 		ko "released job: $(squeue -h -j "$ho" -o '%T %Q %r')"
+	# ... across a restart of slurmctld too: the hold and the release are in the admin comment
+	# (they were kept in memory only: a restarted controller held the job again).
+	ac=$(admin_comment_of "$ho")
+	[[ "$ac" == *dl_held=* && "$ac" == *dl_released=* ]] && ok "hold and release recorded: '$ac'" ||
+		ko "admin comment of the released job: '$ac'"
+	pid=$(cat "$dir/c/pids/slurmctld.pid")
+	kill "$pid"
+	wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || ko "slurmctld did not stop"
+	"$dir/c/bin/slurmctld" -f "$SLURM_CONF" >"$dir/restart.log" 2>&1
+	wait_for 30 scontrol ping >/dev/null || ko "slurmctld did not come back: $(tail -3 "$dir/restart.log")"
+	sleep 4
+	[ "$(squeue -h -j "$ho" -o %Q)" != 0 ] && [[ "$(reason_of "$ho")" == *"released: runs best-effort"* ]] &&
+		ok "after a restart the released job is not held again: '$(reason_of "$ho")'" ||
+		ko "after a restart: $(squeue -h -j "$ho" -o '%T %Q %r')"
 	scancel "$ho"
 	conf Policy=qos-deadline SchedInterval=1 DeadlineInfeasible=cancel
 	ca=$(deadline_job cancelled 30 14 150 3 --gres=gpu:1)
@@ -142,7 +159,22 @@ infeasible)
 		--comment "epoch_time_1gpu=14 deadline=$(($(date +%s) + 150))" --wrap 'sleep 30')
 	wait_reason 15 "$cw" "deadline infeasible: needs" && ok "a comment-word deadline is judged too: '$(reason_of "$cw")'" ||
 		ko "comment-word deadline job: $(squeue -h -j "$cw" -o '%T %r')"
+	# Its owner moves the word (scontrol update Comment=): the deadline first seen stands.
+	first=$(admin_comment_of "$cw" | sed -n 's/.*deadline=\([0-9]*\).*/\1/p')
+	scontrol update JobId="$cw" Comment="epoch_time_1gpu=14 deadline=$(($(date +%s) + 100000))"
+	sleep 3
+	now_dl=$(admin_comment_of "$cw" | sed -n 's/.*deadline=\([0-9]*\).*/\1/p')
+	[ -n "$first" ] && [ "$now_dl" = "$first" ] && ok "a comment changed later does not move the deadline ($first)" ||
+		ko "deadline first $first, after the comment changed $now_dl"
 	scancel "$cw"
+	# A word Slurm's --deadline check would refuse (not after the job's submission) is no deadline.
+	pw=$(sbatch --parsable --requeue -o /dev/null --qos=deadline --time=3 --gres=gpu:1 --dl-model=cifar10 --dl-epochs=30 \
+		--comment "epoch_time_1gpu=14 deadline=$(($(date +%s) - 60))" --wrap 'sleep 30')
+	sleep 4
+	[[ "$(admin_comment_of "$pw")" != *deadline=* && "$(reason_of "$pw")" != *deadline* ]] &&
+		ok "a deadline word before the job's submission is ignored" ||
+		ko "past deadline word: admin comment '$(admin_comment_of "$pw")', reason '$(reason_of "$pw")'"
+	scancel "$pw"
 	scancel "$b1" "$b2"
 	# The best-effort job runs once the GPUs are free (and misses its deadline).
 	t=0
@@ -152,6 +184,34 @@ infeasible)
 	sleep 5  # GPU-time spent on a job that misses its deadline (for the report)
 	scancel "$be"
 	wait_done 30 "$be"
+	;;
+classes)
+	# Priority classes against deadline work (doc/admin-guide.md): a --qos=high job needing all 8
+	# GPUs (2-minute limit: it holds them about that long) and a running 1-GPU deadline job.
+	conf Policy=qos-deadline SchedInterval=1 CheckpointAt=iteration
+	# 20 epochs of 6 s (120 s) due in 200 s: feasible, about 80 s of slack, less than the 120 s and
+	# more the high job would cost it: it keeps its GPU, and the high job's REASON says why.
+	t1=$(deadline_job tight 20 6 200 4 --gres=gpu:1)
+	wait_for 30 is_state "$t1" RUNNING || ko "the tight deadline job did not start: $(squeue -h -j "$t1" -o '%T %r')"
+	h1=$(sbatch --parsable --requeue -o /dev/null --qos=high -N 2 --gres=gpu:4 --time=2 --wrap 'sleep 5')
+	wait_reason 15 "$h1" "waits for deadline work it would make late: job $t1" &&
+		ok "the high job waits, squeue shows '$(reason_of "$h1")'" ||
+		ko "high job: $(squeue -h -j "$h1" -o '%T %r')"
+	grep -q "asked JobId=$t1 to checkpoint" "$log" && ko "the tight deadline job was stopped" ||
+		ok "the deadline job it would make late was not stopped"
+	scancel "$h1" "$t1"
+	wait_done 30 "$h1" "$t1"
+	# Due in 1000 s: its slack absorbs the stop: it is checkpointed and the high job runs.
+	t2=$(deadline_job ample 20 6 1000 20 --gres=gpu:1)
+	wait_for 30 is_state "$t2" RUNNING || ko "the ample deadline job did not start: $(squeue -h -j "$t2" -o '%T %r')"
+	h2=$(sbatch --parsable --requeue -o /dev/null --qos=high -N 2 --gres=gpu:4 --time=2 --wrap 'sleep 5')
+	wait_for 20 grep -q "asked JobId=$t2 to checkpoint" "$log" &&
+		ok "a deadline job with slack to spare is stopped for the high job" ||
+		ko "job $t2 not stopped: $(squeue -h -j "$h2" -o '%T %r'); $(grep "JobId=$t2" "$log" | tail -2)"
+	wait_done 120 "$h2" && completed "$h2" && ok "the high job ran" ||
+		ko "high job $h2: $(sacct -n -X -P -o State -j "$h2" | tr '\n' ' ')"
+	scancel "$t2"
+	wait_done 30 "$t2"
 	;;
 report)
 	sleep 3  # accounting catches up

@@ -757,6 +757,64 @@ START_TEST(job_metadata_from_comment_and_environment)
 }
 END_TEST
 
+/* Issue 27 item 8: a job known by its time limit alone (no model, no epochs) with a deadline its
+ * limit misses is not cancelled while its --time-min (time_min, API version 8) still fits: 600-s
+ * limit, 120-s time-min, deadline 300 s away. Without a time-min it is cancelled. */
+static int admission_of(dlsched_scheduler_t *s, double time_min, char *reason, size_t len)
+{
+	dlsched_node_view_t nodes[1];
+	dlsched_job_view_t jobs[1];
+	dlsched_cluster_view_t view;
+	dlsched_decisions_t *d = NULL;
+	dlsched_error_t err;
+	dlsched_action_t a;
+	int verdict = 0;
+
+	nodes[0] = node("n1", 4, 4);
+	jobs[0] = pending(21, 0, 1);
+	jobs[0].model = NULL;
+	jobs[0].epochs_total = 0;
+	jobs[0].epoch_time_1gpu = 0;
+	jobs[0].time_limit = 600;
+	jobs[0].deadline = 300;
+	jobs[0].time_min = time_min;
+	memset(&view, 0, sizeof(view));
+	view.struct_size = sizeof(view);
+	view.now = 0.001;
+	view.nodes = nodes;
+	view.node_count = 1;
+	view.jobs = jobs;
+	view.job_count = 1;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+	memset(&a, 0, sizeof(a));
+	a.struct_size = sizeof(a);
+	for (size_t i = 0; i < dlsched_decisions_count(d); i++) {
+		ck_assert_int_eq(dlsched_decisions_get(d, i, &a, &err), DLSCHED_OK);
+		if (a.kind == DLSCHED_ADMISSION) {
+			verdict = a.admission;
+			snprintf(reason, len, "%s", a.reason);
+		}
+	}
+	dlsched_decisions_free(d);
+	return verdict;
+}
+
+START_TEST(a_job_known_by_its_limit_keeps_its_time_min)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	char reason[256] = "";
+
+	write_conf("Policy=qos-deadline\nDeadlineInfeasible=cancel");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(admission_of(s, 120, reason, sizeof(reason)), DLSCHED_ADMIT_BEST_EFFORT);
+	ck_assert_msg(strstr(reason, "its --time-min of 120 s still fits") != NULL, "%s", reason);
+	ck_assert_int_eq(admission_of(s, 0, reason, sizeof(reason)), DLSCHED_ADMIT_CANCEL);
+	dlsched_scheduler_destroy(s);
+	unlink(conf_path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("capi");
@@ -772,6 +830,7 @@ int main(void)
 	tcase_add_test(tc, unknown_progress_is_estimated_from_run_time);
 	tcase_add_test(tc, preemptions_are_recorded_and_read_back);
 	tcase_add_test(tc, job_metadata_from_comment_and_environment);
+	tcase_add_test(tc, a_job_known_by_its_limit_keeps_its_time_min);
 	tcase_add_test(tc, epoch_samples_teach_gp_placement);
 	tcase_add_test(tc, epoch_reader_reads_runs_per_node);
 	suite_add_tcase(s, tc);

@@ -224,6 +224,53 @@ START_TEST(runtimes_from_the_profile_db)
 }
 END_TEST
 
+// Issue 27 item 8: a just-feasible deadline on a runtime nobody measured does not buy first place.
+// Both 600 s at 1 GPU. Job 1's runtime is a claim (spread 25%): its deadline 793 s is just feasible
+// (600 x (1 + 1.2816 x 0.25) = 792.2 s). Job 2's is measured (spread 2%), deadline 900 s. Raw
+// slack 193 s against 300 s put job 1 first; at the low end of each spread, job 1 has
+// 793 - 600 x (1 - 0.3204) = 385.2 s and job 2 900 - 600 x (1 - 0.0256) = 315.4 s: job 2 first.
+START_TEST(an_unmeasured_just_feasible_claim_does_not_go_first)
+{
+	World w({1});
+	Job& claim = w.pending(1, 0, 1, 10);
+	claim.deadline = 793;
+	claim.runtime_cv = 0.25;
+	Job& measured = w.pending(2, 1, 1, 10);
+	measured.deadline = 900;
+	measured.runtime_cv = 0.02;
+	expect_decisions(w, "lsf", "start 2 [0:1]; prio 1=1");
+	// DeadlineConfidence=0.5 trusts every estimate as it is: raw slack, job 1 first.
+	expect_decisions(w, "lsf", "start 1 [0:1]; prio 2=1", {{"DeadlineConfidence", "0.5"}});
+}
+END_TEST
+
+// Issue 27 item 8: a job known by its time limit alone (its 600-s limit stands for its runtime) is
+// not cancelled or held on that assumption while its --time-min still fits: 120 s from now, deadline
+// at 300 s. It runs best-effort, and the reason says why; without a --time-min, or with one past the
+// deadline (400 s), it is cancelled as before.
+START_TEST(a_job_known_by_its_limit_is_judged_by_its_time_min)
+{
+	World w({4});
+	Job& j = w.pending(1, 0, 1);
+	j.deadline = 300;
+	j.runtime_from_limit = true;
+	j.time_min = 120;
+	const std::vector<std::pair<std::string, std::string>> cancel = {{"DeadlineInfeasible", "cancel"}};
+	expect_reason(w, "deadline infeasible: needs 10.0 min at 1 GPU, 300 s left (its time limit; its --time-min of 120 s still fits); runs best-effort", cancel);
+	expect_decisions(w, "qos-deadline", "admission 1; start 1 [0:1]", cancel);
+	expect_reason(w, "deadline infeasible: needs 10.0 min at 1 GPU, 300 s left (its time limit; its --time-min of 120 s still fits); runs best-effort",
+	              {{"DeadlineInfeasible", "hold"}});
+	j.time_min = 400;
+	expect_reason(w, "deadline infeasible: needs 10.0 min at 1 GPU, 300 s left; cancelled", cancel);
+	j.time_min = 0;
+	expect_reason(w, "deadline infeasible: needs 10.0 min at 1 GPU, 300 s left; cancelled", cancel);
+	// A measured runtime is not a time limit: cancelled whatever its --time-min.
+	j.time_min = 120;
+	j.runtime_from_limit = false;
+	expect_reason(w, "deadline infeasible: needs 10.0 min at 1 GPU, 300 s left; cancelled", cancel);
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("deadline");
@@ -235,6 +282,8 @@ int main()
 	tcase_add_test(tc, grows_a_running_job_that_drifts_behind);
 	tcase_add_test(tc, a_growing_job_keeps_its_nodes);
 	tcase_add_test(tc, least_slack_orders_deadlines_then_the_base);
+	tcase_add_test(tc, an_unmeasured_just_feasible_claim_does_not_go_first);
+	tcase_add_test(tc, a_job_known_by_its_limit_is_judged_by_its_time_min);
 	tcase_add_test(tc, runtimes_from_the_profile_db);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

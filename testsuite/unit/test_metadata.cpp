@@ -85,6 +85,35 @@ START_TEST(spank_environment_over_the_comment)
 }
 END_TEST
 
+// Issue 27 item 8: the comment word deadline= passes Slurm's --deadline check at submission, and
+// the deadline first seen stands. Submitted (or to begin) at 1000 s.
+START_TEST(deadline_words_are_judged_as_slurm_judges_deadline)
+{
+	const struct {
+		double word, first_seen, time_min_s, want;
+		const char* problem;
+	} cases[] = {
+	        {0, 0, 0, 0, ""},        // no word
+	        {2000, 0, 0, 2000, ""},  // after the earliest start: counts
+	        {1000, 0, 0, 0, "deadline=1000 ignored: not after the job's earliest start (1000), as Slurm refuses such a --deadline"},
+	        {500, 0, 0, 0, "deadline=500 ignored: not after the job's earliest start (1000), as Slurm refuses such a --deadline"},
+	        // --time-min 10 min: the earliest it could end is 1600 s.
+	        {1600, 0, 600, 0,
+	         "deadline=1600 ignored: not after the job's earliest start + --time-min (1600), as Slurm refuses such a --deadline"},
+	        {1601, 0, 600, 1601, ""},
+	        // First seen at 5000: a comment changed later to 1200 (tighter: first place) is ignored.
+	        {1200, 5000, 0, 5000,
+	         "deadline=1200 ignored: the deadline first seen, 5000, stands (a comment changed later does not move it)"},
+	        {5000, 5000, 0, 5000, ""},
+	};
+	for (const auto& c : cases) {
+		const DeadlineClaim got = judge_deadline_word(c.word, c.first_seen, 1000, c.time_min_s);
+		ck_assert_msg(got.deadline == c.want, "word %.0f: deadline %.0f, want %.0f", c.word, got.deadline, c.want);
+		ck_assert_msg(got.problem == c.problem, "word %.0f: problem \"%s\"", c.word, got.problem.c_str());
+	}
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("metadata");
@@ -92,6 +121,7 @@ int main()
 	tcase_add_test(tc, comment_words);
 	tcase_add_test(tc, bad_values_are_ignored_and_named);
 	tcase_add_test(tc, spank_environment_over_the_comment);
+	tcase_add_test(tc, deadline_words_are_judged_as_slurm_judges_deadline);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,9 +1,12 @@
 // Preemption by priority class on hand-computed cases: the PickyMan-style `overhead` policy, Slurm's
 // `preempt-qos` order, and the overhead estimator both hosts use (predict/overhead.h). Each case
 // says why the expected victims are the right ones.
+#include <fstream>
+
 #include <check.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "check_main.h"
 
@@ -28,6 +31,20 @@ Job& victim(World& w, JobId id, std::vector<NodeShare> where, double to_safe)
 	j.preempt_cost.resume = 10;
 	j.preempt_cost.since_checkpoint = 60 - to_safe;
 	return j;
+}
+
+// A new profile DB at `path` holding job 7 of cluster "c" with one checkpoint save (epoch, time).
+void write_saved_job(const std::string& path, double epoch, double at_s)
+{
+	auto db = db::ProfileDb::open_writer(path);
+	ck_assert(db.is_ok());
+	db::JobRecord r;
+	r.cluster = "c", r.job_id = 7, r.model = "m", r.gpus = 1, r.epochs_total = 10;
+	ck_assert(db->put_job(r).is_ok());
+	db::CheckpointRecord c;
+	c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = epoch, c.kind = "save", c.bytes = 1000, c.seconds = 1;
+	c.at_s = at_s;
+	ck_assert(db->add_checkpoint(c).is_ok());
 }
 
 Job& high(World& w, JobId id, int gpus)
@@ -415,8 +432,9 @@ START_TEST(reader_fills_running_jobs_from_the_profile_db)
 	waiting.refresh({&k}, models, 1451);
 	ck_assert_str_eq(waiting.status().c_str(), "");
 	std::remove(later.c_str());
-	// A damaged one is tried again after ProfileRefresh seconds, but a stopping job's report is
-	// looked for at once: repaired, the save is seen on the next second.
+	// A damaged one is tried again after ProfileRefresh seconds, a stopping job's report too (it
+	// is asked once a second per stopping job: each try read the whole file): repaired, the save is
+	// seen when the back-off ends.
 	{
 		FILE* f = std::fopen(later.c_str(), "wb");
 		ck_assert_ptr_nonnull(f);
@@ -427,19 +445,143 @@ START_TEST(reader_fills_running_jobs_from_the_profile_db)
 	damaged.refresh({&k}, models, 1450);
 	ck_assert(damaged.status().find("ProfileRefresh") != std::string::npos);
 	std::remove(later.c_str());
-	{
-		auto db = db::ProfileDb::open_writer(later);
-		ck_assert(db.is_ok());
-		db::JobRecord r;
-		r.cluster = "c", r.job_id = 7, r.model = "m", r.gpus = 1, r.epochs_total = 10;
-		ck_assert(db->put_job(r).is_ok());
-		db::CheckpointRecord c;
-		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4.5, c.kind = "save", c.bytes = 1000, c.seconds = 1,
-		c.at_s = 1450.5;
-		ck_assert(db->add_checkpoint(c).is_ok());
-	}
-	ck_assert_double_eq(damaged.checkpoint_since(7, 1450, 1451), 1450.5);
+	write_saved_job(later, 4.5, 1450.5);
+	ck_assert_double_eq(damaged.checkpoint_since(7, 1450, 1451), -1);
+	ck_assert_double_eq(damaged.checkpoint_since(7, 1450, 1510), 1450.5);
 	std::remove(later.c_str());
+}
+END_TEST
+
+// Issue 27 item 3: priority classes against deadline work. A high job needing all 8 GPUs, one 1-GPU
+// job of the normal class running (100 epochs of 60 s: 6000 s left). The high job runs 10 epochs of
+// 60 s at 8 GPUs: 75 s. The running job's stop costs 10 + 1 s (safe point, write) and 10 s to resume:
+// stopped for the high job, it loses 11 + 10 + 75 = 96 s against its deadline.
+namespace {
+
+Job& deadline_victim(World& w, double slack)
+{
+	Job& j = victim(w, 1, {{0, 1}}, 10);
+	j.deadline = w.now + 6000 + slack;
+	return j;
+}
+
+std::string reason_of(const Decisions& d, JobId id)
+{
+	for (const Action& a : d.actions)
+		if (a.job == id && a.kind == ActionKind::kAdmission)
+			return a.reason;
+	return "";
+}
+
+}  // namespace
+
+START_TEST(a_high_job_preempts_deadline_work_only_when_its_slack_absorbs_the_delay)
+{
+	for (const char* preset :
+	     {"qos-deadline", "pickyman", "preempt-qos", "srtf", "tiresias-las", "optimus", "mckp", "drf", "aryl", "srtf-gp"}) {
+		// No deadline: stopped, under every preset.
+		{
+			World w({8});
+			victim(w, 1, {{0, 1}}, 10);
+			high(w, 9, 8);
+			const Decisions d = make_scheduler(preset)->decide(w.view());
+			ck_assert_msg(render(d).find("requeue 1") != std::string::npos, "%s: %s", preset, render(d).c_str());
+		}
+		// Slack 1000 s absorbs the 96 s: stopped.
+		{
+			World w({8});
+			deadline_victim(w, 1000);
+			high(w, 9, 8);
+			const Decisions d = make_scheduler(preset)->decide(w.view());
+			ck_assert_msg(render(d).find("requeue 1") != std::string::npos, "%s: %s", preset, render(d).c_str());
+		}
+		// Slack 50 s does not: it keeps its GPU, and the high job's reason says why it waits.
+		{
+			World w({8});
+			deadline_victim(w, 50);
+			high(w, 9, 8);
+			const Decisions d = make_scheduler(preset)->decide(w.view());
+			ck_assert_msg(render(d).find("requeue 1") == std::string::npos, "%s: %s", preset, render(d).c_str());
+			ck_assert_msg(render(d).find("start 9") == std::string::npos, "%s: %s", preset, render(d).c_str());
+			const std::string why = reason_of(d, 9);
+			ck_assert_msg(why == "waits for deadline work it would make late: job 1 (50 s slack, needs 96 s)",
+			              "%s: reason \"%s\"", preset, why.c_str());
+		}
+	}
+}
+END_TEST
+
+START_TEST(a_preemption_policy_that_would_never_be_consulted_is_refused)
+{
+	// qos-deadline's allocation is elastic: running jobs are reconsidered by the allocation itself
+	// and the Preemption policy is never asked. Setting one is refused, naming the conflict.
+	Config c;
+	ck_assert(c.set("Policy", "qos-deadline", "dlsched.conf:3").is_ok());
+	ck_assert(c.set("PreemptionPolicy", "overhead", "dlsched.conf:4").is_ok());
+	PolicyRegistry r;
+	register_builtin_policies(r);
+	auto s = Scheduler::create(c, r);
+	ck_assert(!s.is_ok());
+	ck_assert_msg(s.status().message().find("dlsched.conf:4: PreemptionPolicy: ") == 0 &&
+	                      s.status().message().find("deadline-autoscale") != std::string::npos,
+	              "%s", s.status().message().c_str());
+	// none is what such presets run with.
+	ck_assert(c.set("PreemptionPolicy", "none", "dlsched.conf:4").is_ok());
+	ck_assert(Scheduler::create(c, r).is_ok());
+}
+END_TEST
+
+// Issue 27 item 9: a database that fails is not reopened once a second per stopping job (each
+// reopen read every page with PRAGMA quick_check): a stopping job's report waits for the back-off
+// (ProfileRefresh, 60 s here) like every other read, and the whole file is checked at the first
+// open that succeeds, not at each reconnect.
+START_TEST(reader_backs_off_and_checks_the_file_once)
+{
+	ModelCatalog models;
+	const std::string path = test::temp_path("dlsched-preemption", "backoff.db");
+	{
+		std::ofstream out(path, std::ios::binary);
+		out << "not a database, not yet";
+		for (int i = 0; i < 4096; ++i)
+			out << static_cast<char>((i * 37) & 0xff);
+	}
+	predict::ProfileReader reader(path, "c", 60);
+	reader.refresh({}, models, 1000);
+	ck_assert(reader.status().find("not a readable dlsched profile database") != std::string::npos);
+	ck_assert_int_eq(reader.quick_checks(), 1);
+	// The file is repaired: a stopping job's report at 1001 s still waits for the back-off.
+	std::remove(path.c_str());
+	write_saved_job(path, 4, 1005);
+	for (double now = 1001; now < 1060; now += 1)
+		ck_assert_double_eq(reader.checkpoint_since(7, 1000, now), -1);
+	ck_assert_int_eq(reader.quick_checks(), 1);
+	ck_assert_double_eq(reader.checkpoint_since(7, 1000, 1060), 1005);
+	ck_assert_int_eq(reader.quick_checks(), 2);  // the first open that succeeded
+	ck_assert_str_eq(reader.status().c_str(), "");
+}
+END_TEST
+
+// Protected deadline work is pinned only while a higher-class job does not fit on the free GPUs.
+// 8 GPUs: deadline job 1 runs on 4 (elastic 1-4; 100 epochs: 1500 s at 4, 3000 s at 2, due in 3200 s:
+// it needs 2), high job 2 asks for 2 (1000 epochs: it would hold GPUs 30,000 s, far more than job 1's
+// slack: job 1 is protected against it), normal job 3 asks for 4 with a deadline it meets only if it
+// starts now (150 s at 4, due in 160 s). Job 2 fits on the 4 free GPUs, so job 1 is not pinned:
+// qos-deadline shrinks it to the 2 it needs, and jobs 2 and 3 both start.
+START_TEST(protected_deadline_work_is_still_resized_when_the_high_job_fits)
+{
+	World w({8});
+	Job& d = w.running(1, 0, {{0, 4}}, 100);
+	d.gpus_min = 1;
+	d.gpus_max = 4;
+	d.deadline = 3200;
+	high(w, 2, 2).epochs_total = 1000;
+	Job& urgent = w.pending(3, 1, 4);
+	urgent.qos = "normal";
+	urgent.deadline = 160;
+	const std::string got = render(make_scheduler("qos-deadline")->decide(w.view()));
+	ck_assert_msg(got.find("resize 1 [0:2]") != std::string::npos && got.find("start 2") != std::string::npos &&
+	                      got.find("start 3") != std::string::npos,
+	              "%s", got.c_str());
 }
 END_TEST
 
@@ -456,10 +598,14 @@ int main()
 	tcase_add_test(tc, overhead_breaks_ties_by_job_id_and_respects_the_grace);
 	tcase_add_test(tc, preempt_qos_takes_out_the_fewest_nodes_then_the_oldest);
 	tcase_add_test(tc, high_class_jobs_go_first_and_lower_classes_never_preempt);
+	tcase_add_test(tc, a_high_job_preempts_deadline_work_only_when_its_slack_absorbs_the_delay);
+	tcase_add_test(tc, a_preemption_policy_that_would_never_be_consulted_is_refused);
+	tcase_add_test(tc, protected_deadline_work_is_still_resized_when_the_high_job_fits);
 	tcase_add_test(tc, estimated_cost_from_the_profile);
 	tcase_add_test(tc, estimated_cost_from_measurements);
 	tcase_add_test(tc, no_warm_up_predicted_from_noise);
 	tcase_add_test(tc, reader_fills_running_jobs_from_the_profile_db);
+	tcase_add_test(tc, reader_backs_off_and_checks_the_file_once);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -352,6 +352,64 @@ START_TEST(bad_files_are_errors_naming_the_file)
 }
 END_TEST
 
+// Issue 27 item 9: a job's rows reach slurmctld bounded (ProfileDb::kJobRowLimit of each kind, the
+// newest), in time order; dlsched-db reads them all (0).
+START_TEST(a_job_s_rows_are_bounded_newest_first)
+{
+	const std::string path = temp_path("bounded.db");
+	auto w = ProfileDb::open_writer(path);
+	ck_assert(w.is_ok());
+	JobRecord j;
+	j.cluster = "c", j.job_id = 7, j.model = "m", j.gpus = 1, j.epochs_total = 1e6;
+	ck_assert(w->put_job(j).is_ok());
+	const int n = static_cast<int>(ProfileDb::kJobRowLimit) + 500;
+	{
+		auto tx = w->transaction();
+		for (int e = 1; e <= n; ++e) {
+			EpochRecord er;
+			er.cluster = "c", er.job_id = 7, er.run = 0, er.epoch = e, er.gpus = 1;
+			er.start_s = 10.0 * e;
+			er.end_s = 10.0 * e + 10;
+			ck_assert(w->add_epoch(er).is_ok());
+			CheckpointRecord c;
+			c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = e, c.kind = "save", c.bytes = 1, c.seconds = 1;
+			c.at_s = 10.0 * e + 10;
+			ck_assert(w->add_checkpoint(c).is_ok());
+		}
+		for (int k = 1; k <= 5; ++k) {
+			PreemptionRecord p;
+			p.cluster = "c", p.job_id = 7, p.requested_s = 100.0 * k, p.gpus = 1, p.outcome = "requeued";
+			ck_assert(w->add_preemption(p).is_ok());
+		}
+		ck_assert(tx.commit().is_ok());
+	}
+	// Default: the newest kJobRowLimit epochs (501 .. n) and checkpoints, in time order.
+	auto p = w->job("c", 7);
+	ck_assert(p.is_ok());
+	ck_assert_uint_eq(p->epochs.size(), ProfileDb::kJobRowLimit);
+	ck_assert_int_eq(p->epochs.front().epoch, 501);
+	ck_assert_int_eq(p->epochs.back().epoch, n);
+	ck_assert_uint_eq(p->checkpoints.size(), ProfileDb::kJobRowLimit);
+	ck_assert_double_eq(p->checkpoints.front().at_s, 5020);
+	ck_assert_double_eq(p->checkpoints.back().at_s, 10.0 * n + 10);
+	ck_assert_uint_eq(p->preemptions.size(), 5);
+	// A limit of 3: epochs n-2 .. n, the 3 latest preemptions (300, 400, 500 s).
+	auto q = w->job("c", 7, 3);
+	ck_assert(q.is_ok());
+	ck_assert_uint_eq(q->epochs.size(), 3);
+	ck_assert_int_eq(q->epochs[0].epoch, n - 2);
+	ck_assert_int_eq(q->epochs[2].epoch, n);
+	ck_assert_uint_eq(q->preemptions.size(), 3);
+	ck_assert_double_eq(q->preemptions[0].requested_s, 300);
+	ck_assert_double_eq(q->preemptions[2].requested_s, 500);
+	// 0: all.
+	auto all = w->job("c", 7, 0);
+	ck_assert(all.is_ok());
+	ck_assert_uint_eq(all->epochs.size(), static_cast<std::size_t>(n));
+	ck_assert_int_eq(all->epochs.front().epoch, 1);
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("profiledb");
@@ -362,6 +420,7 @@ int main()
 	tcase_add_test(tc, version_4_records_preemptions_with_their_predictions);
 	tcase_add_test(tc, version_5_knows_each_epoch_s_node);
 	tcase_add_test(tc, bad_files_are_errors_naming_the_file);
+	tcase_add_test(tc, a_job_s_rows_are_bounded_newest_first);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -64,6 +64,8 @@ enum dlsched_admission {
 	DLSCHED_ADMIT_BEST_EFFORT = 1, /* it runs behind every admitted job: show the reason */
 	DLSCHED_ADMIT_HOLD = 2,        /* hold it until released; show the reason */
 	DLSCHED_ADMIT_CANCEL = 3,      /* end it (as Slurm's own --deadline does); log the reason */
+	DLSCHED_ADMIT_WAIT = 4,        /* it waits (a job of a higher priority class that deadline work
+					* holds back): only show the reason */
 };
 
 typedef struct dlsched_node_view {
@@ -122,6 +124,8 @@ typedef struct dlsched_job_view {
 	double checkpoint_requested_at; /* running jobs: > 0 when the host asked it to checkpoint and
 				 * stop then (absolute; a preemption in progress: its GPUs are freeing, no
 				 * policy touches it again); <= 0: not asked */
+	/* ---- API version 8 ---- */
+	double time_min;        /* seconds it may run at least (Slurm's --time-min); <= 0: none */
 } dlsched_job_view_t;
 
 /* ---- API version 6 ---- */
@@ -292,6 +296,16 @@ typedef struct {
  * without a SPANK_ prefix), which win. Either may be NULL. Set out->struct_size first. */
 int dlsched_parse_job_metadata(const char *comment, const char *const *env, size_t env_count,
 			       dlsched_job_metadata_t *out, dlsched_error_t *err);
+
+/* ---- API version 8 ---- */
+/* The deadline a job's comment word deadline= claims, judged as Slurm judges --deadline at
+ * submission and held to what dlsched first saw (model/job_metadata.h, judge_deadline_word):
+ * `first_seen` > 0 (the admin comment's deadline=) counts whatever the word says now; otherwise the
+ * word counts only after `earliest_start` (submit or begin time) + `time_min_s` (--time-min, 0:
+ * none). *deadline: the one that counts (0: none); `problem` (may be NULL): why the word did not
+ * count, "" when it did. */
+int dlsched_judge_deadline_word(double word, double first_seen, double earliest_start, double time_min_s,
+				double *deadline, char *problem, size_t problem_len, dlsched_error_t *err);
 
 /* ---- API version 6: speed observations from the profile DB ---- */
 typedef struct dlsched_epoch_reader dlsched_epoch_reader_t;

@@ -669,45 +669,54 @@ static void _apply_deferred_resizes(void)
  * reason is shown in squeue's REASON column (the job is ordered behind the admitted ones). Hold: an
  * administrator's hold with the reason (scontrol release lets it go; the next cycle judges it
  * again). Cancel: ended as Slurm's own --deadline check ends a job (state DEADLINE), the reason
- * logged. Only pending jobs with a deadline are touched. Locks as _apply.
+ * logged. Only pending jobs with a deadline are touched, except by Wait: a job of a higher
+ * priority class held back by deadline work it may not stop shows why. Locks as _apply.
  */
-static uint32_t *held_ids;	/* jobs this plugin held (ids), so that a release sticks */
-static size_t held_cnt, held_cap;
-
-static bool _was_held(uint32_t job_id)
+/*
+ * A job this plugin held carries "dl_held=<epoch s>" in its admin comment (the
+ * first hold's time), so that an administrator's release sticks across a
+ * restart of slurmctld, as the job's other dl_ words do; the release itself is
+ * recorded as "dl_released=<epoch s>" when first seen.
+ */
+static bool _was_held(job_record_t *job_ptr)
 {
-	for (size_t i = 0; i < held_cnt; i++)
-		if (held_ids[i] == job_id)
-			return true;
-	return false;
-}
-
-static void _remember_held(uint32_t job_id)
-{
-	if (held_cnt == held_cap) {
-		/* Bounded: the oldest half is forgotten (its jobs are long gone or released). */
-		if (held_cap >= 4096) {
-			memmove(held_ids, held_ids + held_cap / 2, (held_cap - held_cap / 2) * sizeof(*held_ids));
-			held_cnt -= held_cap / 2;
-		} else {
-			held_cap = held_cap ? 2 * held_cap : 64;
-			xrecalloc(held_ids, held_cap, sizeof(*held_ids));
-		}
-	}
-	held_ids[held_cnt++] = job_id;
+	return dls_admin_comment_value(job_ptr, "dl_held") >= 0;
 }
 
 static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t now)
 {
 	int verdict = a->admission;
 
+	/*
+	 * Wait: a job of a higher priority class that deadline work holds back
+	 * (it would make that work late): only the reason, in squeue's REASON.
+	 */
+	if (verdict == DLSCHED_ADMIT_WAIT) {
+		/* The reason up to its ':' (the jobs and seconds after it change as they run). */
+		size_t head = strcspn(a->reason, ":");
+		bool again;
+
+		if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->priority == 0 ||
+		    !xstrcmp(job_ptr->state_desc, a->reason))
+			return false;
+		again = job_ptr->state_desc && !strncmp(job_ptr->state_desc, a->reason, head);
+		xfree(job_ptr->state_desc);
+		job_ptr->state_desc = xstrdup(a->reason);
+		if (again)
+			debug("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		else
+			info("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		return true;
+	}
 	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !dls_job_deadline(job_ptr))
 		return false;
 	/* When it was first found infeasible, for sacct (dlsched-report: infeasible at submit). */
 	(void) dls_admin_comment_once(job_ptr, "infeasible", (long) now);
 	/* Held once and released since (scontrol release): it runs best-effort, not held again. */
-	if (verdict == DLSCHED_ADMIT_HOLD && job_ptr->priority != 0 && _was_held(job_ptr->job_id))
+	if (verdict == DLSCHED_ADMIT_HOLD && job_ptr->priority != 0 && _was_held(job_ptr)) {
 		verdict = DLSCHED_ADMIT_BEST_EFFORT;
+		(void) dls_admin_comment_once(job_ptr, "dl_released", (long) now);
+	}
 	switch (verdict) {
 	case DLSCHED_ADMIT_BEST_EFFORT: {
 		char *reason = NULL;
@@ -731,7 +740,7 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 			return false;	/* held already (by us or anyone) */
 		job_ptr->priority = 0;
 		job_ptr->state_reason = WAIT_HELD;
-		_remember_held(job_ptr->job_id);
+		(void) dls_admin_comment_once(job_ptr, "dl_held", (long) now);
 		xfree(job_ptr->state_desc);
 		job_ptr->state_desc = xstrdup(a->reason);
 		info("sched/dlsched: %pJ %s", job_ptr, a->reason);
@@ -1547,8 +1556,6 @@ extern void fini(void)
 		xfree(reclaiming[i].node);
 	xfree(reclaiming);
 	reclaiming_cnt = 0;
-	xfree(held_ids);
-	held_cnt = held_cap = 0;
 	xfree(stats_path);
 	dls_stops_free();
 	dls_speeds_fini();
