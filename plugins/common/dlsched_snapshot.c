@@ -332,6 +332,9 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 			v->gpus_requested = (int) asked;
 	}
 	v->time_limit = _time_limit_s(job_ptr);
+	/* --time-min (minutes): what a job known by its time limit alone runs at least. */
+	if (job_ptr->time_min && job_ptr->time_min != NO_VAL && job_ptr->time_min != INFINITE)
+		v->time_min = 60.0 * job_ptr->time_min;
 	/*
 	 * Unknown values stay 0: the library takes a known model's epoch time
 	 * from its profile (or the profile DB's history), and otherwise
@@ -350,6 +353,22 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 		v->nice = (int) ((int64_t) job_ptr->details->nice - NICE_OFFSET);
 	v->last_stop_time = -1;
 	v->epochs_done = -1;	/* estimated by the core from the seconds run */
+}
+
+/*
+ * Whether a node is up for the plan: available to Slurm, or only not responding or unknown yet
+ * (not DOWN, drained, failed or powered down). After a slurmctld restart every node is out of
+ * Slurm's available nodes until its slurmd registers again (seconds), and one that misses a ping
+ * stays out until SlurmdTimeout marks it DOWN: Slurm keeps their jobs running meanwhile, and so must the plan (a preemptive
+ * ordering requeued the running jobs of nodes it saw down: every job, at the first cycle after a
+ * restart). Starting a job there fails in Slurm's select and waits a cycle.
+ */
+static int _node_up(node_record_t *node_ptr, int i)
+{
+	if (avail_node_bitmap && bit_test(avail_node_bitmap, i))
+		return 1;
+	return !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
+	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr);
 }
 
 extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnable_only)
@@ -389,7 +408,7 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 			n->loanable = 1;
 			n->loaned = dls_node_loaned(node_ptr->name) ? 1 : 0;
 		}
-		n->up = avail_node_bitmap && bit_test(avail_node_bitmap, i) ? 1 : 0;
+		n->up = _node_up(node_ptr, i);
 	}
 
 	/* job_list is NULL until slurmctld has read its state (without slurmdbd, a thread may come

@@ -872,6 +872,38 @@ static void _enforce_reclaims(time_t now)
 	reclaiming_cnt = kept;
 }
 
+/*
+ * A job submitted to several partitions (-p a,b) runs in one of them: the first of its list that
+ * holds every planned node becomes its partition, as Slurm's main scheduler sets part_ptr to each
+ * in turn, so that the partition's limits are checked and the start is accounted there. Locks: job
+ * write, partition read.
+ */
+static void _choose_partition(job_record_t *job_ptr, const dlsched_action_t *a)
+{
+	ListIterator it;
+	part_record_t *part_ptr;
+
+	if (!job_ptr->part_ptr_list || !a->share_count)
+		return;
+	it = list_iterator_create(job_ptr->part_ptr_list);
+	while ((part_ptr = list_next(it))) {
+		size_t k;
+
+		if (!part_ptr->node_bitmap)
+			continue;
+		for (k = 0; k < a->share_count; k++)
+			if (!bit_test(part_ptr->node_bitmap, a->shares[k].node_index))
+				break;
+		if (k == a->share_count)
+			break;
+	}
+	list_iterator_destroy(it);
+	if (part_ptr && part_ptr != job_ptr->part_ptr) {
+		debug("sched/dlsched: %pJ planned on partition %s's nodes", job_ptr, part_ptr->name);
+		job_ptr->part_ptr = part_ptr;
+	}
+}
+
 static void _apply(dlsched_decisions_t *d, time_t now)
 {
 	size_t n = dlsched_decisions_count(d), order_cnt = 0;
@@ -910,6 +942,7 @@ static void _apply(dlsched_decisions_t *d, time_t now)
 		case DLSCHED_START:
 			if (!may_start)
 				break;
+			_choose_partition(job_ptr, &a);
 			/* Only what Slurm's own schedulers would start now. */
 			if ((why = dls_job_not_runnable(job_ptr, now))) {
 				debug("sched/dlsched: %pJ not started: %s", job_ptr, why);
@@ -1305,6 +1338,16 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	 * the locks are taken. */
 	if (dls_speeds_refresh(plugin_type) >= 0)
 		stats.speed_reads++;
+	/* The declared inference demand, read with no lock held (a file on a hung mount must not stall
+	 * slurmctld): the snapshot takes this value. */
+	if (dls_inference_partition()) {
+		char why[sizeof(stats.demand_status)];
+
+		stats.inference_demand = dls_inference_demand(why, sizeof(why));
+		if (strcmp(why, stats.demand_status))
+			info("sched/dlsched: inference demand %.3f%s%s", stats.inference_demand, why[0] ? ": " : "", why);
+		snprintf(stats.demand_status, sizeof(stats.demand_status), "%s", why);
+	}
 	lock_slurmctld(write_lock);
 	locked = _now_ms();
 	if (reclaiming_cnt)
@@ -1315,14 +1358,6 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	unlock_slurmctld(write_lock);
 	locked = _now_ms() - locked;
 	_mark_stopping(snap);
-	if (dls_inference_partition()) {
-		char why[sizeof(stats.demand_status)];
-
-		stats.inference_demand = dls_inference_demand(why, sizeof(why));
-		if (strcmp(why, stats.demand_status))
-			info("sched/dlsched: inference demand %.3f%s%s", stats.inference_demand, why[0] ? ": " : "", why);
-		snprintf(stats.demand_status, sizeof(stats.demand_status), "%s", why);
-	}
 
 	t1 = _now_ms();
 	dls_speeds_lock();
@@ -1559,6 +1594,7 @@ extern void fini(void)
 	xfree(stats_path);
 	dls_stops_free();
 	dls_speeds_fini();
+	dls_loans_fini();
 }
 
 /* scontrol reconfigure: dlsched.conf is read again before the next cycle. */
