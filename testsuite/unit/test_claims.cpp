@@ -1,0 +1,230 @@
+// A batch's claims against what Slurm knows of the job (profiledb/claims.h): each rule refuses the
+// claim one tolerance past its bound and accepts the one at the bound. The job in every case: Slurm
+// started it at 1000 on n[1-2]; the service's clock says 5000; 60 s of clock skew.
+#include <string>
+#include <vector>
+
+#include "profiledb/claims.h"
+#include "util/node_list.h"
+
+extern "C" {
+#include "check_main.h"
+}
+
+using namespace dlsched;
+using namespace dlsched::db;
+
+namespace {
+
+const double kNow = 5000;
+
+SlurmJob running()
+{
+	SlurmJob j;
+	j.uid = 1001;
+	j.submit_s = 900;
+	j.start_s = 1000;
+	j.state = "RUNNING";
+	j.nodes = {"n1", "n2"};
+	return j;
+}
+
+Batch batch(const std::string& node = "n1", int run = 0)
+{
+	Batch b;
+	b.cluster = "dlsched";
+	b.job_id = 7;
+	b.step = "batch";
+	b.node = node;
+	b.run = run;
+	return b;
+}
+
+EpochRecord epoch(int n, double start, double end, int run = 0)
+{
+	EpochRecord e;
+	e.cluster = "dlsched";
+	e.job_id = 7;
+	e.run = run;
+	e.epoch = n;
+	e.gpus = 1;
+	e.start_s = start;
+	e.end_s = end;
+	return e;
+}
+
+CheckpointRecord checkpoint(const std::string& kind, double epoch, double at)
+{
+	CheckpointRecord c;
+	c.kind = kind;
+	c.epoch = epoch;
+	c.at_s = at;
+	return c;
+}
+
+// Recorded: epochs 1..10 of run 0, 100 s each from 1000 (epoch 10 ends at 2000), a save at 10.
+JobProfile ten_epochs()
+{
+	JobProfile p;
+	for (int n = 1; n <= 10; ++n)
+		p.epochs.push_back(epoch(n, 1000 + 100 * (n - 1), 1000 + 100 * n));
+	p.checkpoints.push_back(checkpoint("save", 10, 2001));
+	return p;
+}
+
+// "" when accepted, else the message.
+std::string verdict(const Batch& b, const SlurmJob& j, const JobProfile* rec = nullptr)
+{
+	Status st = check_claims(b, j, rec, kNow);
+	return st.is_ok() ? std::string() : st.message();
+}
+
+bool refused_with(const std::string& v, const std::string& words)
+{
+	return v.find(words) != std::string::npos;
+}
+
+}  // namespace
+
+START_TEST(times_lie_within_the_run)
+{
+	Batch b = batch();
+	b.epochs = {epoch(1, 1000, 1100), epoch(2, 1100, 1200)};
+	b.checkpoints = {checkpoint("save", 2, 1201)};
+	ck_assert_str_eq(verdict(b, running()).c_str(), "");
+
+	// In the future: now + 60 is the last second allowed.
+	b.epochs = {epoch(1, 4900, 5060)};
+	b.checkpoints.clear();
+	ck_assert_str_eq(verdict(b, running()).c_str(), "");
+	b.epochs = {epoch(1, 4900, 5061)};
+	const std::string future = verdict(b, running());
+	ck_assert_msg(refused_with(future, "epoch 1's end 5061.0 is in the future"), "%s", future.c_str());
+	ck_assert(!check_not_future(b, kNow).is_ok());
+
+	// Before the job started: start - 60 is the first second allowed.
+	b.epochs = {epoch(1, 940, 1100)};
+	ck_assert_str_eq(verdict(b, running()).c_str(), "");
+	b.epochs = {epoch(1, 939, 1100)};
+	const std::string early = verdict(b, running());
+	ck_assert_msg(refused_with(early, "epoch 1's start 939.0 is before job 7 started"), "%s", early.c_str());
+
+	// After it ended: a checkpoint counts only while the job ran.
+	SlurmJob ended = running();
+	ended.state = "COMPLETED";
+	ended.end_s = 3000;
+	b.epochs.clear();
+	b.checkpoints = {checkpoint("save", 1, 3060)};
+	ck_assert_str_eq(verdict(b, ended).c_str(), "");
+	b.checkpoints = {checkpoint("save", 1, 3061)};
+	const std::string late = verdict(b, ended);
+	ck_assert_msg(refused_with(late, "is after job 7 ended (Slurm: COMPLETED at 3000.0)"), "%s", late.c_str());
+
+	// A job that never started has nothing to report; a pending (requeued) one only its past.
+	SlurmJob never = running();
+	never.state = "CANCELLED";
+	never.start_s = 0;
+	never.nodes.clear();
+	ck_assert(refused_with(verdict(b, never), "has not started"));
+	SlurmJob requeued = running();
+	requeued.state = "PENDING";
+	requeued.nodes.clear();
+	b.checkpoints = {checkpoint("save", 1, 4000)};
+	ck_assert_str_eq(verdict(b, requeued).c_str(), "");
+}
+END_TEST
+
+START_TEST(the_node_is_one_the_job_holds)
+{
+	Batch b = batch("n2");
+	b.epochs = {epoch(1, 1000, 1100)};
+	ck_assert_str_eq(verdict(b, running()).c_str(), "");
+	b.node = "n3";
+	const std::string v = verdict(b, running());
+	ck_assert_msg(refused_with(v, "node n3 is not one of job 7's nodes"), "%s", v.c_str());
+	// Slurm did not say which nodes: not checked.
+	SlurmJob unknown = running();
+	unknown.nodes.clear();
+	ck_assert_str_eq(verdict(b, unknown).c_str(), "");
+}
+END_TEST
+
+START_TEST(progress_is_no_faster_than_plausible)
+{
+	const JobProfile rec = ten_epochs();
+	Batch b = batch();
+	// A save holds at most one epoch more than reported: 11 after epoch 10, not 11.5, never 90.
+	b.checkpoints = {checkpoint("save", 11, 2050)};
+	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
+	b.checkpoints = {checkpoint("save", 11.5, 2050)};
+	ck_assert(refused_with(verdict(b, running(), &rec), "the save at epoch 11.5 is ahead of job 7's progress"));
+	b.checkpoints = {checkpoint("save", 90, 2050)};
+	ck_assert(refused_with(verdict(b, running(), &rec), "its last epoch reported is 10"));
+	// Its epochs in the same batch count: epochs 11 and 12, then a save at 13.
+	b.epochs = {epoch(11, 2000, 2100), epoch(12, 2100, 2200)};
+	b.checkpoints = {checkpoint("save", 13, 2250)};
+	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
+	// A load resumes from at most what was saved or reported (+1).
+	b.epochs.clear();
+	b.checkpoints = {checkpoint("load", 11, 2050)};
+	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
+	b.checkpoints = {checkpoint("load", 11.5, 2050)};
+	ck_assert(refused_with(verdict(b, running(), &rec), "the load at epoch 11.5 is ahead"));
+
+	// Epochs do not overlap: epoch 11 may start at 2000 - 60, not before.
+	b.checkpoints.clear();
+	b.epochs = {epoch(11, 1940, 2100)};
+	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
+	b.epochs = {epoch(11, 1939, 2100)};
+	ck_assert(refused_with(verdict(b, running(), &rec), "epoch 11 starts at 1939.0, before epoch 10 ended (2000.0)"));
+	b.epochs = {epoch(1, 1000, 1100), epoch(2, 1000, 1100)};
+	ck_assert(refused_with(verdict(b, running()), "epoch 2 starts at 1000.0, before epoch 1 ended"));
+
+	// None shorter than a quarter of the recorded median (100 s): 25 s, not 24.
+	b.epochs = {epoch(11, 2000, 2025)};
+	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
+	b.epochs = {epoch(11, 2000, 2024)};
+	ck_assert(refused_with(verdict(b, running(), &rec), "epoch 11 took 24.0 s, under a quarter of job 7's recorded median epoch (100.0 s)"));
+	// But a restart's first epoch may be the rest of one: any length; its second may not.
+	Batch r = batch("n1", 1);
+	r.epochs = {epoch(11, 2500, 2510, 1)};
+	ck_assert_str_eq(verdict(r, running(), &rec).c_str(), "");
+	r.epochs = {epoch(11, 2500, 2510, 1), epoch(12, 2510, 2520, 1)};
+	ck_assert(refused_with(verdict(r, running(), &rec), "epoch 12 took 10.0 s"));
+}
+END_TEST
+
+START_TEST(node_lists_expand)
+{
+	struct Case {
+		const char* list;
+		bool ok;
+		std::vector<std::string> nodes;
+	} cases[] = {
+		{"n1", true, {"n1"}},
+		{"n[1-3,05]", true, {"n1", "n2", "n3", "n05"}},
+		{"a1,b[2-3]", true, {"a1", "b2", "b3"}},
+		{"", true, {}},
+		{"n[1-", false, {}},
+		{"n[3-1]", false, {}},
+	};
+	for (const Case& c : cases) {
+		std::vector<std::string> got;
+		ck_assert_msg(expand_node_list(c.list, got) == c.ok, "%s", c.list);
+		if (c.ok)
+			ck_assert_msg(got == c.nodes, "%s", c.list);
+	}
+}
+END_TEST
+
+int main()
+{
+	Suite* s = suite_create("claims");
+	TCase* tc = tcase_create("claims");
+	tcase_add_test(tc, times_lie_within_the_run);
+	tcase_add_test(tc, the_node_is_one_the_job_holds);
+	tcase_add_test(tc, progress_is_no_faster_than_plausible);
+	tcase_add_test(tc, node_lists_expand);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
