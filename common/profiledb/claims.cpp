@@ -51,8 +51,8 @@ double median(std::vector<double> v)
 
 bool SlurmJob::holds_nodes() const
 {
-	static const char* const kHolding[] = {"RUNNING", "SUSPENDED", "COMPLETING", "SIGNALING",
-					       "STAGE_OUT", "RESIZING", "STOPPED"};
+	static const char* const kHolding[] = {"RUNNING",   "SUSPENDED", "COMPLETING", "SIGNALING",
+					       "STAGE_OUT", "RESIZING",  "STOPPED"};
 	for (const char* s : kHolding)
 		if (state == s)
 			return true;
@@ -63,12 +63,14 @@ Status check_not_future(const Batch& b, double now_s, double skew_s)
 {
 	for (const Claim& c : claimed_times(b))
 		if (c.t > now_s + skew_s)
-			return invalid_argument(c.what + " " + num(c.t) + " is in the future (the service's clock says " +
-						num(now_s) + "; " + num(skew_s) + " s of skew are allowed)");
+			return invalid_argument(c.what + " " + num(c.t) +
+						" is in the future (the service's clock says " + num(now_s) +
+						"; " + num(skew_s) + " s of skew are allowed)");
 	return Status::ok();
 }
 
-Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recorded, double now_s, double skew_s)
+Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recorded, double now_s,
+		    double skew_s)
 {
 	Status st = check_not_future(b, now_s, skew_s);
 	if (!st.is_ok())
@@ -84,14 +86,17 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 							" started (Slurm: " + num(job.start_s) + ")");
 	}
 	if (!pending && job.start_s <= 0 && !claimed_times(b).empty())
-		return invalid_argument(id + " has not started (Slurm: " + job.state + "): it has nothing to report");
+		return invalid_argument(id + " has not started (Slurm: " + job.state +
+					"): it has nothing to report");
 	if (!job.holds_nodes() && !pending && job.end_s > 0) {
 		for (const Claim& c : claimed_times(b))
 			if (c.t > job.end_s + skew_s)
-				return invalid_argument(c.what + " " + num(c.t) + " is after " + id + " ended (Slurm: " +
-							job.state + " at " + num(job.end_s) + ")");
+				return invalid_argument(c.what + " " + num(c.t) + " is after " + id +
+							" ended (Slurm: " + job.state + " at " +
+							num(job.end_s) + ")");
 	}
-	if (!pending && !job.nodes.empty() && std::find(job.nodes.begin(), job.nodes.end(), b.node) == job.nodes.end())
+	if (!pending && !job.nodes.empty() &&
+	    std::find(job.nodes.begin(), job.nodes.end(), b.node) == job.nodes.end())
 		return invalid_argument("node " + b.node + " is not one of " + id + "'s nodes (Slurm: " +
 					std::to_string(job.nodes.size()) + " node(s), not this one)");
 
@@ -132,13 +137,14 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 	for (const auto& [n, s] : epochs) {
 		if (prev && (s.claimed || prev->claimed) && s.start < prev->end - skew_s)
 			return invalid_argument("epoch " + std::to_string(n) + " starts at " + num(s.start) +
-						", before epoch " + std::to_string(prev_n) + " ended (" + num(prev->end) +
-						"): " + id + "'s epochs cannot overlap");
+						", before epoch " + std::to_string(prev_n) + " ended (" +
+						num(prev->end) + "): " + id + "'s epochs cannot overlap");
 		if (s.claimed && typical > 0 && !first_of_run.count(n) &&
 		    s.end - s.start < kFastestEpochFraction * typical)
-			return invalid_argument("epoch " + std::to_string(n) + " took " + num(s.end - s.start) +
-						" s, under a quarter of " + id + "'s recorded median epoch (" +
-						num(typical) + " s): faster than plausible");
+			return invalid_argument("epoch " + std::to_string(n) + " took " +
+						num(s.end - s.start) + " s, under a quarter of " + id +
+						"'s recorded median epoch (" + num(typical) +
+						" s): faster than plausible");
 		prev = &s;
 		prev_n = n;
 	}
@@ -147,11 +153,13 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 		if (c.kind == "save")
 			saved = std::max(saved, c.epoch <= last_epoch + 1 ? c.epoch : 0.0);
 	for (const CheckpointRecord& c : b.checkpoints) {
-		const double bound = c.kind == "save" ? last_epoch + 1 : std::max<double>(last_epoch + 1, saved);
+		const double bound =
+			c.kind == "save" ? last_epoch + 1 : std::max<double>(last_epoch + 1, saved);
 		if (c.epoch > bound + 1e-6)
-			return invalid_argument("the " + c.kind + " at epoch " + num(c.epoch) + " is ahead of " + id +
-						"'s progress: its last epoch reported is " + std::to_string(last_epoch) +
-						" (a checkpoint holds at most one epoch more)");
+			return invalid_argument(
+				"the " + c.kind + " at epoch " + num(c.epoch) + " is ahead of " + id +
+				"'s progress: its last epoch reported is " + std::to_string(last_epoch) +
+				" (a checkpoint holds at most one epoch more)");
 	}
 	return Status::ok();
 }

@@ -36,7 +36,7 @@ struct SlurmJob {
 	bool holds_nodes() const;
 };
 
-constexpr double kClockSkewS = 60;          // tolerance between the nodes' and the service's clocks
+constexpr double kClockSkewS = 60;              // tolerance between the nodes' and the service's clocks
 constexpr double kFastestEpochFraction = 0.25;  // of the job's own median epoch
 
 // Refuses times after now + skew (used also where Slurm cannot be asked).

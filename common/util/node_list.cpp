@@ -50,7 +50,8 @@ bool expand_node_list(const std::string& list, std::vector<std::string>& out)
 			}
 			if (b < a || b - a > 100000)
 				return fail(out);
-			const std::size_t width = dash == std::string::npos ? r.size() : dash;  // zero padding
+			const std::size_t width =
+				dash == std::string::npos ? r.size() : dash;  // zero padding
 			for (long n = a; n <= b; ++n) {
 				std::string digits = std::to_string(n);
 				if (digits.size() < width)

@@ -107,7 +107,8 @@ START_TEST(times_lie_within_the_run)
 	ck_assert_str_eq(verdict(b, running()).c_str(), "");
 	b.epochs = {epoch(1, 939, 1100)};
 	const std::string early = verdict(b, running());
-	ck_assert_msg(refused_with(early, "epoch 1's start 939.0 is before job 7 started"), "%s", early.c_str());
+	ck_assert_msg(refused_with(early, "epoch 1's start 939.0 is before job 7 started"), "%s",
+		      early.c_str());
 
 	// After it ended: a checkpoint counts only while the job ran.
 	SlurmJob ended = running();
@@ -118,7 +119,8 @@ START_TEST(times_lie_within_the_run)
 	ck_assert_str_eq(verdict(b, ended).c_str(), "");
 	b.checkpoints = {checkpoint("save", 1, 3061)};
 	const std::string late = verdict(b, ended);
-	ck_assert_msg(refused_with(late, "is after job 7 ended (Slurm: COMPLETED at 3000.0)"), "%s", late.c_str());
+	ck_assert_msg(refused_with(late, "is after job 7 ended (Slurm: COMPLETED at 3000.0)"), "%s",
+		      late.c_str());
 
 	// A job that never started has nothing to report; a pending (requeued) one only its past.
 	SlurmJob never = running();
@@ -157,7 +159,8 @@ START_TEST(progress_is_no_faster_than_plausible)
 	b.checkpoints = {checkpoint("save", 11, 2050)};
 	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
 	b.checkpoints = {checkpoint("save", 11.5, 2050)};
-	ck_assert(refused_with(verdict(b, running(), &rec), "the save at epoch 11.5 is ahead of job 7's progress"));
+	ck_assert(refused_with(verdict(b, running(), &rec),
+			       "the save at epoch 11.5 is ahead of job 7's progress"));
 	b.checkpoints = {checkpoint("save", 90, 2050)};
 	ck_assert(refused_with(verdict(b, running(), &rec), "its last epoch reported is 10"));
 	// Its epochs in the same batch count: epochs 11 and 12, then a save at 13.
@@ -176,7 +179,8 @@ START_TEST(progress_is_no_faster_than_plausible)
 	b.epochs = {epoch(11, 1940, 2100)};
 	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
 	b.epochs = {epoch(11, 1939, 2100)};
-	ck_assert(refused_with(verdict(b, running(), &rec), "epoch 11 starts at 1939.0, before epoch 10 ended (2000.0)"));
+	ck_assert(refused_with(verdict(b, running(), &rec),
+			       "epoch 11 starts at 1939.0, before epoch 10 ended (2000.0)"));
 	b.epochs = {epoch(1, 1000, 1100), epoch(2, 1000, 1100)};
 	ck_assert(refused_with(verdict(b, running()), "epoch 2 starts at 1000.0, before epoch 1 ended"));
 
@@ -184,7 +188,9 @@ START_TEST(progress_is_no_faster_than_plausible)
 	b.epochs = {epoch(11, 2000, 2025)};
 	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
 	b.epochs = {epoch(11, 2000, 2024)};
-	ck_assert(refused_with(verdict(b, running(), &rec), "epoch 11 took 24.0 s, under a quarter of job 7's recorded median epoch (100.0 s)"));
+	ck_assert(refused_with(
+		verdict(b, running(), &rec),
+		"epoch 11 took 24.0 s, under a quarter of job 7's recorded median epoch (100.0 s)"));
 	// But a restart's first epoch may be the rest of one: any length; its second may not.
 	Batch r = batch("n1", 1);
 	r.epochs = {epoch(11, 2500, 2510, 1)};
