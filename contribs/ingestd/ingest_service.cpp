@@ -19,7 +19,8 @@ const RefusalInfo kRefusals[kRefusalCount] = {
 	{"bad_credential", 401}, {"wrong_user", 403}, {"unknown_job", 403},      {"malformed", 400},
 	{"too_large", 413},      {"db_error", 503},   {"auth_unavailable", 503}, {"lookup_failed", 503},
 	{"bad_method", 405},     {"bad_path", 404},   {"bad_content_type", 415}, {"wrong_cluster", 403},
-	{"rate_limited", 429},   {"row_quota", 429},  {"lookup_pending", 503},
+	{"rate_limited", 429},   {"row_quota", 429},  {"lookup_pending", 503},    {"implausible", 403},
+	{"lookup_limited", 503},
 };
 
 constexpr double kLookupPauseS = 30;  // after slurmctld failed to answer an owner lookup
@@ -110,8 +111,11 @@ IngestService::PerUid& IngestService::per_uid(uid_t uid, double now)
 		p.tokens = limits_.rate_burst;
 		p.refilled_at = now;
 		p.window_start = now;
+		p.lookup_tokens = limits_.lookup_burst;
 	}
 	p.tokens = std::min(limits_.rate_burst, p.tokens + (now - p.refilled_at) * limits_.rate_per_s);
+	p.lookup_tokens =
+		std::min(limits_.lookup_burst, p.lookup_tokens + (now - p.refilled_at) * limits_.lookup_rate_per_s);
 	p.refilled_at = now;
 	if (now - p.window_start >= limits_.quota_window_s) {
 		p.window_start = now;
@@ -193,7 +197,8 @@ Reply IngestService::stats() const
 	return r;
 }
 
-Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, Refusal& why)
+Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, PerUid& limit, bool privileged,
+						       Refusal& why)
 {
 	Owner o;
 	auto row = db_.job_record(b.cluster, b.job_id);
@@ -204,50 +209,77 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, Refusal
 		why = Refusal::kDbError;
 		return row.status();
 	}
-	if (o.name.empty() && lookup_) {
-		const double now = clock_();
-		if (known_unknown({b.cluster, b.job_id}, now))
-			return o;  // slurmctld said so less than --unknown-job-ttl ago
-		// After slurmctld failed to answer, answer 503 at once for a while rather than start
-		// lookups that will fail the same way.
-		if (now < lookup_paused_until_s_) {
+	if (!lookup_)
+		return o;
+	// Slurm first: the DB's row may be of an earlier job that had this id (MaxJobId wrapped, or
+	// slurmctld's state was rebuilt while the DB was kept). Only a job Slurm does not know is
+	// answered from the DB.
+	const double now = clock_();
+	if (known_unknown({b.cluster, b.job_id}, now))
+		return o;  // slurmctld said so less than --unknown-job-ttl ago
+	// After slurmctld failed to answer, answer 503 at once for a while rather than start
+	// lookups that will fail the same way.
+	if (now < lookup_paused_until_s_) {
+		why = Refusal::kLookupFailed;
+		return io_error("job lookups are paused for " +
+				std::to_string(static_cast<int>(lookup_paused_until_s_ - now) + 1) +
+				" s: slurmctld could not be asked " +
+				std::to_string(static_cast<int>(now - lookup_failed_at_s_)) + " s ago (" +
+				lookup_error_ + "); retry later");
+	}
+	// Each uid starts at most --lookup-rate lookups a second; root and SlurmUser are not limited.
+	const std::uint64_t before = lookup_->lookups_started();
+	const OwnerAnswer a = lookup_->owner_of(b.job_id, privileged || limit.lookup_tokens >= 1);
+	if (lookup_->lookups_started() > before && !privileged)
+		limit.lookup_tokens -= 1;
+	switch (a.kind) {
+		case OwnerAnswer::Kind::kFound:
+			o.in_slurm = true;
+			o.uid = a.uid;
+			o.job = a.job;
+			if (o.in_db && !o.name.empty()) {
+				auto stored = user_uid(o.name);
+				if (!stored.is_ok()) {
+					why = Refusal::kLookupFailed;
+					return io_error(stored.status().message() + " (retry later)");
+				}
+				o.stale_row = stored.value() != a.uid;
+			}
+			o.name = user_name(a.uid);
+			break;
+		case OwnerAnswer::Kind::kNoSuchJob:
+			remember_unknown({b.cluster, b.job_id}, clock_());
+			break;
+		case OwnerAnswer::Kind::kPending:
+			why = Refusal::kLookupPending;
+			return io_error(a.message + "; retry in a second");
+		case OwnerAnswer::Kind::kDeferred:
+			why = Refusal::kLookupLimited;
+			return io_error(a.message + ": this uid started more than " + fmt_rate(limits_.lookup_rate_per_s) +
+					" job lookups per second (--lookup-rate); retry later");
+		case OwnerAnswer::Kind::kError:
 			why = Refusal::kLookupFailed;
-			return io_error("owner lookups are paused for " +
-					std::to_string(static_cast<int>(lookup_paused_until_s_ - now) + 1) +
-					" s: slurmctld could not be asked " +
-					std::to_string(static_cast<int>(now - lookup_failed_at_s_)) +
-					" s ago (" + lookup_error_ + "); retry later");
-		}
-		const OwnerAnswer a = lookup_->owner_of(b.job_id, limits_.lookup_wait_s);
-		switch (a.kind) {
-			case OwnerAnswer::Kind::kFound:
-				o.in_slurm = true;
-				o.uid = a.uid;
-				o.name = user_name(a.uid);
-				break;
-			case OwnerAnswer::Kind::kNoSuchJob:
-				remember_unknown({b.cluster, b.job_id}, clock_());
-				break;
-			case OwnerAnswer::Kind::kPending:
-				why = Refusal::kLookupPending;
-				return io_error(a.message + "; retry in a second");
-			case OwnerAnswer::Kind::kError:
-				why = Refusal::kLookupFailed;
-				lookup_failed_at_s_ = clock_();
-				lookup_paused_until_s_ = lookup_failed_at_s_ + kLookupPauseS;
-				lookup_error_ = a.message;
-				return io_error(a.message + " (retry later)");
-		}
+			lookup_failed_at_s_ = clock_();
+			lookup_paused_until_s_ = lookup_failed_at_s_ + kLookupPauseS;
+			lookup_error_ = a.message;
+			return io_error(a.message + " (retry later)");
 	}
 	return o;
 }
 
-Result<IngestService::Stored> IngestService::store(const db::Batch& b, const std::string& owner)
+Result<IngestService::Stored> IngestService::store(const db::Batch& b, const Owner& o)
 {
 	Stored s;
+	const std::string& owner = o.name;
 	db::Transaction tx = db_.transaction();
 	if (!tx.status().is_ok())
 		return tx.status();
+	if (o.stale_row) {
+		// Another job had this id: its records must not count as this one's.
+		Status st = db_.forget_job(b.cluster, b.job_id);
+		if (!st.is_ok())
+			return st;
+	}
 	auto row = db_.job_record(b.cluster, b.job_id);
 	if (!row.is_ok() && row.status().code() != StatusCode::kNotFound)
 		return row.status();
@@ -262,6 +294,10 @@ Result<IngestService::Stored> IngestService::store(const db::Batch& b, const std
 	bool write = !row.is_ok();  // a job the DB did not have gets its row (and its owner) now
 	if (!owner.empty() && j.user != owner) {
 		j.user = owner;  // the verified owner, never a name from the batch
+		write = true;
+	}
+	if (o.in_slurm && o.job.submit_s > 0 && j.submit_s != o.job.submit_s) {
+		j.submit_s = o.job.submit_s;  // Slurm's (a requeue moves it on)
 		write = true;
 	}
 	// A job or job_end record that changes nothing (a batch sent again) counts as a duplicate.
@@ -359,16 +395,18 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 	}
 
 	Refusal why = Refusal::kDbError;
-	auto owner = owner_of(b.value(), why);
+	const bool privileged = uid == 0 || uid == slurm_uid_;
+	auto owner = owner_of(b.value(), limit, privileged, why);
 	if (!owner.is_ok()) {
 		Reply r = refuse(why, peer, owner.status().message(), who(uid, sender));
 		if (why == Refusal::kLookupPending)
 			r.retry_after_s = 1;
+		else if (why == Refusal::kLookupLimited)
+			r.retry_after_s = retry_after((1 - limit.lookup_tokens) / limits_.lookup_rate_per_s);
 		else if (why == Refusal::kLookupFailed)
 			r.retry_after_s = retry_after(lookup_paused_until_s_ - clock_());
 		return r;
 	}
-	const bool privileged = uid == 0 || uid == slurm_uid_;
 	if (privileged) {
 		// With slurmctld to ask, even SlurmUser reports only jobs that exist.
 		if (lookup_ && !owner->in_db && !owner->in_slurm)
@@ -404,7 +442,31 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 			      who(uid, sender));
 	}
 
-	auto stored = store(b.value(), owner->name);
+	// The claims, against what Slurm knows of the job (where it was asked) and what the DB holds.
+	{
+		Status claims = Status::ok();
+		if (owner->in_slurm) {
+			auto recorded = owner->stale_row ? Result<db::JobProfile>(not_found("another job"))
+							 : db_.job(b->cluster, b->job_id);
+			if (!recorded.is_ok() && recorded.status().code() != StatusCode::kNotFound)
+				return refuse(Refusal::kDbError, peer, recorded.status().message() + " (retry later)",
+					      who(uid, sender));
+			claims = db::check_claims(*b, owner->job, recorded.is_ok() ? &recorded.value() : nullptr, now,
+						  limits_.clock_skew_s);
+		} else {
+			claims = db::check_not_future(*b, now, limits_.clock_skew_s);
+		}
+		if (!claims.is_ok())
+			return refuse(Refusal::kImplausible, peer, job_name(*b) + ": " + claims.message(),
+				      who(uid, sender));
+	}
+	if (owner->stale_row) {
+		auto old = db_.job_record(b->cluster, b->job_id);
+		log_.info(job_name(*b) + " is a new job of uid " + std::to_string(owner->uid) +
+			  " (Slurm); the records of the earlier job with this id, of user " +
+			  (old.is_ok() ? old->user : std::string("?")) + ", are forgotten");
+	}
+	auto stored = store(b.value(), owner.value());
 	if (!stored.is_ok())
 		return refuse(Refusal::kDbError, peer, stored.status().message() + " (retry later)",
 			      who(uid, sender));
