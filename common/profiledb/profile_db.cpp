@@ -667,6 +667,7 @@ Result<std::vector<NodeRun>> ProfileDb::recent_node_runs(const std::string& clus
 		auto job = job_record(cluster, n.job_id);
 		if (job.is_ok()) {
 			n.model = job->model;
+			n.user = job->user;
 			n.nodes = job->nodes;
 		} else if (job.status().code() != StatusCode::kNotFound) {
 			return job.status();

@@ -84,6 +84,7 @@ struct NodeRun {
 	int run = 0;
 	std::string node;
 	std::string model;                // the job's ("" when unknown)
+	std::string user;                 // the job's owner ("" when unknown)
 	int nodes = 1;                    // nodes the job ran on (its jobs row: the latest run's)
 	std::vector<EpochRecord> epochs;  // by epoch number
 };
