@@ -100,6 +100,17 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 		return invalid_argument("node " + b.node + " is not one of " + id + "'s nodes (Slurm: " +
 					std::to_string(job.nodes.size()) + " node(s), not this one)");
 
+	if (!pending && job.gpus >= 0) {
+		if (b.job && b.job->gpus > job.gpus)
+			return invalid_argument("the job record claims " + std::to_string(b.job->gpus) + " GPUs; " + id +
+						" holds " + std::to_string(job.gpus) + " (Slurm)");
+		for (const EpochRecord& e : b.epochs)
+			if (e.gpus > job.gpus)
+				return invalid_argument("epoch " + std::to_string(e.epoch) + " claims " +
+							std::to_string(e.gpus) + " GPUs; " + id + " holds " +
+							std::to_string(job.gpus) + " (Slurm)");
+	}
+
 	// Progress. The epochs already recorded and those of the batch, by number.
 	struct Span {
 		double start, end;

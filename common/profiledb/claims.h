@@ -7,7 +7,8 @@
 //  - no time is before the job started (Slurm's start - skew), and, when the job is no longer
 //    running, none is after it ended (Slurm's end + skew): a checkpoint or an epoch counts only while
 //    the job ran;
-//  - the reporting node is one the job holds (Slurm's node list), while Slurm says which;
+//  - the reporting node is one the job holds (Slurm's node list), while Slurm says which, and no
+//    record claims more GPUs than Slurm allocated it;
 //  - progress is no faster than plausible: epochs of one job do not overlap (each one starts after
 //    the one before it ended), none is shorter than a quarter of the job's own recorded median epoch,
 //    and a checkpoint holds at most one epoch more than the job has recorded (or reports in the
@@ -31,6 +32,7 @@ struct SlurmJob {
 	double submit_s = 0, start_s = 0, end_s = 0;
 	std::string state;               // squeue/sacct's, e.g. "RUNNING", "PENDING", "COMPLETED"
 	std::vector<std::string> nodes;  // the node list expanded; empty: none or unknown
+	int gpus = -1;                   // GPUs allocated (its TRES' gres/gpu, 0 without); -1: unknown
 
 	// Running, or still holding its nodes (suspended, completing, being signalled).
 	bool holds_nodes() const;

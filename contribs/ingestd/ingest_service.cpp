@@ -57,6 +57,14 @@ std::string fmt_rate(double r)
 	return buf;
 }
 
+// Unix seconds, whole (0: Slurm gave none).
+std::string fmt_time(double t)
+{
+	char buf[32];
+	std::snprintf(buf, sizeof buf, "%.0f", t);
+	return buf;
+}
+
 std::string job_name(const db::Batch& b)
 {
 	return "job " + std::to_string(b.job_id) +
@@ -246,6 +254,10 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, PerUid&
 				o.stale_row = stored.value() != a.uid;
 			}
 			o.name = user_name(a.uid);
+			log_.debug(job_name(b) + ": Slurm says uid " + std::to_string(a.uid) + ", " + a.job.state +
+				   ", submitted " + fmt_time(a.job.submit_s) + ", started " + fmt_time(a.job.start_s) +
+				   ", ends " + fmt_time(a.job.end_s) + ", " + std::to_string(a.job.nodes.size()) +
+				   " node(s), " + std::to_string(a.job.gpus) + " GPU(s)");
 			break;
 		case OwnerAnswer::Kind::kNoSuchJob:
 			remember_unknown({b.cluster, b.job_id}, clock_());

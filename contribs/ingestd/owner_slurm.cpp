@@ -38,8 +38,31 @@ double slurm_time(const std::string& field)
 	return std::strtod(field.c_str(), nullptr);
 }
 
-// The first line of `out`: "UID|SUBMIT|START|END|STATE|NODELIST" (squeue -o and sacct -P print the
-// same columns here). False when it is not one.
+// The GPUs in a TRES string ("cpu=4,mem=8G,node=1,billing=4,gres/gpu=2"): its gres/gpu count, 0
+// without one; -1 for none at all ("N/A", "").
+int tres_gpus(const std::string& tres)
+{
+	if (tres.empty() || tres.find('=') == std::string::npos)
+		return -1;
+	std::size_t i = 0;
+	while (i < tres.size()) {
+		std::size_t comma = tres.find(',', i);
+		if (comma == std::string::npos)
+			comma = tres.size();
+		const std::string item = tres.substr(i, comma - i);
+		if (item.rfind("gres/gpu=", 0) == 0) {
+			const std::string n = item.substr(9);
+			if (n.empty() || n.size() > 6 || n.find_first_not_of("0123456789") != std::string::npos)
+				return -1;
+			return std::atoi(n.c_str());
+		}
+		i = comma + 1;
+	}
+	return 0;
+}
+
+// The first line of `out`: "UID|SUBMIT|START|END|STATE|NODELIST|TRES" (squeue -O and sacct -P
+// print the same columns here). False when it is not one.
 bool parse_job_line(const std::string& out, uid_t& uid, db::SlurmJob& job)
 {
 	const std::string line = out.substr(0, out.find('\n'));
@@ -52,7 +75,7 @@ bool parse_job_line(const std::string& out, uid_t& uid, db::SlurmJob& job)
 			break;
 		i = bar + 1;
 	}
-	if (f.size() != 6 || f[0].empty() || f[0].size() > 9 ||
+	if (f.size() != 7 || f[0].empty() || f[0].size() > 9 ||
 	    f[0].find_first_not_of("0123456789") != std::string::npos)
 		return false;
 	uid = static_cast<uid_t>(std::strtoul(f[0].c_str(), nullptr, 10));
@@ -64,6 +87,7 @@ bool parse_job_line(const std::string& out, uid_t& uid, db::SlurmJob& job)
 	// "None assigned", "(null)" or another form: the nodes are not checked.
 	if (!expand_node_list(f[5], job.nodes) || f[5].find_first_of(" ()") != std::string::npos)
 		job.nodes.clear();
+	job.gpus = tres_gpus(f[6]);
 	return true;
 }
 
@@ -162,13 +186,15 @@ private:
 	static std::vector<std::string> squeue(std::int64_t job_id)
 	{
 		// squeue knows the jobs slurmctld holds (running, pending, recently ended).
-		return with_env({"squeue", "-h", "-t", "all", "-j", std::to_string(job_id), "-o", "%U|%V|%S|%e|%T|%N"});
+		// -O: the allocated TRES has no -o letter; "NAME:|" is the field, whole, then a '|'.
+		return with_env({"squeue", "-h", "-t", "all", "-j", std::to_string(job_id), "-O",
+				 "UserId:|,SubmitTime:|,StartTime:|,EndTime:|,State:|,NodeList:|,tres-alloc:"});
 	}
 	static std::vector<std::string> sacct(std::int64_t job_id)
 	{
 		// sacct (slurmdbd) knows the ones slurmctld has purged; -a: any user's job.
 		return with_env({"sacct", "-n", "-X", "-P", "-a", "-j", std::to_string(job_id), "-o",
-				 "UID,Submit,Start,End,State,NodeList"});
+				 "UID,Submit,Start,End,State,NodeList,AllocTRES"});
 	}
 	static std::string how(const CommandResult& r)
 	{

@@ -406,8 +406,9 @@ else
 fi
 
 # ---- claims against what Slurm knows (profiledb/claims.h) ----
-# A fake Slurm on PATH: squeue prints $fs/jobs/ID (squeue -o "%U|%V|%S|%e|%T|%N" with
-# SLURM_TIME_FORMAT=%s; only %U's field for -o %U) or says the job id is invalid; sacct knows nothing. Each call is logged in
+# A fake Slurm on PATH: squeue prints $fs/jobs/ID (uid, submit, start, end, state, node list and
+# allocated TRES, as squeue -O prints them with SLURM_TIME_FORMAT=%s; only the uid for -o %U) or
+# says the job id is invalid; sacct knows nothing. Each call is logged in
 # $fs/calls; $fs/delay, when there, makes squeue that slow. uid 1 (daemon) plays Mallory, uid 65534
 # (nobody) Alice, whose jobs must stay where they were.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$(id -nu 1 2>/dev/null)" = daemon ]; then
@@ -425,8 +426,8 @@ echo "slurm_load_jobs error: Invalid job id specified"; exit 1
 EOF
 	printf '#!/bin/sh\necho "sacct $*" >>"%s/calls"\nexit 0\n' "$fs" >"$fs/bin/sacct"
 	chmod 755 "$fs/bin/squeue" "$fs/bin/sacct"
-	slurm_job() {  # slurm_job ID UID SUBMIT START END STATE NODELIST
-		echo "$2|$3|$4|$5|$6|$7" >"$fs/jobs/$1"
+	slurm_job() {  # slurm_job ID UID SUBMIT START END STATE NODELIST [TRES]
+		echo "$2|$3|$4|$5|$6|$7|${8:-cpu=1,mem=1G,node=1,billing=1,gres/gpu=1}" >"$fs/jobs/$1"
 	}
 	mallory=1
 	alice=65534
@@ -509,6 +510,8 @@ PY
 	expect "an epoch from a node the job does not hold" 403 'node fake-node is not one of job 501'
 	send s3c $mallory "$(batch 501 n2 1 "$(ep 4 $((now - 3000)) $((now - 2900)))")"
 	expect "an epoch before the job (re)started" 403 'before job 501 started'
+	send s3d $mallory "$(batch 501 n2 1 '{"type":"epoch","epoch":4,"gpus":8,"start":'$((now - 30))',"end":'$((now - 20))'}')"
+	expect "an epoch on 8 GPUs of a job Slurm gave 1" 403 'epoch 4 claims 8 GPUs; job 501 holds 1 (Slurm)'
 	[ "$(rows 501 epochs)" = 3 ] && [ "$(rows 500 epochs)" = "$a500" ] &&
 		ok "scenario 3: no speed sample made up, Alice's job untouched" ||
 		ko "scenario 3: job 501 has $(rows 501 epochs) epochs, job 500 $(rows 500 epochs)"
@@ -524,7 +527,7 @@ PY
 		grep -q "job 600 on cluster dlsched is a new job of uid 65534" "$tmp/cs.log" &&
 		ok "reused id: the row is Alice's, with her one epoch only" || ko "reused id: $(cat "$tmp/j600")"
 	code=$(curl -s --max-time 5 -o "$tmp/body" -w '%{http_code}' "$surl/v1/stats"); body=$(cat "$tmp/body")
-	expect "stats count the refused claims" 200 '"implausible":5'
+	expect "stats count the refused claims" 200 '"implausible":6'
 	stop_svc
 
 	# Lookups never block the one thread, and one uid cannot make many: squeue takes 2 s; Mallory

@@ -148,6 +148,21 @@ START_TEST(the_node_is_one_the_job_holds)
 	SlurmJob unknown = running();
 	unknown.nodes.clear();
 	ck_assert_str_eq(verdict(b, unknown).c_str(), "");
+	// Nor more GPUs than Slurm allocated (2): 2 is fine, 8 is not, the job record's too.
+	SlurmJob two = running();
+	two.gpus = 2;
+	b.node = "n1";
+	b.epochs = {epoch(1, 1000, 1100)};
+	b.epochs[0].gpus = 2;
+	ck_assert_str_eq(verdict(b, two).c_str(), "");
+	b.epochs[0].gpus = 8;
+	const std::string gpus = verdict(b, two);
+	ck_assert_msg(refused_with(gpus, "epoch 1 claims 8 GPUs; job 7 holds 2 (Slurm)"), "%s", gpus.c_str());
+	b.epochs.clear();
+	b.job = JobRecord();
+	b.job->gpus = 4;
+	b.job->start_s = 1000;
+	ck_assert(refused_with(verdict(b, two), "the job record claims 4 GPUs; job 7 holds 2"));
 }
 END_TEST
 
