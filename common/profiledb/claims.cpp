@@ -102,8 +102,9 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 
 	if (!pending && job.gpus >= 0) {
 		if (b.job && b.job->gpus > job.gpus)
-			return invalid_argument("the job record claims " + std::to_string(b.job->gpus) + " GPUs; " + id +
-						" holds " + std::to_string(job.gpus) + " (Slurm)");
+			return invalid_argument("the job record claims " + std::to_string(b.job->gpus) +
+						" GPUs; " + id + " holds " + std::to_string(job.gpus) +
+						" (Slurm)");
 		for (const EpochRecord& e : b.epochs)
 			if (e.gpus > job.gpus)
 				return invalid_argument("epoch " + std::to_string(e.epoch) + " claims " +
@@ -119,16 +120,32 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 	};
 	std::map<int, Span> epochs;
 	std::vector<double> recorded_s;
-	double saved = 0;
+	double saved = 0;     // the furthest save recorded
+	double progress = 0;  // the furthest epoch or save recorded: a load resumes from at most there
+	double resumed = -1;  // the furthest load, recorded or claimed
 	if (recorded) {
 		for (const EpochRecord& e : recorded->epochs) {
 			epochs[e.epoch] = {e.start_s, e.end_s, e.run, false};
 			recorded_s.push_back(e.seconds());
+			progress = std::max<double>(progress, e.epoch);
 		}
-		for (const CheckpointRecord& c : recorded->checkpoints)
+		for (const CheckpointRecord& c : recorded->checkpoints) {
 			if (c.kind == "save")
 				saved = std::max(saved, c.epoch);
+			else
+				resumed = std::max(resumed, c.epoch);
+		}
+		progress = std::max(progress, saved);
 	}
+	for (const CheckpointRecord& c : b.checkpoints)
+		if (c.kind == "load") {
+			if (c.epoch > progress + 1 + 1e-6)
+				return invalid_argument(
+					"the load at epoch " + num(c.epoch) + " is ahead of " + id +
+					"'s progress: the furthest it reported is " + num(progress) +
+					" (a checkpoint holds at most one epoch more)");
+			resumed = std::max(resumed, c.epoch);
+		}
 	for (const EpochRecord& e : b.epochs)
 		if (!epochs.count(e.epoch))
 			epochs[e.epoch] = {e.start_s, e.end_s, e.run, true};
@@ -150,6 +167,12 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 			return invalid_argument("epoch " + std::to_string(n) + " starts at " + num(s.start) +
 						", before epoch " + std::to_string(prev_n) + " ended (" +
 						num(prev->end) + "): " + id + "'s epochs cannot overlap");
+		// Epoch numbers do not jump: the one before was reported, or the run resumed past it.
+		if (s.claimed && n > 1 && !epochs.count(n - 1) && resumed < n - 1 - 1e-6)
+			return invalid_argument("epoch " + std::to_string(n) + " follows no epoch " +
+						std::to_string(n - 1) + " of " + id +
+						" and no checkpoint load at " + std::to_string(n - 1) +
+						" or later: progress does not jump");
 		if (s.claimed && typical > 0 && !first_of_run.count(n) &&
 		    s.end - s.start < kFastestEpochFraction * typical)
 			return invalid_argument("epoch " + std::to_string(n) + " took " +
@@ -161,17 +184,11 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 	}
 	const int last_epoch = epochs.empty() ? 0 : epochs.rbegin()->first;
 	for (const CheckpointRecord& c : b.checkpoints)
-		if (c.kind == "save")
-			saved = std::max(saved, c.epoch <= last_epoch + 1 ? c.epoch : 0.0);
-	for (const CheckpointRecord& c : b.checkpoints) {
-		const double bound =
-			c.kind == "save" ? last_epoch + 1 : std::max<double>(last_epoch + 1, saved);
-		if (c.epoch > bound + 1e-6)
-			return invalid_argument(
-				"the " + c.kind + " at epoch " + num(c.epoch) + " is ahead of " + id +
-				"'s progress: its last epoch reported is " + std::to_string(last_epoch) +
-				" (a checkpoint holds at most one epoch more)");
-	}
+		if (c.kind == "save" && c.epoch > std::max<double>(last_epoch, resumed) + 1 + 1e-6)
+			return invalid_argument("the save at epoch " + num(c.epoch) + " is ahead of " + id +
+						"'s progress: its last epoch reported is " +
+						std::to_string(last_epoch) +
+						" (a checkpoint holds at most one epoch more)");
 	return Status::ok();
 }
 

@@ -11,8 +11,9 @@
 //    record claims more GPUs than Slurm allocated it;
 //  - progress is no faster than plausible: epochs of one job do not overlap (each one starts after
 //    the one before it ended), none is shorter than a quarter of the job's own recorded median epoch,
-//    and a checkpoint holds at most one epoch more than the job has recorded (or reports in the
-//    same batch).
+//    epoch numbers do not jump (the one before is reported, or the run resumed from a checkpoint
+//    load past it), a load resumes from at most one epoch past what the job has recorded, and a
+//    save holds at most one epoch more than the job has reported (recorded or in the batch).
 #ifndef DLSCHED_PROFILEDB_CLAIMS_H
 #define DLSCHED_PROFILEDB_CLAIMS_H
 

@@ -189,6 +189,22 @@ START_TEST(progress_is_no_faster_than_plausible)
 	b.checkpoints = {checkpoint("load", 11.5, 2050)};
 	ck_assert(refused_with(verdict(b, running(), &rec), "the load at epoch 11.5 is ahead"));
 
+	// Nor do epoch numbers jump: epoch 89 right after 10 would make a save at 90 look fine.
+	b.checkpoints.clear();
+	b.epochs = {epoch(89, 2000, 2100)};
+	ck_assert(refused_with(verdict(b, running(), &rec), "epoch 89 follows no epoch 88 of job 7"));
+	b.checkpoints = {checkpoint("save", 90, 2101)};
+	ck_assert(!verdict(b, running(), &rec).empty());
+	// Unless the run resumed past it: a restart that loads epoch 11 (a save that never reached the
+	// DB, one past the last recorded) goes on at 12.
+	Batch resume = batch("n1", 1);
+	resume.checkpoints = {checkpoint("load", 11, 2500)};
+	resume.epochs = {epoch(12, 2500, 2600, 1)};
+	ck_assert_str_eq(verdict(resume, running(), &rec).c_str(), "");
+	resume.checkpoints = {checkpoint("load", 10, 2500)};
+	resume.epochs = {epoch(12, 2500, 2600, 1)};
+	ck_assert(refused_with(verdict(resume, running(), &rec), "epoch 12 follows no epoch 11"));
+
 	// Epochs do not overlap: epoch 11 may start at 2000 - 60, not before.
 	b.checkpoints.clear();
 	b.epochs = {epoch(11, 1940, 2100)};
