@@ -246,12 +246,19 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, PerUid&
 			o.uid = a.uid;
 			o.job = a.job;
 			if (o.in_db && !o.name.empty()) {
+				// The row's owner by uid. A name NSS cannot resolve is another user's when
+				// NSS names Slurm's owner (an earlier job's owner who has left); while NSS
+				// names nobody it may be down: 503, never records deleted on its word.
 				auto stored = user_uid(o.name);
-				if (!stored.is_ok()) {
+				const std::string current = user_name(a.uid);
+				if (stored.is_ok()) {
+					o.stale_row = stored.value() != a.uid;
+				} else if (current != std::to_string(a.uid)) {
+					o.stale_row = current != o.name;
+				} else {
 					why = Refusal::kLookupFailed;
 					return io_error(stored.status().message() + " (retry later)");
 				}
-				o.stale_row = stored.value() != a.uid;
 			}
 			o.name = user_name(a.uid);
 			log_.debug(job_name(b) + ": Slurm says uid " + std::to_string(a.uid) + ", " + a.job.state +

@@ -476,8 +476,12 @@ t = int(sys.argv[2]) - 100000
 c.execute("INSERT INTO jobs (cluster, job_id, user, model, gpus, start_s, state) VALUES ('dlsched', 600, 'daemon', 'resnet50', 1, ?, 'completed')", (t,))
 for e in range(1, 6):
     c.execute("INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, node) VALUES ('dlsched', 600, 0, ?, 1, ?, ?, 'n9')", (e, t + 100 * e, t + 100 * e + 100))
+# Job 601 likewise, of a user who has left since (NSS does not know 'ghost').
+c.execute("INSERT INTO jobs (cluster, job_id, user, model, gpus, start_s, state) VALUES ('dlsched', 601, 'ghost', 'resnet50', 1, ?, 'completed')", (t,))
+c.execute("INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, node) VALUES ('dlsched', 601, 0, 1, 1, ?, ?, 'n9')", (t, t + 100))
 c.commit()
 PY
+	slurm_job 601 $alice $((now - 500)) $((now - 400)) $((now + 3600)) RUNNING n1
 	slurm_job 600 $alice $((now - 500)) $((now - 400)) $((now + 3600)) RUNNING n1
 	PATH="$fs/bin:$PATH" SLURM_CONF="$tmp/fake.conf" start_svc cs --owner-lookup slurm \
 		--cluster dlsched --job-info-ttl 0 --lookup-rate 100 --lookup-burst 100
@@ -526,6 +530,8 @@ PY
 	grep -q "user nobody" "$tmp/j600" && [ "$(rows 600 epochs)" = 1 ] && [ "$(rows 600 checkpoints)" = 0 ] &&
 		grep -q "job 600 on cluster dlsched is a new job of uid 65534" "$tmp/cs.log" &&
 		ok "reused id: the row is Alice's, with her one epoch only" || ko "reused id: $(cat "$tmp/j600")"
+	send r3 $alice "$(batch 601 n1 0 "$(ep 1 $((now - 390)) $((now - 290)))")"
+	expect "a reused id whose earlier owner NSS no longer knows: the real owner's batch lands, not 503" 200 '{"accepted":1,"duplicates":0}'
 	code=$(curl -s --max-time 5 -o "$tmp/body" -w '%{http_code}' "$surl/v1/stats"); body=$(cat "$tmp/body")
 	expect "stats count the refused claims" 200 '"implausible":6'
 	stop_svc
