@@ -77,8 +77,9 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 		return st;
 	const std::string id = "job " + std::to_string(b.job_id);
 	const bool pending = job.state == "PENDING" || job.state == "REQUEUED" || job.state == "REQUEUE_HOLD";
-	// A pending job has not started, or was requeued: its last run's last records may come now, so
-	// only its future is bounded. Otherwise the records lie in the run Slurm knows.
+	// A pending job has not started, or was requeued: Slurm's start and nodes are not its last
+	// run's (a backfill estimate, none), whose last records may come now. Otherwise the records lie
+	// in the run Slurm knows.
 	if (!pending && job.start_s > 0) {
 		for (const Claim& c : claimed_times(b))
 			if (c.t < job.start_s - skew_s)
@@ -88,12 +89,14 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 	if (!pending && job.start_s <= 0 && !claimed_times(b).empty())
 		return invalid_argument(id + " has not started (Slurm: " + job.state +
 					"): it has nothing to report");
-	if (!job.holds_nodes() && !pending && job.end_s > 0) {
+	// Ended, or requeued and pending since its last run ended (a pending job's end in the future
+	// is the backfill's guess, not an end).
+	if (!job.holds_nodes() && job.end_s > 0 && (!pending || job.end_s <= now_s + skew_s)) {
 		for (const Claim& c : claimed_times(b))
 			if (c.t > job.end_s + skew_s)
 				return invalid_argument(c.what + " " + num(c.t) + " is after " + id +
-							" ended (Slurm: " + job.state + " at " +
-							num(job.end_s) + ")");
+							(pending ? "'s last run" : "") + " ended (Slurm: " +
+							job.state + ", end " + num(job.end_s) + ")");
 	}
 	if (!pending && !job.nodes.empty() &&
 	    std::find(job.nodes.begin(), job.nodes.end(), b.node) == job.nodes.end())

@@ -5,8 +5,8 @@
 // The rules (dlsched-ingestd(8), "What a batch may claim"), with `skew_s` of clock tolerance:
 //  - no time in the batch is in the future (after now + skew);
 //  - no time is before the job started (Slurm's start - skew), and, when the job is no longer
-//    running, none is after it ended (Slurm's end + skew): a checkpoint or an epoch counts only while
-//    the job ran;
+//    running, none is after it ended (Slurm's end + skew; for a requeued, pending job its last
+//    run's end, once past): a checkpoint or an epoch counts only while the job ran;
 //  - the reporting node is one the job holds (Slurm's node list), while Slurm says which, and no
 //    record claims more GPUs than Slurm allocated it;
 //  - progress is no faster than plausible: epochs of one job do not overlap (each one starts after

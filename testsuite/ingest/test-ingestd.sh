@@ -494,9 +494,11 @@ PY
 
 	# Scenario 1: Mallory requeues his job and claims a save at epoch 90 (its epochs_total): it would
 	# be done, first for srtf. A save holds at most one epoch more than reported (3).
-	slurm_job 501 $mallory $((now - 50)) 0 $((now - 60)) PENDING ''
+	slurm_job 501 $mallory $((now - 150)) 0 $((now - 200)) PENDING ''
 	send s1 $mallory "$(batch 501 n3 0 "$(save 90 $((n0 + 310)))")"
 	expect "a requeued job's save at epoch 90 after 3 epochs" 403 '"error":"implausible"'
+	send s1a $mallory "$(batch 501 n3 0 "$(save 4 $now)")"
+	expect "a save after the job was requeued" 403 "is after job 501's last run ended (Slurm: PENDING"
 	# Nor with 87 made-up epochs of a second each in the same batch: faster than its own median.
 	fake=""
 	for e in $(seq 4 90); do fake="$fake,$(ep $e $((n0 + 300 + e - 4)) $((n0 + 301 + e - 4)))"; done
@@ -533,7 +535,7 @@ PY
 	send r3 $alice "$(batch 601 n1 0 "$(ep 1 $((now - 390)) $((now - 290)))")"
 	expect "a reused id whose earlier owner NSS no longer knows: the real owner's batch lands, not 503" 200 '{"accepted":1,"duplicates":0}'
 	code=$(curl -s --max-time 5 -o "$tmp/body" -w '%{http_code}' "$surl/v1/stats"); body=$(cat "$tmp/body")
-	expect "stats count the refused claims" 200 '"implausible":6'
+	expect "stats count the refused claims" 200 '"implausible":7'
 	stop_svc
 
 	# Lookups never block the one thread, and one uid cannot make many: squeue takes 2 s; Mallory

@@ -119,7 +119,7 @@ START_TEST(times_lie_within_the_run)
 	ck_assert_str_eq(verdict(b, ended).c_str(), "");
 	b.checkpoints = {checkpoint("save", 1, 3061)};
 	const std::string late = verdict(b, ended);
-	ck_assert_msg(refused_with(late, "is after job 7 ended (Slurm: COMPLETED at 3000.0)"), "%s",
+	ck_assert_msg(refused_with(late, "is after job 7 ended (Slurm: COMPLETED, end 3000.0)"), "%s",
 		      late.c_str());
 
 	// A job that never started has nothing to report; a pending (requeued) one only its past.
@@ -132,6 +132,16 @@ START_TEST(times_lie_within_the_run)
 	requeued.state = "PENDING";
 	requeued.nodes.clear();
 	b.checkpoints = {checkpoint("save", 1, 4000)};
+	ck_assert_str_eq(verdict(b, requeued).c_str(), "");
+	// Requeued at 3000: its last run's records come up to 3060, no later; an end in the future is
+	// the backfill's estimate: only the future bounds them then.
+	requeued.end_s = 3000;
+	b.checkpoints = {checkpoint("save", 1, 3060)};
+	ck_assert_str_eq(verdict(b, requeued).c_str(), "");
+	b.checkpoints = {checkpoint("save", 1, 3061)};
+	ck_assert(refused_with(verdict(b, requeued),
+			       "is after job 7's last run ended (Slurm: PENDING, end 3000.0)"));
+	requeued.end_s = 9000;
 	ck_assert_str_eq(verdict(b, requeued).c_str(), "");
 }
 END_TEST
