@@ -24,6 +24,9 @@ const RefusalInfo kRefusals[kRefusalCount] = {
 };
 
 constexpr double kLookupPauseS = 30;  // after slurmctld failed to answer an owner lookup
+// A batch is refused as implausible only on an answer of Slurm at most this old; on an older one
+// Slurm is asked again first.
+constexpr double kFreshAnswerS = 5;
 constexpr std::size_t kMaxUids = 65536;  // per-uid state kept; idle uids are forgotten past it
 
 int retry_after(double seconds)
@@ -245,6 +248,7 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, PerUid&
 			o.in_slurm = true;
 			o.uid = a.uid;
 			o.job = a.job;
+			o.age_s = a.age_s;
 			if (o.in_db && !o.name.empty()) {
 				// The row's owner by uid. A name NSS cannot resolve is another user's when
 				// NSS names Slurm's owner (an earlier job's owner who has left); while NSS
@@ -474,6 +478,17 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 						  limits_.clock_skew_s);
 		} else {
 			claims = db::check_not_future(*b, now, limits_.clock_skew_s);
+		}
+		// Refused on what Slurm said a while ago (the job may have been requeued, resized since):
+		// asked again first, and the batch sent again (503) is checked against the new answer.
+		if (!claims.is_ok() && owner->in_slurm && owner->age_s > kFreshAnswerS) {
+			lookup_->forget(b->job_id);
+			Reply r = refuse(Refusal::kLookupPending, peer,
+					 job_name(*b) + ": " + claims.message() + "; Slurm said so " +
+						 fmt_time(owner->age_s) + " s ago: asking again, retry in a second",
+					 who(uid, sender));
+			r.retry_after_s = 1;
+			return r;
 		}
 		if (!claims.is_ok())
 			return refuse(Refusal::kImplausible, peer, job_name(*b) + ": " + claims.message(),

@@ -100,6 +100,7 @@ private:
 		uid_t uid = 0;          // when in_slurm
 		db::SlurmJob job;       // when in_slurm
 		bool stale_row = false; // the DB's row is of an earlier job with the same id
+		double age_s = 0;       // when in_slurm: how old Slurm's answer is
 	};
 	struct PerUid {
 		double tokens = 0, refilled_at = 0;  // the rate's bucket

@@ -32,6 +32,7 @@ struct OwnerAnswer {
 	Kind kind = Kind::kError;
 	uid_t uid = 0;
 	db::SlurmJob job;  // when kFound
+	double age_s = 0;  // when kFound: seconds since Slurm said so
 	std::string message;
 };
 
@@ -41,6 +42,8 @@ public:
 	// What Slurm said of job_id within the answer TTL, or whether it is still being asked; starts
 	// asking only when `may_start` (else kDeferred). Never waits.
 	virtual OwnerAnswer owner_of(std::int64_t job_id, bool may_start) = 0;
+	// Drops what Slurm said of job_id: the next owner_of() asks again.
+	virtual void forget(std::int64_t job_id) = 0;
 	// Lookups started so far (a job asked of Slurm; /v1/stats owner_lookups).
 	virtual std::uint64_t lookups_started() const = 0;
 };

@@ -156,12 +156,20 @@ public:
 		Lookup& l = it->second;
 		if (!l.answered)
 			return step(job_id, l);
-		const OwnerAnswer a = l.answer;
+		OwnerAnswer a = l.answer;
+		a.age_s = std::chrono::duration<double>(now - l.answered_at).count();
 		// Only a job Slurm named is kept: an error is asked again (after the service's pause),
 		// and the service remembers unknown jobs itself.
 		if (a.kind != OwnerAnswer::Kind::kFound)
 			lookups_.erase(it);
 		return a;
+	}
+
+	void forget(std::int64_t job_id) override
+	{
+		auto it = lookups_.find(job_id);
+		if (it != lookups_.end() && it->second.answered)
+			lookups_.erase(it);
 	}
 
 	std::uint64_t lookups_started() const override { return started_; }

@@ -538,6 +538,21 @@ PY
 	expect "stats count the refused claims" 200 '"implausible":7'
 	stop_svc
 
+	# Slurm's answer is kept (--job-info-ttl, 120 s) but never refuses on its own once it is old:
+	# Alice's job 502 grows from 1 to 4 GPUs (checkpointed and requeued bigger); her first epoch on
+	# 4 GPUs, 6 s later, makes the service ask again (503 lookup_pending), and lands.
+	slurm_job 502 $alice $((now - 1000)) $((now - 300)) $((now + 3600)) RUNNING n1
+	PATH="$fs/bin:$PATH" SLURM_CONF="$tmp/fake.conf" start_svc gr --owner-lookup slurm --cluster dlsched
+	send g1 $alice "$(batch 502 n1 0 "$(ep 1 $((now - 290)) $((now - 190)))")"
+	expect "an epoch of job 502 on its 1 GPU" 200 '{"accepted":1,"duplicates":0}'
+	slurm_job 502 $alice $((now - 100)) $((now - 50)) $((now + 3600)) RUNNING n1 'cpu=4,node=1,gres/gpu=4'
+	sleep 6
+	send g2 $alice "$(batch 502 n1 1 '{"type":"epoch","epoch":2,"gpus":4,"start":'$((now - 40))',"end":'$((now - 10))'}')"
+	expect "after it grew to 4 GPUs, an epoch on 4" 200 '{"accepted":1,"duplicates":0}'
+	grep -q "epoch 2 claims 4 GPUs; job 502 holds 1 (Slurm); Slurm said so [0-9]* s ago: asking again" "$tmp/gr.log" &&
+		ok "the old answer (1 GPU) was asked again, not taken for a refusal" || ko "gr log: $(grep refused "$tmp/gr.log")"
+	stop_svc
+
 	# Lookups never block the one thread, and one uid cannot make many: squeue takes 2 s; Mallory
 	# sends 20 batches of 20 unknown jobs at once; with --lookup-burst 5 only 5 are asked of Slurm.
 	echo 2 >"$fs/delay"
