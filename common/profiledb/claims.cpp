@@ -122,14 +122,12 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 		bool claimed;  // from this batch
 	};
 	std::map<int, Span> epochs;
-	std::vector<double> recorded_s;
 	double saved = 0;     // the furthest save recorded
 	double progress = 0;  // the furthest epoch or save recorded: a load resumes from at most there
 	double resumed = -1;  // the furthest load, recorded or claimed
 	if (recorded) {
 		for (const EpochRecord& e : recorded->epochs) {
 			epochs[e.epoch] = {e.start_s, e.end_s, e.run, false};
-			recorded_s.push_back(e.seconds());
 			progress = std::max<double>(progress, e.epoch);
 		}
 		for (const CheckpointRecord& c : recorded->checkpoints) {
@@ -162,7 +160,12 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 		for (const auto& [run, n] : first)
 			first_of_run.insert(n);
 	}
-	const double typical = recorded_s.size() >= 2 ? median(recorded_s) : 0;
+	// The job's steady epochs recorded (each run's first left out: a warm-up, or part of one).
+	std::vector<double> steady_s;
+	for (const auto& [n, s] : epochs)
+		if (!s.claimed && !first_of_run.count(n))
+			steady_s.push_back(s.end - s.start);
+	const double typical = steady_s.size() >= kMinSteadyEpochs ? median(steady_s) : 0;
 	const Span* prev = nullptr;
 	int prev_n = 0;
 	for (const auto& [n, s] : epochs) {
@@ -179,8 +182,8 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 		if (s.claimed && typical > 0 && !first_of_run.count(n) &&
 		    s.end - s.start < kFastestEpochFraction * typical)
 			return invalid_argument("epoch " + std::to_string(n) + " took " +
-						num(s.end - s.start) + " s, under a quarter of " + id +
-						"'s recorded median epoch (" + num(typical) +
+						num(s.end - s.start) + " s, under a tenth of " + id +
+						"'s recorded median steady epoch (" + num(typical) +
 						" s): faster than plausible");
 		prev = &s;
 		prev_n = n;

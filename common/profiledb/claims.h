@@ -10,7 +10,9 @@
 //  - the reporting node is one the job holds (Slurm's node list), while Slurm says which, and no
 //    record claims more GPUs than Slurm allocated it;
 //  - progress is no faster than plausible: epochs of one job do not overlap (each one starts after
-//    the one before it ended), none is shorter than a quarter of the job's own recorded median epoch,
+//    the one before it ended), none is shorter than a tenth of the job's own recorded median steady
+//    epoch (once it has 3; each run's first epoch is a warm-up or part of one: neither counted nor
+//    checked),
 //    epoch numbers do not jump (the one before is reported, or the run resumed from a checkpoint
 //    load past it), a load resumes from at most one epoch past what the job has recorded, and a
 //    save holds at most one epoch more than the job has reported (recorded or in the batch).
@@ -39,8 +41,9 @@ struct SlurmJob {
 	bool holds_nodes() const;
 };
 
-constexpr double kClockSkewS = 60;              // tolerance between the nodes' and the service's clocks
-constexpr double kFastestEpochFraction = 0.25;  // of the job's own median epoch
+constexpr double kClockSkewS = 60;             // tolerance between the nodes' and the service's clocks
+constexpr double kFastestEpochFraction = 0.1;  // of the job's own median steady epoch,
+constexpr std::size_t kMinSteadyEpochs = 3;    // once it has recorded that many
 
 // Refuses times after now + skew (used also where Slurm cannot be asked).
 Status check_not_future(const Batch& b, double now_s, double skew_s = kClockSkewS);

@@ -485,40 +485,45 @@ PY
 	slurm_job 600 $alice $((now - 500)) $((now - 400)) $((now + 3600)) RUNNING n1
 	PATH="$fs/bin:$PATH" SLURM_CONF="$tmp/fake.conf" start_svc cs --owner-lookup slurm \
 		--cluster dlsched --job-info-ttl 0 --lookup-rate 100 --lookup-burst 100
-	# Honest reports land: Alice's epochs 1-3 of job 500 on n1, Mallory's 1-3 of job 501 on n3.
+	# Honest reports land: Alice's epochs 1-3 of job 500 on n1, Mallory's 1-4 of job 501 on n3
+	# (100 s each).
 	send o1 $alice "$(batch 500 n1 0 "$(ep 1 $n0 $((n0 + 100))),$(ep 2 $((n0 + 100)) $((n0 + 200))),$(ep 3 $((n0 + 200)) $((n0 + 300)))")"
 	expect "Alice's epochs of her running job" 200 '{"accepted":3,"duplicates":0}'
-	send o2 $mallory "$(batch 501 n3 0 "$(ep 1 $n0 $((n0 + 100))),$(ep 2 $((n0 + 100)) $((n0 + 200))),$(ep 3 $((n0 + 200)) $((n0 + 300)))")"
-	expect "Mallory's epochs of his running job" 200 '{"accepted":3,"duplicates":0}'
+	send o2 $mallory "$(batch 501 n3 0 "$(ep 1 $n0 $((n0 + 100))),$(ep 2 $((n0 + 100)) $((n0 + 200))),$(ep 3 $((n0 + 200)) $((n0 + 300))),$(ep 4 $((n0 + 300)) $((n0 + 400)))")"
+	expect "Mallory's epochs of his running job" 200 '{"accepted":4,"duplicates":0}'
 	a500=$(rows 500 epochs)
 
 	# Scenario 1: Mallory requeues his job and claims a save at epoch 90 (its epochs_total): it would
-	# be done, first for srtf. A save holds at most one epoch more than reported (3).
+	# be done, first for srtf. A save holds at most one epoch more than reported (4).
 	slurm_job 501 $mallory $((now - 150)) 0 $((now - 200)) PENDING ''
-	send s1 $mallory "$(batch 501 n3 0 "$(save 90 $((n0 + 310)))")"
-	expect "a requeued job's save at epoch 90 after 3 epochs" 403 '"error":"implausible"'
-	send s1a $mallory "$(batch 501 n3 0 "$(save 4 $now)")"
+	send s1 $mallory "$(batch 501 n3 0 "$(save 90 $((n0 + 410)))")"
+	expect "a requeued job's save at epoch 90 after 4 epochs" 403 "the save at epoch 90.0 is ahead of job 501's progress"
+	send s1a $mallory "$(batch 501 n3 0 "$(save 5 $now)")"
 	expect "a save after the job was requeued" 403 "is after job 501's last run ended (Slurm: PENDING"
-	# Nor with 87 made-up epochs of a second each in the same batch: faster than its own median.
+	# Nor with 86 made-up epochs of a second each in the same batch: faster than a tenth of its own
+	# median steady epoch (100 s).
 	fake=""
-	for e in $(seq 4 90); do fake="$fake,$(ep $e $((n0 + 300 + e - 4)) $((n0 + 301 + e - 4)))"; done
-	send s1b $mallory "$(batch 501 n3 0 "${fake#,},$(save 90 $((n0 + 400)))")"
-	expect "87 one-second epochs and a save at 90" 403 '"error":"implausible"'
-	[ "$(rows 501 checkpoints)" = 0 ] && [ "$(rows 501 epochs)" = 3 ] &&
-		ok "scenario 1: Mallory's job has its 3 epochs and no save" ||
+	for e in $(seq 5 90); do fake="$fake,$(ep $e $((n0 + 400 + e - 5)) $((n0 + 401 + e - 5)))"; done
+	send s1b $mallory "$(batch 501 n3 0 "${fake#,},$(save 90 $((n0 + 490)))")"
+	expect "86 one-second epochs and a save at 90" 403 "epoch 5 took 1.0 s, under a tenth of job 501's recorded median steady epoch"
+	# Nor by numbering: one epoch 89 of a plausible 100 s, then the save at 90.
+	send s1c $mallory "$(batch 501 n3 0 "$(ep 89 $((n0 + 400)) $((n0 + 500))),$(save 90 $((n0 + 500)))")"
+	expect "epoch 89 right after epoch 4" 403 "epoch 89 follows no epoch 88 of job 501"
+	[ "$(rows 501 checkpoints)" = 0 ] && [ "$(rows 501 epochs)" = 4 ] &&
+		ok "scenario 1: Mallory's job has its 4 epochs and no save" ||
 		ko "scenario 1: job 501 has $(rows 501 epochs) epochs, $(rows 501 checkpoints) checkpoints"
 
 	# Scenario 3: future-dated epochs, made-up nodes.
 	slurm_job 501 $mallory $((now - 50)) $((now - 40)) $((now + 3600)) RUNNING 'n[2-3]'
-	send s3a $mallory "$(batch 501 n3 1 "$(ep 4 $((now + 100)) $((now + 200)))")"
+	send s3a $mallory "$(batch 501 n3 1 "$(ep 5 $((now + 100)) $((now + 200)))")"
 	expect "an epoch in the future" 403 'is in the future'
-	send s3b $mallory "$(batch 501 fake-node 1 "$(ep 4 $((now - 30)) $((now - 20)))")"
+	send s3b $mallory "$(batch 501 fake-node 1 "$(ep 5 $((now - 30)) $((now - 20)))")"
 	expect "an epoch from a node the job does not hold" 403 'node fake-node is not one of job 501'
-	send s3c $mallory "$(batch 501 n2 1 "$(ep 4 $((now - 3000)) $((now - 2900)))")"
+	send s3c $mallory "$(batch 501 n2 1 "$(ep 5 $((now - 3000)) $((now - 2900)))")"
 	expect "an epoch before the job (re)started" 403 'before job 501 started'
-	send s3d $mallory "$(batch 501 n2 1 '{"type":"epoch","epoch":4,"gpus":8,"start":'$((now - 30))',"end":'$((now - 20))'}')"
-	expect "an epoch on 8 GPUs of a job Slurm gave 1" 403 'epoch 4 claims 8 GPUs; job 501 holds 1 (Slurm)'
-	[ "$(rows 501 epochs)" = 3 ] && [ "$(rows 500 epochs)" = "$a500" ] &&
+	send s3d $mallory "$(batch 501 n2 1 '{"type":"epoch","epoch":5,"gpus":8,"start":'$((now - 30))',"end":'$((now - 20))'}')"
+	expect "an epoch on 8 GPUs of a job Slurm gave 1" 403 'epoch 5 claims 8 GPUs; job 501 holds 1 (Slurm)'
+	[ "$(rows 501 epochs)" = 4 ] && [ "$(rows 500 epochs)" = "$a500" ] &&
 		ok "scenario 3: no speed sample made up, Alice's job untouched" ||
 		ko "scenario 3: job 501 has $(rows 501 epochs) epochs, job 500 $(rows 500 epochs)"
 
@@ -535,7 +540,7 @@ PY
 	send r3 $alice "$(batch 601 n1 0 "$(ep 1 $((now - 390)) $((now - 290)))")"
 	expect "a reused id whose earlier owner NSS no longer knows: the real owner's batch lands, not 503" 200 '{"accepted":1,"duplicates":0}'
 	code=$(curl -s --max-time 5 -o "$tmp/body" -w '%{http_code}' "$surl/v1/stats"); body=$(cat "$tmp/body")
-	expect "stats count the refused claims" 200 '"implausible":7'
+	expect "stats count the refused claims" 200 '"implausible":8'
 	stop_svc
 
 	# Slurm's answer is kept (--job-info-ttl, 120 s) but never refuses on its own once it is old:

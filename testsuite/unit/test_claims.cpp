@@ -225,19 +225,29 @@ START_TEST(progress_is_no_faster_than_plausible)
 	b.epochs = {epoch(1, 1000, 1100), epoch(2, 1000, 1100)};
 	ck_assert(refused_with(verdict(b, running()), "epoch 2 starts at 1000.0, before epoch 1 ended"));
 
-	// None shorter than a quarter of the recorded median (100 s): 25 s, not 24.
-	b.epochs = {epoch(11, 2000, 2025)};
+	// None shorter than a tenth of the recorded median steady epoch (epochs 2-10: 100 s): 10 s,
+	// not 9.
+	b.epochs = {epoch(11, 2000, 2010)};
 	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
-	b.epochs = {epoch(11, 2000, 2024)};
+	b.epochs = {epoch(11, 2000, 2009)};
 	ck_assert(refused_with(
 		verdict(b, running(), &rec),
-		"epoch 11 took 24.0 s, under a quarter of job 7's recorded median epoch (100.0 s)"));
+		"epoch 11 took 9.0 s, under a tenth of job 7's recorded median steady epoch (100.0 s)"));
 	// But a restart's first epoch may be the rest of one: any length; its second may not.
 	Batch r = batch("n1", 1);
-	r.epochs = {epoch(11, 2500, 2510, 1)};
+	r.epochs = {epoch(11, 2500, 2505, 1)};
 	ck_assert_str_eq(verdict(r, running(), &rec).c_str(), "");
-	r.epochs = {epoch(11, 2500, 2510, 1), epoch(12, 2510, 2520, 1)};
-	ck_assert(refused_with(verdict(r, running(), &rec), "epoch 12 took 10.0 s"));
+	r.epochs = {epoch(11, 2500, 2505, 1), epoch(12, 2505, 2510, 1)};
+	ck_assert(refused_with(verdict(r, running(), &rec), "epoch 12 took 5.0 s"));
+	// Warm-ups do not count, and three steady epochs are needed: epochs 1 (a 500 s warm-up), 2 and 3
+	// give no median yet, so a quick epoch 4 is fine; with epoch 4 recorded, the median is 100 s.
+	JobProfile young;
+	young.epochs = {epoch(1, 1000, 1500), epoch(2, 1500, 1600), epoch(3, 1600, 1700)};
+	b.epochs = {epoch(4, 1700, 1701)};
+	ck_assert_str_eq(verdict(b, running(), &young).c_str(), "");
+	young.epochs.push_back(epoch(4, 1700, 1800));
+	b.epochs = {epoch(5, 1800, 1801)};
+	ck_assert(refused_with(verdict(b, running(), &young), "recorded median steady epoch (100.0 s)"));
 }
 END_TEST
 
