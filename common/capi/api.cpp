@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <new>
 #include <sstream>
@@ -975,9 +976,12 @@ int dlsched_epoch_reader_read(dlsched_epoch_reader_t* reader, dlsched_epoch_samp
 			return report(err, DLSCHED_EIO, runs.status().message());
 		}
 		size_t n = 0;
+		std::map<std::pair<std::string, std::string>, std::size_t> per_user_node;
 		for (const dlsched::db::NodeRun& r : runs.value()) {
 			if (n >= capacity || r.epochs.empty())
 				break;
+			if (!r.user.empty() && ++per_user_node[{r.user, r.node}] > dlsched::kSpeedRunsPerUserNode)
+				continue;  // the user's most recent runs on that node are in already
 			dlsched_epoch_sample_t& s = out[n];
 			if (r.node.size() >= sizeof s.node || r.model.size() >= sizeof s.model)
 				continue;  // no Slurm node or model name (spank/dlsched: 64 at most) is this long

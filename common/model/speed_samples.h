@@ -23,6 +23,7 @@
 #ifndef DLSCHED_MODEL_SPEED_SAMPLES_H
 #define DLSCHED_MODEL_SPEED_SAMPLES_H
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@
 #include "util/span.h"
 
 namespace dlsched {
+
+// A host that reads its samples from the profile DB takes at most this many runs of one user on
+// one node (the most recent): one user's runs, whatever their epochs claim, cannot make a node's
+// median (speed_observations) on their own.
+constexpr std::size_t kSpeedRunsPerUserNode = 3;
 
 // One run's steady epochs on one node, as measured.
 struct EpochSample {

@@ -19,6 +19,7 @@ const db::CheckpointRecord* first_save_after(const db::JobProfile& p, const db::
 JobMeasurements measurements(const db::JobProfile& p)
 {
 	JobMeasurements m;
+	m.user = p.job.user;
 	// Runs in order; the epoch where each run started from (its checkpoint load), if any.
 	std::map<int, std::vector<const db::EpochRecord*>> runs;
 	for (const db::EpochRecord& e : p.epochs) {
@@ -64,10 +65,13 @@ JobMeasurements measurements(const db::JobProfile& p)
 	return m;
 }
 
-History pool(const std::vector<JobMeasurements>& jobs)
+History pool(const std::vector<JobMeasurements>& jobs, std::size_t max_per_user)
 {
 	History h;
+	std::map<std::string, std::size_t> per_user;
 	for (const JobMeasurements& j : jobs) {
+		if (max_per_user > 0 && !j.user.empty() && ++per_user[j.user] > max_per_user)
+			continue;
 		h.runs.insert(h.runs.end(), j.runs.begin(), j.runs.end());
 		h.warmups.insert(h.warmups.end(), j.warmups.begin(), j.warmups.end());
 		h.saves.insert(h.saves.end(), j.saves.begin(), j.saves.end());
@@ -85,15 +89,13 @@ Estimate predict_runtime(const ModelCatalog& models, int model, const History& h
 	if (!e.known())
 		return e;
 	// Warm-up: measured at the past jobs' GPU counts; carried over as a fraction of their epoch.
-	double frac = 0;
-	std::size_t n = 0;
+	std::vector<double> fracs;
 	for (const Warmup& w : h.warmups)
-		if (w.steady_epoch_s > 0) {
-			frac += (w.first_epoch_s - w.steady_epoch_s) / w.steady_epoch_s;
-			++n;
-		}
-	if (n > 0 && epochs > 0)
-		e.value += (frac / static_cast<double>(n)) * e.value / epochs;
+		if (w.steady_epoch_s > 0)
+			fracs.push_back((w.first_epoch_s - w.steady_epoch_s) / w.steady_epoch_s);
+	const Estimate frac = mean_of(without_outliers(fracs));
+	if (frac.samples > 0 && epochs > 0)
+		e.value += frac.value * e.value / epochs;
 	return e;
 }
 

@@ -8,6 +8,7 @@
 #define DLSCHED_PREDICT_HISTORY_H
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "predict/predict.h"
@@ -25,6 +26,7 @@ struct JobMeasurements {
 	                                     // save's start (the signal's way and the next safe point)
 	double training_s = 0;               // sum of all epochs' times
 	int epochs = 0;                      // epochs recorded
+	std::string user;                    // the job's owner (the DB's jobs.user)
 };
 JobMeasurements measurements(const db::JobProfile& p);
 
@@ -33,6 +35,9 @@ JobMeasurements measurements(const db::JobProfile& p);
 const db::CheckpointRecord* first_save_after(const db::JobProfile& p, const db::PreemptionRecord& pr);
 
 // Same-model jobs' measurements pooled: every run is one past job, warm-ups and transfers merged.
+// With `max_per_user` > 0, at most that many jobs of each user (the first ones given: the most
+// recent, as ProfileDb::model_history lists them), so that no one user's jobs outweigh everyone
+// else's; jobs without a user are not capped.
 struct History {
 	std::vector<PastJob> runs;
 	std::vector<Warmup> warmups;
@@ -40,10 +45,11 @@ struct History {
 	std::vector<double> stop_waits;
 	std::size_t jobs = 0;
 };
-History pool(const std::vector<JobMeasurements>& jobs);
+constexpr std::size_t kHistoryJobsPerUser = 3;
+History pool(const std::vector<JobMeasurements>& jobs, std::size_t max_per_user = 0);
 
 // Training time of a new job: epochs x the history's epoch time at its GPU count (normalised by the
-// model's measured scaling), plus the history's mean warm-up. Unknown (samples 0) without history.
+// model's measured scaling), plus the history's mean warm-up (outliers left out). Unknown (samples 0) without history.
 Estimate predict_runtime(const ModelCatalog& models, int model, const History& h, double epochs, int gpus,
                          int nodes);
 

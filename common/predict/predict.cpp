@@ -47,6 +47,31 @@ Estimate mean_of(const std::vector<double>& values)
 }
 
 namespace {
+double median_of(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	const std::size_t n = v.size();
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+}  // namespace
+
+std::vector<double> without_outliers(const std::vector<double>& values)
+{
+	if (values.size() < 3)
+		return values;
+	const double med = median_of(values);
+	std::vector<double> dev;
+	for (double x : values)
+		dev.push_back(std::fabs(x - med));
+	const double scale = std::max(1.4826 * median_of(dev), 0.05 * std::fabs(med));
+	std::vector<double> kept;
+	for (double x : values)
+		if (std::fabs(x - med) <= kOutlierScales * scale)
+			kept.push_back(x);
+	return kept;
+}
+
+namespace {
 
 // Seconds per byte of past transfers (only those with both a size and a time).
 Moments seconds_per_byte(const std::vector<Transfer>& past)
@@ -110,7 +135,7 @@ Estimate runtime_from_history(const ModelCatalog& models, int model, const std::
 	if (one_gpu.empty() || epochs <= 0)
 		return {};
 	const double target = models.speedup(model, std::max(1, gpus), std::max(1, nodes));
-	const Moments m = moments(one_gpu);
+	const Moments m = moments(without_outliers(one_gpu));
 	const double per_epoch = m.mean / target;
 	double sd = 0;
 	if (m.n >= 2) {

@@ -37,6 +37,13 @@ struct Estimate {
 // fewer than two values) and its size.
 Estimate mean_of(const std::vector<double>& values);
 
+// The values that lie within kOutlierScales robust scales of their median (the scale: 1.4826 x the
+// median absolute deviation, at least 5% of the median), in their order; all of them when there are
+// fewer than three. Same-model histories pass through it, so that a few jobs' absurd records (one
+// user's, say) cannot move the estimate or its spread for everyone else.
+constexpr double kOutlierScales = 3;
+std::vector<double> without_outliers(const std::vector<double>& values);
+
 // The steady time of one epoch from a run's epoch durations, in order. The first epoch is left out
 // when there are at least three (warm-up). Mean and sample standard deviation of the rest.
 Estimate steady_epoch_time(const std::vector<double>& epoch_s);
@@ -54,8 +61,9 @@ struct PastJob {
 
 // Runtime of a new job of `model` with `epochs` epochs on `gpus` GPUs over `nodes` nodes, from past
 // jobs of the same model: each one's steady epoch time times its measured speedup is its epoch time
-// on one GPU; their mean over the new job's speedup gives its epoch time. Uncertainty: the spread
-// between jobs (predictive: sd x sqrt(1 + 1/k)); with one job, that job's own epoch noise.
+// on one GPU; their mean (outliers left out: without_outliers) over the new job's speedup gives its
+// epoch time. Uncertainty: the spread between jobs (predictive: sd x sqrt(1 + 1/k)); with one job,
+// that job's own epoch noise.
 Estimate runtime_from_history(const ModelCatalog& models, int model, const std::vector<PastJob>& history,
                               double epochs, int gpus, int nodes);
 

@@ -117,7 +117,7 @@ void ProfileReader::refresh(const std::vector<const Job*>& running, const ModelC
 			pooled.push_back(measurements(q));
 			h.fractional_saves = h.fractional_saves || job_records(q).fractional_saves;
 		}
-		h.history = pool(pooled);
+		h.history = pool(pooled, kHistoryJobsPerUser);
 		h.read_at = now;
 		return true;
 	};

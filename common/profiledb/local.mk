@@ -5,5 +5,7 @@ common_libdlsched_la_SOURCES += \
 	common/profiledb/profile_db.cpp \
 	common/profiledb/records.h \
 	common/profiledb/records.cpp \
+	common/profiledb/claims.h \
+	common/profiledb/claims.cpp \
 	common/profiledb/experience.h \
 	common/profiledb/experience.cpp

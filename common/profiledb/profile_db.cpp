@@ -512,6 +512,20 @@ Result<JobRecord> ProfileDb::job_record(const std::string& cluster, std::int64_t
 	return job_from_row(st.value());
 }
 
+Status ProfileDb::forget_job(const std::string& cluster, std::int64_t job_id)
+{
+	for (const char* table : {"epochs", "checkpoints", "preemptions", "jobs"}) {
+		auto st = prepare_for_job(db_, std::string("DELETE FROM ") + table + " WHERE cluster = ?1 AND job_id = ?2",
+		                          cluster, job_id);
+		if (!st.is_ok())
+			return st.status();
+		Status run = st->run();
+		if (!run.is_ok())
+			return run;
+	}
+	return Status::ok();
+}
+
 Status ProfileDb::add_preemption(const PreemptionRecord& p)
 {
 	auto st = Statement::prepare(db_,
@@ -677,6 +691,7 @@ Result<std::vector<NodeRun>> ProfileDb::recent_node_runs(const std::string& clus
 		auto job = job_record(cluster, n.job_id);
 		if (job.is_ok()) {
 			n.model = job->model;
+			n.user = job->user;
 			n.nodes = job->nodes;
 		} else if (job.status().code() != StatusCode::kNotFound) {
 			return job.status();

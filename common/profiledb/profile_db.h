@@ -84,6 +84,7 @@ struct NodeRun {
 	int run = 0;
 	std::string node;
 	std::string model;                // the job's ("" when unknown)
+	std::string user;                 // the job's owner ("" when unknown)
 	int nodes = 1;                    // nodes the job ran on (its jobs row: the latest run's)
 	std::vector<EpochRecord> epochs;  // by epoch number
 };
@@ -128,6 +129,9 @@ public:
 	Result<bool> add_epoch(const EpochRecord& e);
 	// Inserts a checkpoint; false when it is already recorded (same job, run, kind and time).
 	Result<bool> add_checkpoint(const CheckpointRecord& c);
+	// Deletes everything recorded of one job id (its row, epochs, checkpoints and preemptions):
+	// dlsched-ingestd, when Slurm gave the id to another job (MaxJobId wrapped, state rebuilt).
+	Status forget_job(const std::string& cluster, std::int64_t job_id);
 	// Records a preemption when its checkpoint request is sent (a row already there for the same
 	// job and request time is replaced), and completes it when the job is requeued.
 	Status add_preemption(const PreemptionRecord& p);

@@ -1,4 +1,6 @@
 # Helpers that are not about scheduling (the rest of common/util is listed in common/model/local.mk).
 common_libdlsched_la_SOURCES += \
 	common/util/command.h \
-	common/util/command.cpp
+	common/util/command.cpp \
+	common/util/node_list.h \
+	common/util/node_list.cpp

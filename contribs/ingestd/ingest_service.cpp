@@ -19,10 +19,14 @@ const RefusalInfo kRefusals[kRefusalCount] = {
 	{"bad_credential", 401}, {"wrong_user", 403}, {"unknown_job", 403},      {"malformed", 400},
 	{"too_large", 413},      {"db_error", 503},   {"auth_unavailable", 503}, {"lookup_failed", 503},
 	{"bad_method", 405},     {"bad_path", 404},   {"bad_content_type", 415}, {"wrong_cluster", 403},
-	{"rate_limited", 429},   {"row_quota", 429},  {"lookup_pending", 503},
+	{"rate_limited", 429},   {"row_quota", 429},  {"lookup_pending", 503},    {"implausible", 403},
+	{"lookup_limited", 503},
 };
 
 constexpr double kLookupPauseS = 30;  // after slurmctld failed to answer an owner lookup
+// A batch is refused as implausible only on an answer of Slurm at most this old; on an older one
+// Slurm is asked again first.
+constexpr double kFreshAnswerS = 5;
 constexpr std::size_t kMaxUids = 65536;  // per-uid state kept; idle uids are forgotten past it
 
 int retry_after(double seconds)
@@ -53,6 +57,14 @@ std::string fmt_rate(double r)
 {
 	char buf[32];
 	std::snprintf(buf, sizeof buf, "%g", r);
+	return buf;
+}
+
+// Unix seconds, whole (0: Slurm gave none).
+std::string fmt_time(double t)
+{
+	char buf[32];
+	std::snprintf(buf, sizeof buf, "%.0f", t);
 	return buf;
 }
 
@@ -110,8 +122,11 @@ IngestService::PerUid& IngestService::per_uid(uid_t uid, double now)
 		p.tokens = limits_.rate_burst;
 		p.refilled_at = now;
 		p.window_start = now;
+		p.lookup_tokens = limits_.lookup_burst;
 	}
 	p.tokens = std::min(limits_.rate_burst, p.tokens + (now - p.refilled_at) * limits_.rate_per_s);
+	p.lookup_tokens =
+		std::min(limits_.lookup_burst, p.lookup_tokens + (now - p.refilled_at) * limits_.lookup_rate_per_s);
 	p.refilled_at = now;
 	if (now - p.window_start >= limits_.quota_window_s) {
 		p.window_start = now;
@@ -193,7 +208,8 @@ Reply IngestService::stats() const
 	return r;
 }
 
-Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, Refusal& why)
+Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, PerUid& limit, bool privileged,
+						       Refusal& why)
 {
 	Owner o;
 	auto row = db_.job_record(b.cluster, b.job_id);
@@ -204,50 +220,89 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, Refusal
 		why = Refusal::kDbError;
 		return row.status();
 	}
-	if (o.name.empty() && lookup_) {
-		const double now = clock_();
-		if (known_unknown({b.cluster, b.job_id}, now))
-			return o;  // slurmctld said so less than --unknown-job-ttl ago
-		// After slurmctld failed to answer, answer 503 at once for a while rather than start
-		// lookups that will fail the same way.
-		if (now < lookup_paused_until_s_) {
+	if (!lookup_)
+		return o;
+	// Slurm first: the DB's row may be of an earlier job that had this id (MaxJobId wrapped, or
+	// slurmctld's state was rebuilt while the DB was kept). Only a job Slurm does not know is
+	// answered from the DB.
+	const double now = clock_();
+	if (known_unknown({b.cluster, b.job_id}, now))
+		return o;  // slurmctld said so less than --unknown-job-ttl ago
+	// After slurmctld failed to answer, answer 503 at once for a while rather than start
+	// lookups that will fail the same way.
+	if (now < lookup_paused_until_s_) {
+		why = Refusal::kLookupFailed;
+		return io_error("job lookups are paused for " +
+				std::to_string(static_cast<int>(lookup_paused_until_s_ - now) + 1) +
+				" s: slurmctld could not be asked " +
+				std::to_string(static_cast<int>(now - lookup_failed_at_s_)) + " s ago (" +
+				lookup_error_ + "); retry later");
+	}
+	// Each uid starts at most --lookup-rate lookups a second; root and SlurmUser are not limited.
+	const std::uint64_t before = lookup_->lookups_started();
+	const OwnerAnswer a = lookup_->owner_of(b.job_id, privileged || limit.lookup_tokens >= 1);
+	if (lookup_->lookups_started() > before && !privileged)
+		limit.lookup_tokens -= 1;
+	switch (a.kind) {
+		case OwnerAnswer::Kind::kFound:
+			o.in_slurm = true;
+			o.uid = a.uid;
+			o.job = a.job;
+			o.age_s = a.age_s;
+			if (o.in_db && !o.name.empty()) {
+				// The row's owner by uid. A name NSS cannot resolve is another user's when
+				// NSS names Slurm's owner (an earlier job's owner who has left); while NSS
+				// names nobody it may be down: 503, never records deleted on its word.
+				auto stored = user_uid(o.name);
+				const std::string current = user_name(a.uid);
+				if (stored.is_ok()) {
+					o.stale_row = stored.value() != a.uid;
+				} else if (current != std::to_string(a.uid)) {
+					o.stale_row = current != o.name;
+				} else {
+					why = Refusal::kLookupFailed;
+					return io_error(stored.status().message() + " (retry later)");
+				}
+			}
+			o.name = user_name(a.uid);
+			log_.debug(job_name(b) + ": Slurm says uid " + std::to_string(a.uid) + ", " + a.job.state +
+				   ", submitted " + fmt_time(a.job.submit_s) + ", started " + fmt_time(a.job.start_s) +
+				   ", ends " + fmt_time(a.job.end_s) + ", " + std::to_string(a.job.nodes.size()) +
+				   " node(s), " + std::to_string(a.job.gpus) + " GPU(s)");
+			break;
+		case OwnerAnswer::Kind::kNoSuchJob:
+			remember_unknown({b.cluster, b.job_id}, clock_());
+			break;
+		case OwnerAnswer::Kind::kPending:
+			why = Refusal::kLookupPending;
+			return io_error(a.message + "; retry in a second");
+		case OwnerAnswer::Kind::kDeferred:
+			why = Refusal::kLookupLimited;
+			return io_error(a.message + ": this uid started more than " + fmt_rate(limits_.lookup_rate_per_s) +
+					" job lookups per second (--lookup-rate); retry later");
+		case OwnerAnswer::Kind::kError:
 			why = Refusal::kLookupFailed;
-			return io_error("owner lookups are paused for " +
-					std::to_string(static_cast<int>(lookup_paused_until_s_ - now) + 1) +
-					" s: slurmctld could not be asked " +
-					std::to_string(static_cast<int>(now - lookup_failed_at_s_)) +
-					" s ago (" + lookup_error_ + "); retry later");
-		}
-		const OwnerAnswer a = lookup_->owner_of(b.job_id, limits_.lookup_wait_s);
-		switch (a.kind) {
-			case OwnerAnswer::Kind::kFound:
-				o.in_slurm = true;
-				o.uid = a.uid;
-				o.name = user_name(a.uid);
-				break;
-			case OwnerAnswer::Kind::kNoSuchJob:
-				remember_unknown({b.cluster, b.job_id}, clock_());
-				break;
-			case OwnerAnswer::Kind::kPending:
-				why = Refusal::kLookupPending;
-				return io_error(a.message + "; retry in a second");
-			case OwnerAnswer::Kind::kError:
-				why = Refusal::kLookupFailed;
-				lookup_failed_at_s_ = clock_();
-				lookup_paused_until_s_ = lookup_failed_at_s_ + kLookupPauseS;
-				lookup_error_ = a.message;
-				return io_error(a.message + " (retry later)");
-		}
+			lookup_failed_at_s_ = clock_();
+			lookup_paused_until_s_ = lookup_failed_at_s_ + kLookupPauseS;
+			lookup_error_ = a.message;
+			return io_error(a.message + " (retry later)");
 	}
 	return o;
 }
 
-Result<IngestService::Stored> IngestService::store(const db::Batch& b, const std::string& owner)
+Result<IngestService::Stored> IngestService::store(const db::Batch& b, const Owner& o)
 {
 	Stored s;
+	const std::string& owner = o.name;
 	db::Transaction tx = db_.transaction();
 	if (!tx.status().is_ok())
 		return tx.status();
+	if (o.stale_row) {
+		// Another job had this id: its records must not count as this one's.
+		Status st = db_.forget_job(b.cluster, b.job_id);
+		if (!st.is_ok())
+			return st;
+	}
 	auto row = db_.job_record(b.cluster, b.job_id);
 	if (!row.is_ok() && row.status().code() != StatusCode::kNotFound)
 		return row.status();
@@ -262,6 +317,10 @@ Result<IngestService::Stored> IngestService::store(const db::Batch& b, const std
 	bool write = !row.is_ok();  // a job the DB did not have gets its row (and its owner) now
 	if (!owner.empty() && j.user != owner) {
 		j.user = owner;  // the verified owner, never a name from the batch
+		write = true;
+	}
+	if (o.in_slurm && o.job.submit_s > 0 && j.submit_s != o.job.submit_s) {
+		j.submit_s = o.job.submit_s;  // Slurm's (a requeue moves it on)
 		write = true;
 	}
 	// A job or job_end record that changes nothing (a batch sent again) counts as a duplicate.
@@ -359,16 +418,18 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 	}
 
 	Refusal why = Refusal::kDbError;
-	auto owner = owner_of(b.value(), why);
+	const bool privileged = uid == 0 || uid == slurm_uid_;
+	auto owner = owner_of(b.value(), limit, privileged, why);
 	if (!owner.is_ok()) {
 		Reply r = refuse(why, peer, owner.status().message(), who(uid, sender));
 		if (why == Refusal::kLookupPending)
 			r.retry_after_s = 1;
+		else if (why == Refusal::kLookupLimited)
+			r.retry_after_s = retry_after((1 - limit.lookup_tokens) / limits_.lookup_rate_per_s);
 		else if (why == Refusal::kLookupFailed)
 			r.retry_after_s = retry_after(lookup_paused_until_s_ - clock_());
 		return r;
 	}
-	const bool privileged = uid == 0 || uid == slurm_uid_;
 	if (privileged) {
 		// With slurmctld to ask, even SlurmUser reports only jobs that exist.
 		if (lookup_ && !owner->in_db && !owner->in_slurm)
@@ -404,7 +465,42 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 			      who(uid, sender));
 	}
 
-	auto stored = store(b.value(), owner->name);
+	// The claims, against what Slurm knows of the job (where it was asked) and what the DB holds.
+	{
+		Status claims = Status::ok();
+		if (owner->in_slurm) {
+			auto recorded = owner->stale_row ? Result<db::JobProfile>(not_found("another job"))
+							 : db_.job(b->cluster, b->job_id);
+			if (!recorded.is_ok() && recorded.status().code() != StatusCode::kNotFound)
+				return refuse(Refusal::kDbError, peer, recorded.status().message() + " (retry later)",
+					      who(uid, sender));
+			claims = db::check_claims(*b, owner->job, recorded.is_ok() ? &recorded.value() : nullptr, now,
+						  limits_.clock_skew_s);
+		} else {
+			claims = db::check_not_future(*b, now, limits_.clock_skew_s);
+		}
+		// Refused on what Slurm said a while ago (the job may have been requeued, resized since):
+		// asked again first, and the batch sent again (503) is checked against the new answer.
+		if (!claims.is_ok() && owner->in_slurm && owner->age_s > kFreshAnswerS) {
+			lookup_->forget(b->job_id);
+			Reply r = refuse(Refusal::kLookupPending, peer,
+					 job_name(*b) + ": " + claims.message() + "; Slurm said so " +
+						 fmt_time(owner->age_s) + " s ago: asking again, retry in a second",
+					 who(uid, sender));
+			r.retry_after_s = 1;
+			return r;
+		}
+		if (!claims.is_ok())
+			return refuse(Refusal::kImplausible, peer, job_name(*b) + ": " + claims.message(),
+				      who(uid, sender));
+	}
+	if (owner->stale_row) {
+		auto old = db_.job_record(b->cluster, b->job_id);
+		log_.info(job_name(*b) + " is a new job of uid " + std::to_string(owner->uid) +
+			  " (Slurm); the records of the earlier job with this id, of user " +
+			  (old.is_ok() ? old->user : std::string("?")) + ", are forgotten");
+	}
+	auto stored = store(b.value(), owner.value());
 	if (!stored.is_ok())
 		return refuse(Refusal::kDbError, peer, stored.status().message() + " (retry later)",
 			      who(uid, sender));

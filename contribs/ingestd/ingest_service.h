@@ -1,9 +1,10 @@
 // What dlsched-ingestd does with a request, apart from HTTP: authenticate the batch (munge), hold
 // each uid to its rate and row quota, check it (db::parse_batch, the configured cluster), check that
-// the sender may report for the job (its owner by uid, SlurmUser or root), and write it to the
-// profile DB in one transaction. Every refusal is counted by reason and
-// logged with the peer's address. Called from one thread only (the HTTP server's): the DB has a
-// single writer.
+// the sender may report for the job (its owner by uid, SlurmUser or root: Slurm says who, the DB
+// only where Slurm is not asked), check its claims against what Slurm knows of the job
+// (db::check_claims), and write it to the profile DB in one transaction. Every refusal is counted
+// by reason and logged with the peer's address. Called from one thread only (the HTTP server's):
+// the DB has a single writer.
 #ifndef DLSCHED_INGESTD_INGEST_SERVICE_H
 #define DLSCHED_INGESTD_INGEST_SERVICE_H
 
@@ -19,6 +20,7 @@
 #include "log.h"
 #include "munge_auth.h"
 #include "owner_lookup.h"
+#include "profiledb/claims.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/records.h"
 
@@ -40,8 +42,10 @@ enum class Refusal {
 	kRateLimited,      // 429: the uid sent more batches than --rate-limit allows
 	kRowQuota,         // 429: the uid's rows in this hour would pass --row-quota
 	kLookupPending,    // 503: Slurm was asked for the job's owner and has not answered yet
+	kImplausible,      // 403: a record contradicts what Slurm knows of the job (profiledb/claims.h)
+	kLookupLimited,    // 503: the uid started more job lookups than --lookup-rate allows
 };
-constexpr std::size_t kRefusalCount = 15;
+constexpr std::size_t kRefusalCount = 17;
 const char* refusal_name(Refusal r);
 int refusal_http_status(Refusal r);
 
@@ -60,7 +64,9 @@ struct Limits {
 	double quota_window_s = 3600;
 	double unknown_job_ttl_s = 60;        // a job found unknown is answered from memory this long
 	std::size_t unknown_job_cache = 4096; // at most this many such jobs are remembered
-	double lookup_wait_s = 0.25;          // a request waits at most this long for Slurm's answer
+	double lookup_rate_per_s = 2;         // new Slurm lookups per second per uid (a bucket of lookup_burst)
+	double lookup_burst = 20;
+	double clock_skew_s = db::kClockSkewS;  // tolerance of the claims' times
 };
 
 class IngestService {
@@ -92,11 +98,15 @@ private:
 		bool in_slurm = false;  // slurmctld named its owner
 		std::string name;       // "" when nobody knows
 		uid_t uid = 0;          // when in_slurm
+		db::SlurmJob job;       // when in_slurm
+		bool stale_row = false; // the DB's row is of an earlier job with the same id
+		double age_s = 0;       // when in_slurm: how old Slurm's answer is
 	};
 	struct PerUid {
 		double tokens = 0, refilled_at = 0;  // the rate's bucket
 		double window_start = 0;             // the row quota's window
 		std::int64_t rows = 0;
+		double lookup_tokens = 0;  // the Slurm lookups' bucket
 		bool started = false;
 	};
 	using JobKey = std::pair<std::string, std::int64_t>;  // cluster, job id
@@ -105,11 +115,13 @@ private:
 		std::uint64_t duplicates = 0;
 	};
 
-	Result<Owner> owner_of(const db::Batch& b, Refusal& why);
+	// Slurm's owner of the job (the DB's where Slurm is not asked or does not know it). A new
+	// lookup takes one of `limit`'s lookup tokens unless `privileged`.
+	Result<Owner> owner_of(const db::Batch& b, PerUid& limit, bool privileged, Refusal& why);
 	PerUid& per_uid(uid_t uid, double now);
 	bool known_unknown(const JobKey& k, double now);
 	void remember_unknown(const JobKey& k, double now);
-	Result<Stored> store(const db::Batch& b, const std::string& owner);
+	Result<Stored> store(const db::Batch& b, const Owner& owner);
 
 	db::ProfileDb db_;
 	Authenticator& auth_;

@@ -45,6 +45,10 @@ const char kUsage[] =
 	"  --row-quota N          records per uid per hour (default 20000; more: 429 with Retry-After)\n"
 	"  --unknown-job-ttl S    remember a job Slurm does not know for S seconds (default 60; 0: off)\n"
 	"  --unknown-job-cache N  remember at most N such jobs (default 4096)\n"
+	"  --job-info-ttl S       keep what Slurm said of a job for S seconds (default 120)\n"
+	"  --lookup-rate N        new Slurm lookups per second per uid (default 2; more: 503)\n"
+	"  --lookup-burst N       lookups a uid may start at once after a pause (default 20)\n"
+	"  --clock-skew S         tolerance of the records' times against Slurm's (default 60)\n"
 	"  --max-connections N    open connections in all (default 256)\n"
 	"  --max-connections-per-ip N  open connections from one address (default 16; more are closed)\n"
 	"  --pid-file FILE        write the process id there\n"
@@ -69,6 +73,7 @@ struct Options {
 	std::string slurm_user = "0";
 	std::string munge_socket;
 	std::string owner_lookup = kDefaultLookup;
+	double job_info_ttl_s = 120;
 	std::string pid_file;
 	std::string log_file;
 	bool verbose = false;
@@ -158,6 +163,10 @@ int parse_options(int argc, char** argv, Options& o)
 			{"--row-quota", 1, 1e12, true, nullptr, nullptr, nullptr, &o.limits.row_quota},
 			{"--unknown-job-ttl", 0, 86400, false, &o.limits.unknown_job_ttl_s, nullptr, nullptr, nullptr},
 			{"--unknown-job-cache", 0, 1e7, true, nullptr, &o.limits.unknown_job_cache, nullptr, nullptr},
+			{"--job-info-ttl", 0, 3600, false, &o.job_info_ttl_s, nullptr, nullptr, nullptr},
+			{"--lookup-rate", 0.01, 1e6, false, &o.limits.lookup_rate_per_s, nullptr, nullptr, nullptr},
+			{"--lookup-burst", 1, 1e6, true, &o.limits.lookup_burst, nullptr, nullptr, nullptr},
+			{"--clock-skew", 0, 86400, false, &o.limits.clock_skew_s, nullptr, nullptr, nullptr},
 			{"--max-connections", 1, 65536, true, nullptr, nullptr, &o.server.max_connections, nullptr},
 			{"--max-connections-per-ip", 1, 65536, true, nullptr, nullptr, &o.server.max_per_ip, nullptr},
 		};
@@ -273,7 +282,7 @@ int main(int argc, char** argv)
 	std::unique_ptr<OwnerLookup> lookup;
 	if (o.owner_lookup == "slurm") {
 #ifdef DLSCHED_WITH_LIBSLURM
-		auto l = make_slurm_owner_lookup();
+		auto l = make_slurm_owner_lookup(o.job_info_ttl_s);
 		if (!l.is_ok())
 			return fail(l.status().message());
 		lookup = std::move(l.value());

@@ -46,6 +46,7 @@
 
 #include "../progress/progress_report.h"
 #include "util/flags.h"
+#include "util/node_list.h"
 #include "workload/workload.h"
 
 using namespace dlsched;
@@ -302,50 +303,6 @@ bool read_node_speeds(const std::string& path, std::map<std::string, NodeSpeed>&
 	return true;
 }
 
-// The node names of a Slurm node list in the forms dlsched-cluster makes ("n1", "n[1-3,5]",
-// "n1,n4"); empty when it has another form (the caller falls back to the batch node).
-std::vector<std::string> expand_nodes(const std::string& list)
-{
-	std::vector<std::string> out;
-	std::size_t i = 0;
-	while (i < list.size()) {
-		std::size_t j = list.find_first_of(",[", i);
-		const std::string prefix = list.substr(i, j == std::string::npos ? std::string::npos : j - i);
-		if (j == std::string::npos || list[j] == ',') {
-			if (!prefix.empty())
-				out.push_back(prefix);
-			i = j == std::string::npos ? list.size() : j + 1;
-			continue;
-		}
-		const std::size_t close = list.find(']', j);
-		if (close == std::string::npos)
-			return {};
-		std::istringstream ranges(list.substr(j + 1, close - j - 1));
-		std::string r;
-		while (std::getline(ranges, r, ',')) {
-			const std::size_t dash = r.find('-');
-			char* end = nullptr;
-			const long a = std::strtol(r.c_str(), &end, 10);
-			if (end == r.c_str())
-				return {};
-			const long b = dash == std::string::npos ? a : std::strtol(r.c_str() + dash + 1, nullptr, 10);
-			if (b < a || b - a > 100000)
-				return {};
-			const std::size_t width = dash == std::string::npos ? r.size() : dash;  // zero padding
-			for (long k = a; k <= b; ++k) {
-				std::string num = std::to_string(k);
-				if (num.size() < width)
-					num.insert(0, width - num.size(), '0');
-				out.push_back(prefix + num);
-			}
-		}
-		i = close + 1;
-		if (i < list.size() && list[i] == ',')
-			++i;
-	}
-	return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv)
@@ -455,7 +412,8 @@ int main(int argc, char** argv)
 		}
 		const char* list = std::getenv("SLURM_JOB_NODELIST");
 		const char* self = std::getenv("SLURMD_NODENAME");
-		std::vector<std::string> mine = expand_nodes(list ? list : "");
+		std::vector<std::string> mine;
+		expand_node_list(list ? list : "", mine);  // empty when it has another form
 		if (mine.empty() && self)
 			mine.push_back(self);
 		double slowest = INFINITY;

@@ -394,7 +394,7 @@ PY
 	# was lookup_failed, which paused every owner lookup for 30 s.
 	for j in $(seq 78 93); do cred "$tmp/lk$j.cred" "$(epoch_batch $j 1)" 65534; done
 	for j in $(seq 78 93); do spost "$tmp/lk$j.cred"; done
-	[ "$code" = 503 ] && printf '%s' "$body" | grep -q lookup_pending && printf '%s' "$body" | grep -q "16 owner lookups are running already" &&
+	[ "$code" = 503 ] && printf '%s' "$body" | grep -q lookup_pending && printf '%s' "$body" | grep -q "16 job lookups are running already" &&
 		[ "$retry" = 1 ] && ok "the 17th job at once waits its turn: 503 lookup_pending, Retry-After 1" ||
 		ko "17 lookups at once: $code '$body' Retry-After '$retry'"
 	code=$(curl -s --max-time 20 -o "$tmp/body" -w '%{http_code}' "$surl/v1/stats"); body=$(cat "$tmp/body")
@@ -403,6 +403,188 @@ PY
 	kill $hung 2>/dev/null
 else
 	echo "SKIP: the lookup check (n) needs squeue and sacct"
+fi
+
+# ---- claims against what Slurm knows (profiledb/claims.h) ----
+# A fake Slurm on PATH: squeue prints $fs/jobs/ID (uid, submit, start, end, state, node list and
+# allocated TRES, as squeue -O prints them with SLURM_TIME_FORMAT=%s; only the uid for -o %U) or
+# says the job id is invalid; sacct knows nothing. Each call is logged in
+# $fs/calls; $fs/delay, when there, makes squeue that slow. uid 1 (daemon) plays Mallory, uid 65534
+# (nobody) Alice, whose jobs must stay where they were.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$(id -nu 1 2>/dev/null)" = daemon ]; then
+	fs="$tmp/fakeslurm"
+	mkdir -p "$fs/bin" "$fs/jobs"
+	: >"$fs/calls"
+	cat >"$fs/bin/squeue" <<EOF
+#!/bin/sh
+echo "squeue \$*" >>"$fs/calls"
+[ -f "$fs/delay" ] && sleep "\$(cat "$fs/delay")"
+while [ \$# -gt 0 ]; do [ "\$1" = -j ] && id=\$2; [ "\$1" = -o ] && fmt=\$2; shift; done
+[ -f "$fs/jobs/\$id" ] && [ "\$fmt" = %U ] && { cut -d'|' -f1 "$fs/jobs/\$id"; exit 0; }  # the uid only
+[ -f "$fs/jobs/\$id" ] && { cat "$fs/jobs/\$id"; exit 0; }
+echo "slurm_load_jobs error: Invalid job id specified"; exit 1
+EOF
+	printf '#!/bin/sh\necho "sacct $*" >>"%s/calls"\nexit 0\n' "$fs" >"$fs/bin/sacct"
+	chmod 755 "$fs/bin/squeue" "$fs/bin/sacct"
+	slurm_job() {  # slurm_job ID UID SUBMIT START END STATE NODELIST [TRES]
+		echo "$2|$3|$4|$5|$6|$7|${8:-cpu=1,mem=1G,node=1,billing=1,gres/gpu=1}" >"$fs/jobs/$1"
+	}
+	mallory=1
+	alice=65534
+	# spost_as FILE: spost, again while Slurm is being asked (503 lookup_pending), for up to 5 s.
+	spost_as() {
+		i=0
+		spost "$1"
+		while [ "$code" = 503 ] && printf '%s' "$body" | grep -q lookup_pending && [ $i -lt 50 ]; do
+			sleep 0.1
+			cred "$1" "$(cat "$1.payload")" "$(cat "$1.uid")"
+			spost "$1"
+			i=$((i + 1))
+		done
+	}
+	# send NAME UID PAYLOAD: a credential of UID carrying PAYLOAD, posted until Slurm has answered.
+	send() {
+		printf '%s' "$3" >"$tmp/$1.payload"
+		echo "$2" >"$tmp/$1.uid"
+		cred "$tmp/$1" "$3" "$2"
+		spost_as "$tmp/$1"
+	}
+	batch() {  # batch JOB NODE RUN RECORDS
+		echo '{"v":1,"cluster":"dlsched","job_id":'"$1"',"step":"batch","node":"'"$2"'","run":'"$3"',"records":['"$4"']}'
+	}
+	ep() {  # ep EPOCH START END
+		echo '{"type":"epoch","epoch":'"$1"',"gpus":1,"start":'"$2"',"end":'"$3"'}'
+	}
+	save() {  # save EPOCH AT
+		echo '{"type":"checkpoint","kind":"save","epoch":'"$1"',"bytes":1000,"seconds":1,"at":'"$2"'}'
+	}
+	rows() {  # rows JOB TABLE: the DB's rows of that job in that table
+		"$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); print(c.execute("SELECT count(*) FROM " + sys.argv[3] + " WHERE job_id = ?", (int(sys.argv[2]),)).fetchone()[0])' "$tmp/cs.db" "$1" "$2"
+	}
+	printf 'ClusterName=dlsched\n' >"$tmp/fake.conf"
+	n0=$((now - 900))
+	# Alice's job 500 and Mallory's 501 run on n1 and n2 since now - 900.
+	slurm_job 500 $alice $((now - 1000)) $n0 $((now + 3600)) RUNNING n1
+	slurm_job 501 $mallory $((now - 1000)) $n0 $((now + 3600)) RUNNING 'n[2-3]'
+	# Job 600 ran long ago as Mallory's; the DB still has its records. Slurm gave the id again
+	# (MaxJobId wrapped): now it is Alice's, running on n1.
+	"$dbtool" --db "$tmp/cs.db" init >/dev/null
+	"$py" - "$tmp/cs.db" "$now" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+t = int(sys.argv[2]) - 100000
+c.execute("INSERT INTO jobs (cluster, job_id, user, model, gpus, start_s, state) VALUES ('dlsched', 600, 'daemon', 'resnet50', 1, ?, 'completed')", (t,))
+for e in range(1, 6):
+    c.execute("INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, node) VALUES ('dlsched', 600, 0, ?, 1, ?, ?, 'n9')", (e, t + 100 * e, t + 100 * e + 100))
+# Job 601 likewise, of a user who has left since (NSS does not know 'ghost').
+c.execute("INSERT INTO jobs (cluster, job_id, user, model, gpus, start_s, state) VALUES ('dlsched', 601, 'ghost', 'resnet50', 1, ?, 'completed')", (t,))
+c.execute("INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, node) VALUES ('dlsched', 601, 0, 1, 1, ?, ?, 'n9')", (t, t + 100))
+c.commit()
+PY
+	slurm_job 601 $alice $((now - 500)) $((now - 400)) $((now + 3600)) RUNNING n1
+	slurm_job 600 $alice $((now - 500)) $((now - 400)) $((now + 3600)) RUNNING n1
+	PATH="$fs/bin:$PATH" SLURM_CONF="$tmp/fake.conf" start_svc cs --owner-lookup slurm \
+		--cluster dlsched --job-info-ttl 0 --lookup-rate 100 --lookup-burst 100
+	# Honest reports land: Alice's epochs 1-3 of job 500 on n1, Mallory's 1-4 of job 501 on n3
+	# (100 s each).
+	send o1 $alice "$(batch 500 n1 0 "$(ep 1 $n0 $((n0 + 100))),$(ep 2 $((n0 + 100)) $((n0 + 200))),$(ep 3 $((n0 + 200)) $((n0 + 300)))")"
+	expect "Alice's epochs of her running job" 200 '{"accepted":3,"duplicates":0}'
+	send o2 $mallory "$(batch 501 n3 0 "$(ep 1 $n0 $((n0 + 100))),$(ep 2 $((n0 + 100)) $((n0 + 200))),$(ep 3 $((n0 + 200)) $((n0 + 300))),$(ep 4 $((n0 + 300)) $((n0 + 400)))")"
+	expect "Mallory's epochs of his running job" 200 '{"accepted":4,"duplicates":0}'
+	a500=$(rows 500 epochs)
+
+	# Scenario 1: Mallory requeues his job and claims a save at epoch 90 (its epochs_total): it would
+	# be done, first for srtf. A save holds at most one epoch more than reported (4).
+	slurm_job 501 $mallory $((now - 150)) 0 $((now - 200)) PENDING ''
+	send s1 $mallory "$(batch 501 n3 0 "$(save 90 $((n0 + 410)))")"
+	expect "a requeued job's save at epoch 90 after 4 epochs" 403 "the save at epoch 90.0 is ahead of job 501's progress"
+	send s1a $mallory "$(batch 501 n3 0 "$(save 5 $now)")"
+	expect "a save after the job was requeued" 403 "is after job 501's last run ended (Slurm: PENDING"
+	# Nor with 86 made-up epochs of a second each in the same batch: faster than a tenth of its own
+	# median steady epoch (100 s).
+	fake=""
+	for e in $(seq 5 90); do fake="$fake,$(ep $e $((n0 + 400 + e - 5)) $((n0 + 401 + e - 5)))"; done
+	send s1b $mallory "$(batch 501 n3 0 "${fake#,},$(save 90 $((n0 + 490)))")"
+	expect "86 one-second epochs and a save at 90" 403 "epoch 5 took 1.0 s, under a tenth of job 501's recorded median steady epoch"
+	# Nor by numbering: one epoch 89 of a plausible 100 s, then the save at 90.
+	send s1c $mallory "$(batch 501 n3 0 "$(ep 89 $((n0 + 400)) $((n0 + 500))),$(save 90 $((n0 + 500)))")"
+	expect "epoch 89 right after epoch 4" 403 "epoch 89 follows no epoch 88 of job 501"
+	[ "$(rows 501 checkpoints)" = 0 ] && [ "$(rows 501 epochs)" = 4 ] &&
+		ok "scenario 1: Mallory's job has its 4 epochs and no save" ||
+		ko "scenario 1: job 501 has $(rows 501 epochs) epochs, $(rows 501 checkpoints) checkpoints"
+
+	# Scenario 3: future-dated epochs, made-up nodes.
+	slurm_job 501 $mallory $((now - 50)) $((now - 40)) $((now + 3600)) RUNNING 'n[2-3]'
+	send s3a $mallory "$(batch 501 n3 1 "$(ep 5 $((now + 100)) $((now + 200)))")"
+	expect "an epoch in the future" 403 'is in the future'
+	send s3b $mallory "$(batch 501 fake-node 1 "$(ep 5 $((now - 30)) $((now - 20)))")"
+	expect "an epoch from a node the job does not hold" 403 'node fake-node is not one of job 501'
+	send s3c $mallory "$(batch 501 n2 1 "$(ep 5 $((now - 3000)) $((now - 2900)))")"
+	expect "an epoch before the job (re)started" 403 'before job 501 started'
+	send s3d $mallory "$(batch 501 n2 1 '{"type":"epoch","epoch":5,"gpus":8,"start":'$((now - 30))',"end":'$((now - 20))'}')"
+	expect "an epoch on 8 GPUs of a job Slurm gave 1" 403 'epoch 5 claims 8 GPUs; job 501 holds 1 (Slurm)'
+	[ "$(rows 501 epochs)" = 4 ] && [ "$(rows 500 epochs)" = "$a500" ] &&
+		ok "scenario 3: no speed sample made up, Alice's job untouched" ||
+		ko "scenario 3: job 501 has $(rows 501 epochs) epochs, job 500 $(rows 500 epochs)"
+
+	# Reused id: the DB says Mallory owns job 600, Slurm says Alice. Slurm wins: Mallory's future
+	# save is 403, Alice's epochs land, and the earlier job's 5 epochs no longer count as hers.
+	send r1 $mallory "$(batch 600 n1 0 "$(save 100 $((now + 30)))")"
+	expect "the earlier owner of a reused job id" 403 '"error":"wrong_user"'
+	send r2 $alice "$(batch 600 n1 0 "$(ep 1 $((now - 390)) $((now - 290)))")"
+	expect "the job's real owner" 200 '{"accepted":1,"duplicates":0}'
+	"$dbtool" --db "$tmp/cs.db" job 600 --cluster dlsched >"$tmp/j600" 2>&1
+	grep -q "user nobody" "$tmp/j600" && [ "$(rows 600 epochs)" = 1 ] && [ "$(rows 600 checkpoints)" = 0 ] &&
+		grep -q "job 600 on cluster dlsched is a new job of uid 65534" "$tmp/cs.log" &&
+		ok "reused id: the row is Alice's, with her one epoch only" || ko "reused id: $(cat "$tmp/j600")"
+	send r3 $alice "$(batch 601 n1 0 "$(ep 1 $((now - 390)) $((now - 290)))")"
+	expect "a reused id whose earlier owner NSS no longer knows: the real owner's batch lands, not 503" 200 '{"accepted":1,"duplicates":0}'
+	code=$(curl -s --max-time 5 -o "$tmp/body" -w '%{http_code}' "$surl/v1/stats"); body=$(cat "$tmp/body")
+	expect "stats count the refused claims" 200 '"implausible":8'
+	stop_svc
+
+	# Slurm's answer is kept (--job-info-ttl, 120 s) but never refuses on its own once it is old:
+	# Alice's job 502 grows from 1 to 4 GPUs (checkpointed and requeued bigger); her first epoch on
+	# 4 GPUs, 6 s later, makes the service ask again (503 lookup_pending), and lands.
+	slurm_job 502 $alice $((now - 1000)) $((now - 300)) $((now + 3600)) RUNNING n1
+	PATH="$fs/bin:$PATH" SLURM_CONF="$tmp/fake.conf" start_svc gr --owner-lookup slurm --cluster dlsched
+	send g1 $alice "$(batch 502 n1 0 "$(ep 1 $((now - 290)) $((now - 190)))")"
+	expect "an epoch of job 502 on its 1 GPU" 200 '{"accepted":1,"duplicates":0}'
+	slurm_job 502 $alice $((now - 100)) $((now - 50)) $((now + 3600)) RUNNING n1 'cpu=4,node=1,gres/gpu=4'
+	sleep 6
+	send g2 $alice "$(batch 502 n1 1 '{"type":"epoch","epoch":2,"gpus":4,"start":'$((now - 40))',"end":'$((now - 10))'}')"
+	expect "after it grew to 4 GPUs, an epoch on 4" 200 '{"accepted":1,"duplicates":0}'
+	grep -q "epoch 2 claims 4 GPUs; job 502 holds 1 (Slurm); Slurm said so [0-9]* s ago: asking again" "$tmp/gr.log" &&
+		ok "the old answer (1 GPU) was asked again, not taken for a refusal" || ko "gr log: $(grep refused "$tmp/gr.log")"
+	stop_svc
+
+	# Lookups never block the one thread, and one uid cannot make many: squeue takes 2 s; Mallory
+	# sends 20 batches of 20 unknown jobs at once; with --lookup-burst 5 only 5 are asked of Slurm.
+	echo 2 >"$fs/delay"
+	: >"$fs/calls"
+	PATH="$fs/bin:$PATH" SLURM_CONF="$tmp/fake.conf" start_svc lr --owner-lookup slurm --cluster dlsched \
+		--lookup-rate 0.1 --lookup-burst 5
+	for j in $(seq 700 719); do cred "$tmp/lr$j.cred" "$(epoch_batch $j 1)" $mallory; done
+	t0=$(date +%s%N)
+	pending=0 limited=0
+	for j in $(seq 700 719); do
+		spost "$tmp/lr$j.cred"
+		printf '%s' "$body" | grep -q lookup_pending && pending=$((pending + 1))
+		printf '%s' "$body" | grep -q lookup_limited && limited=$((limited + 1))
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ $pending = 5 ] && [ $limited = 15 ] && [ "$retry" -ge 1 ] &&
+		ok "20 unknown jobs at once: 5 asked of Slurm (503 lookup_pending), 15 deferred (503 lookup_limited, Retry-After $retry)" ||
+		ko "20 unknown jobs: $pending pending, $limited limited; last $code '$body'"
+	[ $ms -lt 2500 ] && ok "20 batches answered in $ms ms while squeue takes 2 s each" ||
+		ko "20 batches took $ms ms: the thread waited for squeue"
+	sleep 0.5
+	[ "$(grep -c '^squeue' "$fs/calls")" = 5 ] && ok "5 squeue calls for Mallory's 20 jobs" ||
+		ko "squeue calls: $(grep -c '^squeue' "$fs/calls"), want 5"
+	stop_svc
+	rm -f "$fs/delay"
+else
+	echo "SKIP: the claims checks need root, setpriv and uid 1 named daemon"
 fi
 
 # munged gone: 503, so that collectors keep the batch and retry.

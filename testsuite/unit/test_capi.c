@@ -729,6 +729,30 @@ START_TEST(epoch_reader_reads_runs_per_node)
 	ck_assert_int_eq(dlsched_epoch_reader_read(r, out, 1, &n, &err), DLSCHED_OK);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(out[0].node, "n3");
+	/* Mallory's five latest runs on n3 (jobs 4-8, 'fake', epochs of 1 s): at most 3 of them count,
+	 * the others' runs are all still read. */
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db,
+		"UPDATE jobs SET user = 'alice' WHERE job_id IN (1, 2);"
+		"INSERT INTO jobs (cluster, job_id, user, model, gpus, nodes) VALUES ('c', 4, 'mallory', 'fake', 1, 1), "
+		"('c', 5, 'mallory', 'fake', 1, 1), ('c', 6, 'mallory', 'fake', 1, 1), "
+		"('c', 7, 'mallory', 'fake', 1, 1), ('c', 8, 'mallory', 'fake', 1, 1);"
+		"INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, node) VALUES "
+		"('c', 4, 0, 1, 1, 400, 401, 'n3'), ('c', 4, 0, 2, 1, 401, 402, 'n3'), "
+		"('c', 5, 0, 1, 1, 500, 501, 'n3'), ('c', 5, 0, 2, 1, 501, 502, 'n3'), "
+		"('c', 6, 0, 1, 1, 600, 601, 'n3'), ('c', 6, 0, 2, 1, 601, 602, 'n3'), "
+		"('c', 7, 0, 1, 1, 700, 701, 'n3'), ('c', 7, 0, 2, 1, 701, 702, 'n3'), "
+		"('c', 8, 0, 1, 1, 800, 801, 'n3'), ('c', 8, 0, 2, 1, 801, 802, 'n3');",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_int_eq(dlsched_epoch_reader_read(r, out, 8, &n, &err), DLSCHED_OK);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_str_eq(out[0].model, "fake");
+	ck_assert_double_eq(out[0].at, 802);
+	ck_assert_str_eq(out[2].model, "fake");
+	ck_assert_double_eq(out[2].at, 602);
+	ck_assert_str_eq(out[3].model, "cifar10");
+	ck_assert_str_eq(out[4].model, "bert");
 	dlsched_epoch_reader_destroy(r);
 	ck_assert_int_eq(dlsched_epoch_reader_create("", "c", &r, &err), DLSCHED_EINVAL);
 	unlink(db_path);

@@ -1,5 +1,6 @@
 // The predictors on cases computed by hand (each says how).
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "model/model_catalog.h"
@@ -272,6 +273,53 @@ START_TEST(a_time_limit_alone_is_taken_as_the_runtime)
 }
 END_TEST
 
+START_TEST(one_user_cannot_move_a_models_history)
+{
+	// without_outliers: {10, 11, 9, 10, 100}: median 10, absolute deviations {0, 1, 1, 0, 90} with
+	// median 1, scale 1.4826: 100 is 60 scales out, the rest within 3.
+	ck_assert(without_outliers({10, 11, 9, 10, 100}) == std::vector<double>({10, 11, 9, 10}));
+	// No deviation (MAD 0): the scale is 5% of the median (0.5), so 10.4 stays, 12 goes.
+	ck_assert(without_outliers({10, 10, 10, 10.4, 12}) == std::vector<double>({10, 10, 10, 10.4}));
+	// Fewer than three: all.
+	ck_assert(without_outliers({1, 1000}) == std::vector<double>({1, 1000}));
+
+	ModelCatalog models;
+	ModelProfile lin;
+	lin.name = "linear";
+	lin.points = {{1, 1, 1}, {2, 1, 2}, {4, 1, 4}, {8, 1, 8}};
+	const int m = models.add(lin);
+	// Four users' jobs on one GPU, steady 38, 40, 42 and 40 s, first epochs 20% slower.
+	auto job = [](const std::string& user, double steady, double first) {
+		JobMeasurements j;
+		j.user = user;
+		j.runs = {PastJob{1, 1, {first, steady, steady, steady}}};
+		j.warmups = {{first, steady}};
+		return j;
+	};
+	const std::vector<JobMeasurements> honest = {job("a", 38, 45.6), job("b", 40, 48), job("c", 42, 50.4),
+						     job("d", 40, 48)};
+	// Mean 40 s, sample sd sqrt(8/3); warm-up 20% of an epoch. 10 epochs on 1 GPU:
+	// 10 x 40 x (1 + 0.2 / 10) = 408 s; sd 10 x sqrt(8/3) x sqrt(1 + 1/4).
+	const Estimate fair = predict_runtime(models, m, pool(honest, kHistoryJobsPerUser), 10, 1, 1);
+	ck_assert_double_eq_tol(fair.value, 408, 1e-9);
+	ck_assert_double_eq_tol(fair.stddev, 10 * std::sqrt(8.0 / 3) * std::sqrt(1.25), 1e-9);
+	// Mallory posts 20 trivial jobs of the model, the most recent ones, with wildly varying epochs
+	// (1 s and 10,000 s) and absurd warm-ups. At most 3 of them count, and those lie far out.
+	std::vector<JobMeasurements> attacked;
+	for (int i = 0; i < 20; ++i)
+		attacked.push_back(job("mallory", i % 2 ? 10000 : 1, 1e6));
+	attacked.insert(attacked.end(), honest.begin(), honest.end());
+	const History h = pool(attacked, kHistoryJobsPerUser);
+	ck_assert_uint_eq(h.jobs, 7);
+	const Estimate e = predict_runtime(models, m, h, 10, 1, 1);
+	ck_assert_double_eq_tol(e.value, fair.value, 1e-9);
+	ck_assert_double_eq_tol(e.stddev, fair.stddev, 1e-9);
+	ck_assert_uint_eq(e.samples, 4);
+	// Uncapped (max_per_user 0), as dlsched-db accuracy pools: all 24.
+	ck_assert_uint_eq(pool(attacked).jobs, 24);
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("predict");
@@ -279,6 +327,7 @@ int main()
 	tcase_add_test(tc, steady_epoch_time_leaves_out_the_warm_up);
 	tcase_add_test(tc, remaining_time_of_a_running_job);
 	tcase_add_test(tc, runtime_from_same_model_jobs);
+	tcase_add_test(tc, one_user_cannot_move_a_models_history);
 	tcase_add_test(tc, measurements_of_a_requeued_job_from_its_records);
 	tcase_add_test(tc, epochs_from_storage_traffic);
 	tcase_add_test(tc, suspend_and_resume_costs);

@@ -319,7 +319,8 @@ int dlsched_epoch_reader_create(const char *db_path, const char *cluster, dlsche
 void dlsched_epoch_reader_destroy(dlsched_epoch_reader_t *reader);
 
 /* Reads the latest `capacity` runs that reported epochs with their node (most recent first), one
- * sample each: its steady epoch time on that node (runs with no steady epoch yet are left out).
+ * sample each: its steady epoch time on that node (runs with no steady epoch yet are left out; of one
+ * user's runs on one node, the 3 most recent only: kSpeedRunsPerUserNode).
  * Waits at most 200 ms for the database's writer; reads a bounded number of rows however large the
  * database is. Call it with no lock of the host's held. A database of schema 4 or older (no nodes
  * recorded) gives 0 samples; a missing, unreadable or corrupt one is DLSCHED_EIO (or

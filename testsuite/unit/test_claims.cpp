@@ -1,0 +1,287 @@
+// A batch's claims against what Slurm knows of the job (profiledb/claims.h): each rule refuses the
+// claim one tolerance past its bound and accepts the one at the bound. The job in every case: Slurm
+// started it at 1000 on n[1-2]; the service's clock says 5000; 60 s of clock skew.
+#include <string>
+#include <vector>
+
+#include "profiledb/claims.h"
+#include "util/node_list.h"
+
+extern "C" {
+#include "check_main.h"
+}
+
+using namespace dlsched;
+using namespace dlsched::db;
+
+namespace {
+
+const double kNow = 5000;
+
+SlurmJob running()
+{
+	SlurmJob j;
+	j.uid = 1001;
+	j.submit_s = 900;
+	j.start_s = 1000;
+	j.state = "RUNNING";
+	j.nodes = {"n1", "n2"};
+	return j;
+}
+
+Batch batch(const std::string& node = "n1", int run = 0)
+{
+	Batch b;
+	b.cluster = "dlsched";
+	b.job_id = 7;
+	b.step = "batch";
+	b.node = node;
+	b.run = run;
+	return b;
+}
+
+EpochRecord epoch(int n, double start, double end, int run = 0)
+{
+	EpochRecord e;
+	e.cluster = "dlsched";
+	e.job_id = 7;
+	e.run = run;
+	e.epoch = n;
+	e.gpus = 1;
+	e.start_s = start;
+	e.end_s = end;
+	return e;
+}
+
+CheckpointRecord checkpoint(const std::string& kind, double epoch, double at)
+{
+	CheckpointRecord c;
+	c.kind = kind;
+	c.epoch = epoch;
+	c.at_s = at;
+	return c;
+}
+
+// Recorded: epochs 1..10 of run 0, 100 s each from 1000 (epoch 10 ends at 2000), a save at 10.
+JobProfile ten_epochs()
+{
+	JobProfile p;
+	for (int n = 1; n <= 10; ++n)
+		p.epochs.push_back(epoch(n, 1000 + 100 * (n - 1), 1000 + 100 * n));
+	p.checkpoints.push_back(checkpoint("save", 10, 2001));
+	return p;
+}
+
+// "" when accepted, else the message.
+std::string verdict(const Batch& b, const SlurmJob& j, const JobProfile* rec = nullptr)
+{
+	Status st = check_claims(b, j, rec, kNow);
+	return st.is_ok() ? std::string() : st.message();
+}
+
+bool refused_with(const std::string& v, const std::string& words)
+{
+	return v.find(words) != std::string::npos;
+}
+
+}  // namespace
+
+START_TEST(times_lie_within_the_run)
+{
+	Batch b = batch();
+	b.epochs = {epoch(1, 1000, 1100), epoch(2, 1100, 1200)};
+	b.checkpoints = {checkpoint("save", 2, 1201)};
+	ck_assert_str_eq(verdict(b, running()).c_str(), "");
+
+	// In the future: now + 60 is the last second allowed.
+	b.epochs = {epoch(1, 4900, 5060)};
+	b.checkpoints.clear();
+	ck_assert_str_eq(verdict(b, running()).c_str(), "");
+	b.epochs = {epoch(1, 4900, 5061)};
+	const std::string future = verdict(b, running());
+	ck_assert_msg(refused_with(future, "epoch 1's end 5061.0 is in the future"), "%s", future.c_str());
+	ck_assert(!check_not_future(b, kNow).is_ok());
+
+	// Before the job started: start - 60 is the first second allowed.
+	b.epochs = {epoch(1, 940, 1100)};
+	ck_assert_str_eq(verdict(b, running()).c_str(), "");
+	b.epochs = {epoch(1, 939, 1100)};
+	const std::string early = verdict(b, running());
+	ck_assert_msg(refused_with(early, "epoch 1's start 939.0 is before job 7 started"), "%s",
+		      early.c_str());
+
+	// After it ended: a checkpoint counts only while the job ran.
+	SlurmJob ended = running();
+	ended.state = "COMPLETED";
+	ended.end_s = 3000;
+	b.epochs.clear();
+	b.checkpoints = {checkpoint("save", 1, 3060)};
+	ck_assert_str_eq(verdict(b, ended).c_str(), "");
+	b.checkpoints = {checkpoint("save", 1, 3061)};
+	const std::string late = verdict(b, ended);
+	ck_assert_msg(refused_with(late, "is after job 7 ended (Slurm: COMPLETED, end 3000.0)"), "%s",
+		      late.c_str());
+
+	// A job that never started has nothing to report; a pending (requeued) one only its past.
+	SlurmJob never = running();
+	never.state = "CANCELLED";
+	never.start_s = 0;
+	never.nodes.clear();
+	ck_assert(refused_with(verdict(b, never), "has not started"));
+	SlurmJob requeued = running();
+	requeued.state = "PENDING";
+	requeued.nodes.clear();
+	b.checkpoints = {checkpoint("save", 1, 4000)};
+	ck_assert_str_eq(verdict(b, requeued).c_str(), "");
+	// Requeued at 3000: its last run's records come up to 3060, no later; an end in the future is
+	// the backfill's estimate: only the future bounds them then.
+	requeued.end_s = 3000;
+	b.checkpoints = {checkpoint("save", 1, 3060)};
+	ck_assert_str_eq(verdict(b, requeued).c_str(), "");
+	b.checkpoints = {checkpoint("save", 1, 3061)};
+	ck_assert(refused_with(verdict(b, requeued),
+			       "is after job 7's last run ended (Slurm: PENDING, end 3000.0)"));
+	requeued.end_s = 9000;
+	ck_assert_str_eq(verdict(b, requeued).c_str(), "");
+}
+END_TEST
+
+START_TEST(the_node_is_one_the_job_holds)
+{
+	Batch b = batch("n2");
+	b.epochs = {epoch(1, 1000, 1100)};
+	ck_assert_str_eq(verdict(b, running()).c_str(), "");
+	b.node = "n3";
+	const std::string v = verdict(b, running());
+	ck_assert_msg(refused_with(v, "node n3 is not one of job 7's nodes"), "%s", v.c_str());
+	// Slurm did not say which nodes: not checked.
+	SlurmJob unknown = running();
+	unknown.nodes.clear();
+	ck_assert_str_eq(verdict(b, unknown).c_str(), "");
+	// Nor more GPUs than Slurm allocated (2): 2 is fine, 8 is not, the job record's too.
+	SlurmJob two = running();
+	two.gpus = 2;
+	b.node = "n1";
+	b.epochs = {epoch(1, 1000, 1100)};
+	b.epochs[0].gpus = 2;
+	ck_assert_str_eq(verdict(b, two).c_str(), "");
+	b.epochs[0].gpus = 8;
+	const std::string gpus = verdict(b, two);
+	ck_assert_msg(refused_with(gpus, "epoch 1 claims 8 GPUs; job 7 holds 2 (Slurm)"), "%s", gpus.c_str());
+	b.epochs.clear();
+	b.job = JobRecord();
+	b.job->gpus = 4;
+	b.job->start_s = 1000;
+	ck_assert(refused_with(verdict(b, two), "the job record claims 4 GPUs; job 7 holds 2"));
+}
+END_TEST
+
+START_TEST(progress_is_no_faster_than_plausible)
+{
+	const JobProfile rec = ten_epochs();
+	Batch b = batch();
+	// A save holds at most one epoch more than reported: 11 after epoch 10, not 11.5, never 90.
+	b.checkpoints = {checkpoint("save", 11, 2050)};
+	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
+	b.checkpoints = {checkpoint("save", 11.5, 2050)};
+	ck_assert(refused_with(verdict(b, running(), &rec),
+			       "the save at epoch 11.5 is ahead of job 7's progress"));
+	b.checkpoints = {checkpoint("save", 90, 2050)};
+	ck_assert(refused_with(verdict(b, running(), &rec), "its last epoch reported is 10"));
+	// Its epochs in the same batch count: epochs 11 and 12, then a save at 13.
+	b.epochs = {epoch(11, 2000, 2100), epoch(12, 2100, 2200)};
+	b.checkpoints = {checkpoint("save", 13, 2250)};
+	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
+	// A load resumes from at most what was saved or reported (+1).
+	b.epochs.clear();
+	b.checkpoints = {checkpoint("load", 11, 2050)};
+	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
+	b.checkpoints = {checkpoint("load", 11.5, 2050)};
+	ck_assert(refused_with(verdict(b, running(), &rec), "the load at epoch 11.5 is ahead"));
+
+	// Nor do epoch numbers jump: epoch 89 right after 10 would make a save at 90 look fine.
+	b.checkpoints.clear();
+	b.epochs = {epoch(89, 2000, 2100)};
+	ck_assert(refused_with(verdict(b, running(), &rec), "epoch 89 follows no epoch 88 of job 7"));
+	b.checkpoints = {checkpoint("save", 90, 2101)};
+	ck_assert(!verdict(b, running(), &rec).empty());
+	// Unless the run resumed past it: a restart that loads epoch 11 (a save that never reached the
+	// DB, one past the last recorded) goes on at 12.
+	Batch resume = batch("n1", 1);
+	resume.checkpoints = {checkpoint("load", 11, 2500)};
+	resume.epochs = {epoch(12, 2500, 2600, 1)};
+	ck_assert_str_eq(verdict(resume, running(), &rec).c_str(), "");
+	resume.checkpoints = {checkpoint("load", 10, 2500)};
+	resume.epochs = {epoch(12, 2500, 2600, 1)};
+	ck_assert(refused_with(verdict(resume, running(), &rec), "epoch 12 follows no epoch 11"));
+
+	// Epochs do not overlap: epoch 11 may start at 2000 - 60, not before.
+	b.checkpoints.clear();
+	b.epochs = {epoch(11, 1940, 2100)};
+	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
+	b.epochs = {epoch(11, 1939, 2100)};
+	ck_assert(refused_with(verdict(b, running(), &rec),
+			       "epoch 11 starts at 1939.0, before epoch 10 ended (2000.0)"));
+	b.epochs = {epoch(1, 1000, 1100), epoch(2, 1000, 1100)};
+	ck_assert(refused_with(verdict(b, running()), "epoch 2 starts at 1000.0, before epoch 1 ended"));
+
+	// None shorter than a tenth of the recorded median steady epoch (epochs 2-10: 100 s): 10 s,
+	// not 9.
+	b.epochs = {epoch(11, 2000, 2010)};
+	ck_assert_str_eq(verdict(b, running(), &rec).c_str(), "");
+	b.epochs = {epoch(11, 2000, 2009)};
+	ck_assert(refused_with(
+		verdict(b, running(), &rec),
+		"epoch 11 took 9.0 s, under a tenth of job 7's recorded median steady epoch (100.0 s)"));
+	// But a restart's first epoch may be the rest of one: any length; its second may not.
+	Batch r = batch("n1", 1);
+	r.epochs = {epoch(11, 2500, 2505, 1)};
+	ck_assert_str_eq(verdict(r, running(), &rec).c_str(), "");
+	r.epochs = {epoch(11, 2500, 2505, 1), epoch(12, 2505, 2510, 1)};
+	ck_assert(refused_with(verdict(r, running(), &rec), "epoch 12 took 5.0 s"));
+	// Warm-ups do not count, and three steady epochs are needed: epochs 1 (a 500 s warm-up), 2 and 3
+	// give no median yet, so a quick epoch 4 is fine; with epoch 4 recorded, the median is 100 s.
+	JobProfile young;
+	young.epochs = {epoch(1, 1000, 1500), epoch(2, 1500, 1600), epoch(3, 1600, 1700)};
+	b.epochs = {epoch(4, 1700, 1701)};
+	ck_assert_str_eq(verdict(b, running(), &young).c_str(), "");
+	young.epochs.push_back(epoch(4, 1700, 1800));
+	b.epochs = {epoch(5, 1800, 1801)};
+	ck_assert(refused_with(verdict(b, running(), &young), "recorded median steady epoch (100.0 s)"));
+}
+END_TEST
+
+START_TEST(node_lists_expand)
+{
+	struct Case {
+		const char* list;
+		bool ok;
+		std::vector<std::string> nodes;
+	} cases[] = {
+		{"n1", true, {"n1"}},
+		{"n[1-3,05]", true, {"n1", "n2", "n3", "n05"}},
+		{"a1,b[2-3]", true, {"a1", "b2", "b3"}},
+		{"", true, {}},
+		{"n[1-", false, {}},
+		{"n[3-1]", false, {}},
+	};
+	for (const Case& c : cases) {
+		std::vector<std::string> got;
+		ck_assert_msg(expand_node_list(c.list, got) == c.ok, "%s", c.list);
+		if (c.ok)
+			ck_assert_msg(got == c.nodes, "%s", c.list);
+	}
+}
+END_TEST
+
+int main()
+{
+	Suite* s = suite_create("claims");
+	TCase* tc = tcase_create("claims");
+	tcase_add_test(tc, times_lie_within_the_run);
+	tcase_add_test(tc, the_node_is_one_the_job_holds);
+	tcase_add_test(tc, progress_is_no_faster_than_plausible);
+	tcase_add_test(tc, node_lists_expand);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
