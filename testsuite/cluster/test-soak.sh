@@ -6,9 +6,9 @@
 #  (a) batches whose credential is of another munge key (a second munged): 401 bad_credential;
 #  (b) malformed JSON, under the attacker's own credential: 400 malformed;
 #  (c) as the attacker, records for root's job: 403 wrong_user;
-#  (d) for the attacker's own job: future-dated epochs, epochs from a made-up node, epochs faster
-#      than plausible, and, once the attacker has requeued it, a save at epoch = epochs_total:
-#      403 implausible;
+#  (d) for the attacker's own jobs: future-dated epochs, epochs from a made-up node, epochs faster
+#      than plausible (from his job's third recorded epoch on), and, once the attacker has requeued
+#      his second job, a save at its epochs_total: 403 implausible;
 # and slurmctld is killed and started again in the middle; a high-QoS job preempts (checkpoint and
 # requeue) one of the training jobs. Then:
 #  - every job completes (sacct COMPLETED), each training job's epochs are 1..N once each;
@@ -49,21 +49,25 @@ chmod 777 "$dir/out" "$dir/ck"
 head -c 2000000 /dev/urandom >"$dir/data"
 chmod 644 "$dir/data"
 # An emulated cifar10 job of EPOCHS epochs on GPUS GPUs (about 3 s each), as USER.
-train() {  # train USER NAME GPUS EPOCHS
+train() {  # train USER NAME GPUS EPOCHS [EPOCH_TIME_1GPU]
 	runuser -u "$1" -- mkdir -p "$dir/ck/$2"
 	runuser -u "$1" -- sbatch --parsable --requeue --qos=normal -J "$2" -o "$dir/out/$2.out" --open-mode=append \
-		--gres=gpu:"$3" --time=20 --dl-model=cifar10 --dl-epochs="$4" --comment "epoch_time_1gpu=6" \
-		--wrap "exec $emu --model cifar10 --epochs $4 --epoch-time-1gpu 6 --noise 0 --storage-mbps 50 \
+		--gres=gpu:"$3" --time=20 --dl-model=cifar10 --dl-epochs="$4" --comment "epoch_time_1gpu=${5:-6}" \
+		--wrap "exec $emu --model cifar10 --epochs $4 --epoch-time-1gpu ${5:-6} --noise 0 --storage-mbps 50 \
 			--checkpoint-dir $dir/ck/$2 --data $dir/data --profiles $top/contribs/profiles"
 }
 stat_of() { curl -s --max-time 5 "$ingest/v1/stats" | sed -n 's/.*"'"$1"'": *\([0-9]*\).*/\1/p'; }
 has_epochs() { [ "$(epochs_of "$1" | wc -l)" -ge "$2" ]; }  # has_epochs JOBID N
 
-h1=$(train root honest1 4 8)
-h2=$(train root honest2 2 8)
-m=$(train $mallory mallory 2 10)
-[ "$(squeue -h -j "$m" -o %u)" = $mallory ] && ok "job $m is $mallory's, jobs $h1 and $h2 root's" ||
-	ko "job $m belongs to '$(squeue -h -j "$m" -o %u)'"
+# All 8 GPUs busy: root's jobs on 4 and 2, the attacker's two on 1 each (m for the forged
+# epochs, m2 for the claim after a requeue).
+h1=$(train root honest1 4 16)
+h2=$(train root honest2 2 16)
+m=$(train $mallory mallory 1 16 3)
+m2=$(train $mallory mallory2 1 12 3)
+[ "$(squeue -h -j "$m" -o %u)" = $mallory ] && [ "$(squeue -h -j "$m2" -o %u)" = $mallory ] &&
+	ok "jobs $m and $m2 are $mallory's, jobs $h1 and $h2 root's" ||
+	ko "jobs $m, $m2 belong to '$(squeue -h -j "$m,$m2" -o %u | tr '\n' ' ')'"
 wait_for 60 has_epochs "$m" 3 || ko "the attacker's job has $(epochs_of "$m" | wc -l) epochs in the DB after 60 s"
 for k in bad_credential malformed wrong_user implausible; do eval "base_$k=\$(stat_of $k)"; done
 
@@ -73,7 +77,7 @@ for k in bad_credential malformed wrong_user implausible; do eval "base_$k=\$(st
 # Forged records are marked: bytes_read 777777 on epochs, bytes 4242 on saves.
 now_s() { date +%s; }
 ep() {  # ep EPOCH START END
-	echo '{"type":"epoch","epoch":'"$1"',"gpus":2,"start":'"$2"',"end":'"$3"',"bytes_read":777777,"net_rx_bytes":-1,"nfs_read_bytes":-1}'
+	echo '{"type":"epoch","epoch":'"$1"',"gpus":1,"start":'"$2"',"end":'"$3"',"bytes_read":777777,"net_rx_bytes":-1,"nfs_read_bytes":-1}'
 }
 batch() {  # batch JOB NODE RUN RECORDS
 	echo '{"v":1,"cluster":"dlsched","job_id":'"$1"',"step":"batch","node":"'"$2"'","run":'"$3"',"records":['"$4"']}'
@@ -86,6 +90,8 @@ forge() {  # forge KIND
 	run=${run:-0}
 	last=$(epochs_of "$m" | tail -n1 | cut -d, -f1)
 	last=${last:-0}
+	run2=$(scontrol show job "$m2" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')
+	run2=${run2:-0}
 	now=$(now_s)
 	case $kind in
 	wrongkey) payload=$(batch "$m" "$node" "$run" "$(ep $((last + 1)) $((now - 4)) $((now - 1)))") ;;
@@ -94,7 +100,7 @@ forge() {  # forge KIND
 	future) payload=$(batch "$m" "$node" "$run" "$(ep $((last + 1)) $((now + 600)) $((now + 700)))") ;;
 	fakenode) payload=$(batch "$m" evil1 "$run" "$(ep $((last + 1)) $((now - 4)) $((now - 1)))") ;;
 	fast) payload=$(batch "$m" "$node" "$run" "$(ep $((last + 1)) $((now - 2)).0 $((now - 2)).1),$(ep $((last + 2)) $((now - 2)).1 $((now - 2)).2),$(ep $((last + 3)) $((now - 2)).2 $((now - 2)).3)") ;;
-	save) payload=$(batch "$m" "$node" "$run" '{"type":"checkpoint","kind":"save","epoch":10,"bytes":4242,"seconds":1,"at":'"$((now - 1))"'}') ;;
+	save) payload=$(batch "$m2" "${m2node:-n2}" "$run2" '{"type":"checkpoint","kind":"save","epoch":12,"bytes":4242,"seconds":1,"at":'"$((now - 1))"'}') ;;
 	esac
 	while :; do
 		tries=$((tries + 1))
@@ -145,23 +151,26 @@ wait_for 40 grep -q "asked JobId=[0-9]* to checkpoint (preempted for job $hi" "$
 	ok "the high-QoS job $hi preempted $(grep -o "asked JobId=[0-9]* to checkpoint (preempted for job $hi" "$log" | head -1 | cut -d' ' -f2)" ||
 	ko "no checkpoint request for the high-QoS job $hi: $(grep 'sched/dlsched' "$log" | tail -2)"
 
-# ---- the attacker requeues his own job and claims it is done ----
-wait_for 60 is_state "$m" RUNNING || ko "the attacker's job is not running: $(state_of "$m")"
-runuser -u $mallory -- scontrol requeuehold "$m" >/dev/null 2>&1 || ko "$mallory could not requeue job $m"
-wait_for 40 is_state "$m" PENDING || ko "the attacker's job is not pending after its requeue: $(state_of "$m")"
+# ---- the attacker requeues his job m2 and claims it is done (a save at its last epoch) ----
+wait_for 60 is_state "$m2" RUNNING || ko "the attacker's job $m2 is not running: $(state_of "$m2")"
+m2node=$(squeue -h -j "$m2" -o %N)
+runuser -u $mallory -- scontrol requeuehold "$m2" >"$dir/requeuehold.out" 2>&1 ||
+	ko "$mallory could not requeue job $m2: $(cat "$dir/requeuehold.out")"
+wait_for 40 is_state "$m2" PENDING || ko "the attacker's job $m2 is not pending after its requeue: $(state_of "$m2")"
 forge save
 forge save
-runuser -u $mallory -- scontrol release "$m" >/dev/null 2>&1 || ko "$mallory could not release job $m"
+runuser -u $mallory -- scontrol release "$m2" >"$dir/release.out" 2>&1 ||
+	ko "$mallory could not release job $m2: $(cat "$dir/release.out")"
 
 wait "$hpid"
-wait_done 240 "$h1" "$h2" "$m" "$hi" || ko "the jobs did not finish in 240 s: $(squeue -h -o '%i %u %T %r' | tr '\n' ';')"
+wait_done 240 "$h1" "$h2" "$m" "$m2" "$hi" || ko "the jobs did not finish in 240 s: $(squeue -h -o '%i %u %T %r' | tr '\n' ';')"
 
 # ---- checks ----
-for j in "$h1" "$h2" "$m" "$hi"; do
+for j in "$h1" "$h2" "$m" "$m2" "$hi"; do
 	completed "$j" && ok "job $j completed ($(sacct -n -X -P --duplicates -o State -j "$j" | tr '\n' ' '))" ||
 		ko "job $j: $(sacct -n -X -P --duplicates -o State -j "$j" | tr '\n' ' ')"
 done
-for jn in "$h1 8" "$h2 8" "$m 10"; do
+for jn in "$h1 16" "$h2 16" "$m 16" "$m2 12"; do
 	set -- $jn
 	wait_for 20 has_epochs "$1" "$2"
 	epochs_of "$1" | is_sequence "$2" && ok "job $1: epochs 1..$2 once each, over runs $(epochs_of "$1" | cut -d, -f2 | sort -u | tr '\n' ' ')" ||
@@ -204,13 +213,13 @@ done
 forged_e=$(awk -F, '$8 == 777777 || $11 == "evil1" || ($2 == '"$h1"' && $4 == 99)' "$dir/epochs.csv")
 forged_c=$(awk -F, '$6 == 4242' "$dir/checkpoints.csv")
 [ -s "$dir/epochs.csv" ] && [ -z "$forged_e" ] && [ -z "$forged_c" ] && ok "no forged epoch, save or node in the profile DB" ||
-	ko "forged rows in the DB: $forged_e $forged_c"
+	ko "forged rows in the DB: $(printf '%s\n' "$forged_e" | grep -c .) epoch(s), $(printf '%s\n' "$forged_c" | grep -c .) save(s): $(printf '%s\n' "$forged_e" "$forged_c" | grep . | head -3 | tr '\n' ' ')"
 
 # Root's jobs were stopped only for the high-QoS job; no request names the attacker's job.
 asked=$(grep -E "asked JobId=($h1|$h2) to checkpoint" "$log")
 n_asked=$(printf '%s' "$asked" | grep -c .)
 other=$(printf '%s' "$asked" | grep -v "preempted for job $hi ")
-for_m=$(grep -c "preempted for job $m " "$log")
+for_m=$(grep -c -E "preempted for job ($m|$m2) " "$log")
 [ -z "$other" ] && [ "$for_m" = 0 ] &&
 	ok "root's jobs were asked to checkpoint $n_asked time(s), only for the high-QoS job $hi; none for the attacker's" ||
 	ko "root's jobs moved otherwise: $other; requests for the attacker's job: $for_m"
