@@ -17,7 +17,7 @@
 #  - nothing forged is in the profile DB (no marked epoch or save, no row of the made-up node);
 #  - root's jobs were asked to checkpoint only for the high-QoS job, never for the attacker's;
 #  - slurmctld stayed up after the planned restart (the same pid at the end).
-# About 3 minutes. Skips (77) without root, Slurm/munge/MariaDB, the plugins, the collector,
+# About 2 minutes. Skips (77) without root, Slurm/munge/MariaDB, the plugins, the collector,
 # dlsched-ingestd, curl, setpriv or useradd.
 set -u
 . "${srcdir:-.}/testsuite/cluster/lib.sh"  # profiled_cluster_test, wait_for, epochs_of, ...
