@@ -69,8 +69,41 @@ Status check_not_future(const Batch& b, double now_s, double skew_s)
 	return Status::ok();
 }
 
+namespace {
+
+// The median GPU-seconds of a run's first steady epochs (each run's first left out), at most
+// kReferenceEpochs of them; 0 with fewer than kMinSteadyEpochs.
+double first_steady_gpu_s(const std::vector<EpochRecord>& epochs)
+{
+	std::vector<double> v;
+	std::set<int> runs_seen;
+	for (const EpochRecord& e : epochs) {
+		if (runs_seen.insert(e.run).second)
+			continue;  // a run's first epoch
+		if (v.size() < kReferenceEpochs)
+			v.push_back(e.seconds() * std::max(1, e.gpus));
+	}
+	return v.size() >= kMinSteadyEpochs ? median(v) : 0;
+}
+
+}  // namespace
+
+double peer_reference_gpu_s(const std::vector<JobProfile>& history, const std::string& user)
+{
+	std::map<std::string, int> per_user;
+	std::vector<double> refs;
+	for (const JobProfile& p : history) {
+		if (p.job.user == user || ++per_user[p.job.user] > 3)
+			continue;
+		const double r = first_steady_gpu_s(p.epochs);
+		if (r > 0)
+			refs.push_back(r);
+	}
+	return refs.empty() ? 0 : median(refs);
+}
+
 Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recorded, double now_s,
-		    double skew_s)
+		    double skew_s, double peer_gpu_s)
 {
 	Status st = check_not_future(b, now_s, skew_s);
 	if (!st.is_ok())
@@ -120,6 +153,7 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 		double start, end;
 		int run;
 		bool claimed;  // from this batch
+		int gpus;      // the GPUs it ran on (0: unknown, taken as 1)
 	};
 	std::map<int, Span> epochs;
 	double saved = 0;     // the furthest save recorded
@@ -127,7 +161,7 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 	double resumed = -1;  // the furthest load, recorded or claimed
 	if (recorded) {
 		for (const EpochRecord& e : recorded->epochs) {
-			epochs[e.epoch] = {e.start_s, e.end_s, e.run, false};
+			epochs[e.epoch] = {e.start_s, e.end_s, e.run, false, e.gpus};
 			progress = std::max<double>(progress, e.epoch);
 		}
 		for (const CheckpointRecord& c : recorded->checkpoints) {
@@ -149,7 +183,7 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 		}
 	for (const EpochRecord& e : b.epochs)
 		if (!epochs.count(e.epoch))
-			epochs[e.epoch] = {e.start_s, e.end_s, e.run, true};
+			epochs[e.epoch] = {e.start_s, e.end_s, e.run, true, e.gpus};
 	// Each run's first epoch may be the rest of one a checkpoint interrupted: any length.
 	std::set<int> first_of_run;
 	{
@@ -160,12 +194,16 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 		for (const auto& [run, n] : first)
 			first_of_run.insert(n);
 	}
-	// The job's steady epochs recorded (each run's first left out: a warm-up, or part of one).
-	std::vector<double> steady_s;
+	// The job's reference speed: its earliest steady epochs recorded (each run's first left out: a
+	// warm-up, or part of one), in GPU-seconds (an epoch on g GPUs at most g times faster). The
+	// earliest only: epochs accepted later never lower it, so quick forged epochs cannot make the
+	// next ones look plausible (the soak test's: 0.1-s epochs after three real 3-s ones, each batch
+	// then checked against a median they had pulled down).
+	std::vector<double> steady_gpu_s;
 	for (const auto& [n, s] : epochs)
-		if (!s.claimed && !first_of_run.count(n))
-			steady_s.push_back(s.end - s.start);
-	const double typical = steady_s.size() >= kMinSteadyEpochs ? median(steady_s) : 0;
+		if (!s.claimed && !first_of_run.count(n) && steady_gpu_s.size() < kReferenceEpochs)
+			steady_gpu_s.push_back((s.end - s.start) * std::max(1, s.gpus));
+	const double typical = steady_gpu_s.size() >= kMinSteadyEpochs ? median(steady_gpu_s) : 0;
 	const Span* prev = nullptr;
 	int prev_n = 0;
 	for (const auto& [n, s] : epochs) {
@@ -180,11 +218,18 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 						" and no checkpoint load at " + std::to_string(n - 1) +
 						" or later: progress does not jump");
 		if (s.claimed && typical > 0 && !first_of_run.count(n) &&
-		    s.end - s.start < kFastestEpochFraction * typical)
+		    (s.end - s.start) * std::max(1, s.gpus) < kFastestEpochFraction * typical)
 			return invalid_argument("epoch " + std::to_string(n) + " took " +
-						num(s.end - s.start) + " s, under a tenth of " + id +
-						"'s recorded median steady epoch (" + num(typical) +
-						" s): faster than plausible");
+						num(s.end - s.start) + " s on " + std::to_string(std::max(1, s.gpus)) +
+						" GPU(s), under a tenth of " + id + "'s first steady epochs (median " +
+						num(typical) + " GPU-s): faster than plausible");
+		// Too young for a reference of its own: other users' jobs of its model bound it.
+		if (s.claimed && typical <= 0 && peer_gpu_s > 0 && !first_of_run.count(n) &&
+		    (s.end - s.start) * std::max(1, s.gpus) < kFastestPeerFraction * peer_gpu_s)
+			return invalid_argument("epoch " + std::to_string(n) + " took " +
+						num(s.end - s.start) + " s on " + std::to_string(std::max(1, s.gpus)) +
+						" GPU(s), under a twentieth of other users' jobs of its model (median " +
+						num(peer_gpu_s) + " GPU-s): faster than plausible");
 		prev = &s;
 		prev_n = n;
 	}

@@ -10,9 +10,10 @@
 //  - the reporting node is one the job holds (Slurm's node list), while Slurm says which, and no
 //    record claims more GPUs than Slurm allocated it;
 //  - progress is no faster than plausible: epochs of one job do not overlap (each one starts after
-//    the one before it ended), none is shorter than a tenth of the job's own recorded median steady
-//    epoch (once it has 3; each run's first epoch is a warm-up or part of one: neither counted nor
-//    checked),
+//    the one before it ended), none takes under a tenth of the GPU-seconds of the job's first
+//    steady epochs recorded (their median, once it has 2 of them; at most the first 5 count, so
+//    that epochs accepted later never lower the bound; each run's first epoch is a warm-up or part
+//    of one: neither counted nor checked),
 //    epoch numbers do not jump (the one before is reported, or the run resumed from a checkpoint
 //    load past it), a load resumes from at most one epoch past what the job has recorded, and a
 //    save holds at most one epoch more than the job has reported (recorded or in the batch).
@@ -42,16 +43,26 @@ struct SlurmJob {
 };
 
 constexpr double kClockSkewS = 60;             // tolerance between the nodes' and the service's clocks
-constexpr double kFastestEpochFraction = 0.1;  // of the job's own median steady epoch,
-constexpr std::size_t kMinSteadyEpochs = 3;    // once it has recorded that many
+constexpr double kFastestEpochFraction = 0.1;  // of the job's reference: the median, in GPU-seconds,
+constexpr std::size_t kMinSteadyEpochs = 2;    // of its first steady epochs recorded, once it has
+constexpr std::size_t kReferenceEpochs = 5;    // this many (at most the first 5 count)
 
 // Refuses times after now + skew (used also where Slurm cannot be asked).
 Status check_not_future(const Batch& b, double now_s, double skew_s = kClockSkewS);
 
+// What other users' jobs of the same model say of its speed: the median over those jobs (at most 3
+// per user, none of `user`'s) of each one's first steady epochs in GPU-seconds (as the job's own
+// reference); 0 when no other user's job of the model has 2 steady epochs. A job too young for a
+// reference of its own is held to a twentieth of it: an epoch may be that much quicker on faster
+// GPUs, not more. (A model nobody else ran has no such bound: dlsched-ingestd(8), BUGS.)
+constexpr double kFastestPeerFraction = 0.05;
+double peer_reference_gpu_s(const std::vector<JobProfile>& history, const std::string& user);
+
 // The rules above. `recorded`: what the DB holds of the job already (its epochs and checkpoints;
-// null when nothing). The message names the record, as parse_batch's do.
+// null when nothing). `peer_gpu_s`: peer_reference_gpu_s() of its model (0: none). The message
+// names the record, as parse_batch's do.
 Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recorded, double now_s,
-		    double skew_s = kClockSkewS);
+		    double skew_s = kClockSkewS, double peer_gpu_s = 0);
 
 }  // namespace dlsched::db
 

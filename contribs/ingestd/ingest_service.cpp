@@ -290,6 +290,26 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, PerUid&
 	return o;
 }
 
+double IngestService::peer_reference(const std::string& model, const std::string& user, double now)
+{
+	constexpr std::size_t kPeerModels = 256;
+	constexpr double kPeerRefreshS = 60;
+	auto it = peers_.find(model);
+	if (it == peers_.end() || now - it->second.read_s >= kPeerRefreshS) {
+		auto h = db_.model_history(model, 50);
+		if (!h.is_ok())
+			return it == peers_.end() ? 0 : db::peer_reference_gpu_s(it->second.jobs, user);
+		if (it == peers_.end()) {
+			if (peers_.size() >= kPeerModels)
+				peers_.erase(peers_.begin());
+			it = peers_.emplace(model, PeerHistory{}).first;
+		}
+		it->second.read_s = now;
+		it->second.jobs = std::move(h).value();
+	}
+	return db::peer_reference_gpu_s(it->second.jobs, user);
+}
+
 Result<IngestService::Stored> IngestService::store(const db::Batch& b, const Owner& o)
 {
 	Stored s;
@@ -474,8 +494,15 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 			if (!recorded.is_ok() && recorded.status().code() != StatusCode::kNotFound)
 				return refuse(Refusal::kDbError, peer, recorded.status().message() + " (retry later)",
 					      who(uid, sender));
+			// Its model's speed on other users' jobs bounds a job too young for a reference of
+			// its own (forged from its first epoch on).
+			// (The model first recorded: a batch that renames it does not escape its peers.)
+			const std::string model = recorded.is_ok() && !recorded->job.model.empty() ? recorded->job.model
+						  : b->job                                          ? b->job->model
+												    : std::string();
+			const double peer_s = model.empty() ? 0 : peer_reference(model, owner->name, now);
 			claims = db::check_claims(*b, owner->job, recorded.is_ok() ? &recorded.value() : nullptr, now,
-						  limits_.clock_skew_s);
+						  limits_.clock_skew_s, peer_s);
 		} else {
 			claims = db::check_not_future(*b, now, limits_.clock_skew_s);
 		}

@@ -122,6 +122,9 @@ private:
 	bool known_unknown(const JobKey& k, double now);
 	void remember_unknown(const JobKey& k, double now);
 	Result<Stored> store(const db::Batch& b, const Owner& owner);
+	// peer_reference_gpu_s() of `model` without `user`'s jobs, from the model's recent history
+	// (its 50 latest jobs, read at most once a minute per model).
+	double peer_reference(const std::string& model, const std::string& user, double now);
 
 	db::ProfileDb db_;
 	Authenticator& auth_;
@@ -133,6 +136,11 @@ private:
 	double started_s_;
 	std::map<uid_t, PerUid> per_uid_;
 	std::map<JobKey, double> unknown_until_;  // negative cache: expiry per job
+	struct PeerHistory {
+		double read_s = 0;
+		std::vector<db::JobProfile> jobs;
+	};
+	std::map<std::string, PeerHistory> peers_;  // by model, at most kPeerModels
 	std::deque<std::pair<JobKey, double>> unknown_order_;  // insertion order, for eviction
 	std::uint64_t connections_refused_ = 0;
 	// After slurmctld failed to answer, owner lookups wait until lookup_paused_until_s_.

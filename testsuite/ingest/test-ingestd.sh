@@ -505,7 +505,7 @@ PY
 	fake=""
 	for e in $(seq 5 90); do fake="$fake,$(ep $e $((n0 + 400 + e - 5)) $((n0 + 401 + e - 5)))"; done
 	send s1b $mallory "$(batch 501 n3 0 "${fake#,},$(save 90 $((n0 + 490)))")"
-	expect "86 one-second epochs and a save at 90" 403 "epoch 5 took 1.0 s, under a tenth of job 501's recorded median steady epoch"
+	expect "86 one-second epochs and a save at 90" 403 "epoch 5 took 1.0 s on 1 GPU(s), under a tenth of job 501's first steady epochs"
 	# Nor by numbering: one epoch 89 of a plausible 100 s, then the save at 90.
 	send s1c $mallory "$(batch 501 n3 0 "$(ep 89 $((n0 + 400)) $((n0 + 500))),$(save 90 $((n0 + 500)))")"
 	expect "epoch 89 right after epoch 4" 403 "epoch 89 follows no epoch 88 of job 501"
