@@ -76,6 +76,30 @@ extern char *dls_node_gpu_type(node_record_t *node_ptr)
 	return type;
 }
 
+extern bool dls_node_gres_unregistered(node_record_t *node_ptr)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	bool unregistered = false;
+
+	/* A powered-down node registers only once a job's allocation resumes it: never hold that back. */
+	if (!node_ptr || !node_ptr->gres_list || IS_NODE_POWERED_DOWN(node_ptr) ||
+	    IS_NODE_POWERING_UP(node_ptr))
+		return false;
+	it = list_iterator_create(node_ptr->gres_list);
+	while ((gs = list_next(it))) {
+		gres_node_state_t *ns = gs->gres_data;
+
+		if (ns && !ns->no_consume && ns->type_cnt > 0 && ns->gres_cnt_config > 0 &&
+		    ns->gres_cnt_found == NO_VAL64) {
+			unregistered = true;
+			break;
+		}
+	}
+	list_iterator_destroy(it);
+	return unregistered;
+}
+
 extern void dls_node_placeholder(dlsched_node_view_t *n)
 {
 	memset(n, 0, sizeof(*n));

@@ -118,6 +118,18 @@ extern void dls_node_gpus(node_record_t *node_ptr, int *total, int *used);
  * with GPUs. Locks: node read.
  */
 extern char *dls_node_gpu_type(node_record_t *node_ptr);
+/*
+ * True while a node's typed GRES (Gres=gpu:v100:4) are not known to this slurmctld yet: it has
+ * (re)started and the node's slurmd has not registered since (gres_cnt_found still NO_VAL64, so no
+ * topology: which device index is which type). Slurm 22.05 must not allocate such GRES to a job:
+ * gres_ctld_job_alloc() then gives an untyped request (--gres=gpu:4) a typed allocation record
+ * with no count and no devices, so gres_ctld_job_dealloc() at the job's end frees nothing and the
+ * node keeps the GPUs counted as allocated (AllocTRES=gres/gpu=4 on an idle node) until the next
+ * scontrol reconfigure. A node that ran a job is made IDLE by that job's end without a
+ * registration, and a scheduler that starts jobs right after slurmctld starts or reconfigures
+ * (sched/dlsched does) can place one there in that window. Locks: node read.
+ */
+extern bool dls_node_gres_unregistered(node_record_t *node_ptr);
 
 /*
  * A node view for a slot of Slurm's node table that holds no node (dynamic
@@ -146,6 +158,9 @@ extern bool dls_record_deadline(job_record_t *job_ptr);
  * 0 when none. Locks: job read.
  */
 extern time_t dls_job_deadline(job_record_t *job_ptr);
+/* Whether the job is held by sched/dlsched's deadline admission (admin comment dl_held=, not
+ * released since: dl_released=): such a job stays in the view and is judged again every cycle. */
+extern bool dls_job_held_by_dlsched(job_record_t *job_ptr);
 
 /*
  * Add "KEY=<value>" to the job's admin comment unless a KEY= token is there

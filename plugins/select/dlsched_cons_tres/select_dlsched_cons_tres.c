@@ -270,6 +270,22 @@ extern int dls_placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint3
 			if (bit_test(bitmap, i) && !dls_loans_allow(job_ptr, node_ptr))
 				bit_clear(bitmap, i);
 	}
+	/* A GRES job is not started on a node whose typed GRES slurmctld does not know yet (restarted,
+	 * and the node not registered since: dls_node_gres_unregistered()): Slurm 22.05 would keep
+	 * them allocated after the job. It waits for the registration (at the latest MIN_CHECKIN_TIME
+	 * after the start, at once after a reconfigure); planning (WILL_RUN, TEST_ONLY) still counts
+	 * the node. */
+	if (mode == SELECT_MODE_RUN_NOW && bitmap && job_ptr->gres_list_req &&
+	    list_count(job_ptr->gres_list_req) > 0) {
+		node_record_t *node_ptr;
+
+		for (int i = 0; (node_ptr = next_node(&i)); i++)
+			if (bit_test(bitmap, i) && dls_node_gres_unregistered(node_ptr)) {
+				bit_clear(bitmap, i);
+				debug2("select/dlsched_cons_tres: %pJ: not on %s before it registers (GRES unknown since slurmctld started)",
+				       job_ptr, node_ptr->name);
+			}
+	}
 	if (mode == SELECT_MODE_RUN_NOW && (pref = _preferred(job_ptr, bitmap))) {
 		rc = cons_tres->job_test(job_ptr, pref, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
 				   preemptee_job_list, exc_core_bitmap);
