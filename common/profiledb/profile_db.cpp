@@ -203,6 +203,12 @@ Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mod
 		return p;
 	}
 	Status st = p.db_.exec("PRAGMA journal_mode=WAL");
+	// Every writer's commit is on disk when it returns: dlsched-ingestd answers 200 only then, and
+	// the collector then deletes its copy; a checkpoint report lost to a power cut would leave
+	// sched/dlsched waiting for it until the grace ends. (SQLite's default in WAL mode, NORMAL, may
+	// lose the last commits.) Per connection: set at every open.
+	if (st.is_ok())
+		st = p.db_.exec("PRAGMA synchronous=FULL");
 	if (st.is_ok())
 		st = p.migrate_to(kSchemaVersion);
 	if (!st.is_ok())

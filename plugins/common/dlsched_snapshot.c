@@ -170,15 +170,28 @@ extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long 
 	return true;
 }
 
+extern bool dls_job_held_by_dlsched(job_record_t *job_ptr)
+{
+	return job_ptr->priority == 0 && job_ptr->state_reason == WAIT_HELD &&
+	       dls_admin_comment_value(job_ptr, "dl_held") >= 0 &&
+	       dls_admin_comment_value(job_ptr, "dl_released") < 0;
+}
+
 /*
- * The pending jobs dlsched schedules at all: not held, not a hetjob or an
+ * The pending jobs dlsched schedules at all: not held (but for the ones
+ * sched/dlsched held for their deadline, judged again), not a hetjob or an
  * array's meta record (left to Slurm), not still completing a previous run.
  * Reads the job only. Locks: job read.
  */
 static bool _eligible_pending(job_record_t *job_ptr, time_t now)
 {
 	/* A requeued job stays COMPLETING until its previous run has ended on every node. */
-	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->priority == 0)
+	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr))
+		return false;
+	/* Held for its deadline by sched/dlsched: judged again every cycle (released when feasible). */
+	if (dls_job_held_by_dlsched(job_ptr))
+		return !job_ptr->het_job_id && !job_ptr->array_recs;
+	if (job_ptr->priority == 0)
 		return false;
 	if (job_ptr->het_job_id || job_ptr->array_recs)
 		return false;	/* left to Slurm: hetjobs, array meta records */
@@ -317,6 +330,11 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	v->model = m.model[0] ? xstrdup(m.model) : NULL;
 	v->submit_time = job_ptr->details ? (double) job_ptr->details->submit_time : (double) now;
 	v->gpus_requested = gpus;
+	/* GPUs per job or per task (--gpus, --gpus-per-task): Slurm refuses a per-node count beside
+	 * them, so sched/dlsched cannot give such a job another size: rigid for the policies (else they
+	 * plan GPUs for a resize that never happens). */
+	if (xstrstr(job_ptr->tres_per_job, "gpu") || xstrstr(job_ptr->tres_per_task, "gpu"))
+		gmin = gmax = 0;
 	/* Elastic range: only where it contains the current size (else rigid). */
 	if (gmin > 0 && gmin <= gpus)
 		v->gpus_min = gmin;
@@ -471,14 +489,17 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 			v->attained_gpu_s = v->executed_s * gpus;
 			ns += k;
 			snap->running++;
-		} else if (runnable_only ? IS_JOB_PENDING(job_ptr) && job_ptr->priority != 0 :
+		} else if (runnable_only ? IS_JOB_PENDING(job_ptr) &&
+						   (job_ptr->priority != 0 || dls_job_held_by_dlsched(job_ptr)) :
 			   _eligible_pending(job_ptr, now)) {
 			const char *why;
+			/* Held for its deadline by sched/dlsched: in the view to be judged again. */
+			bool rejudged = dls_job_held_by_dlsched(job_ptr);
 
 			gpus = dls_job_gpus_requested(job_ptr);
 			if (gpus <= 0)
 				continue;	/* CPU-only job: Slurm's own order */
-			if (runnable_only && (why = dls_job_not_runnable(job_ptr, now))) {
+			if (runnable_only && !rejudged && (why = dls_job_not_runnable(job_ptr, now))) {
 				/* Takes no planned GPUs; a stale dlsched priority goes. */
 				if (job_ptr->priority >= DLSCHED_PRIORITY_FLOOR && !job_ptr->direct_set_prio) {
 					xrecalloc(snap->left_out, snap->left_out_cnt + 1, sizeof(uint32_t));

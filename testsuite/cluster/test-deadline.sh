@@ -184,6 +184,18 @@ infeasible)
 	sleep 5  # GPU-time spent on a job that misses its deadline (for the report)
 	scancel "$be"
 	wait_done 30 "$be"
+	# A held job is judged again every cycle (it was held for good): its owner lowers its time
+	# limit (its claim counts only within it) to one that fits its deadline, and it is released.
+	conf Policy=qos-deadline SchedInterval=1 DeadlineInfeasible=hold
+	hw=$(deadline_job rejudged 30 14 150 3 --gres=gpu:1)
+	wait_reason 15 "$hw" "held" || ko "the job to judge again was not held: $(squeue -h -j "$hw" -o '%T %Q %r')"
+	scontrol update JobId="$hw" TimeLimit=1
+	wait_for 15 grep -q "JobId=$hw released: its deadline is feasible again" "$log" &&
+		[ "$(squeue -h -j "$hw" -o %Q)" != 0 ] && [[ "$(admin_comment_of "$hw")" == *dl_released=* ]] &&
+		ok "a held job that fits its deadline again is released: $(squeue -h -j "$hw" -o '%T %r')" ||
+		ko "held job $hw after its limit was lowered: $(squeue -h -j "$hw" -o '%T %Q %r'); $(grep "JobId=$hw" "$log" | tail -2)"
+	scancel "$hw"
+	wait_done 30 "$hw"
 	;;
 classes)
 	# Priority classes against deadline work (doc/admin-guide.md): a --qos=high job needing all 8

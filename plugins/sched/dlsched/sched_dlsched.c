@@ -904,6 +904,48 @@ static void _choose_partition(job_record_t *job_ptr, const dlsched_action_t *a)
 	}
 }
 
+/*
+ * A job held for its deadline stays in the view (dls_job_held_by_dlsched()) and is judged again every
+ * cycle: one the Admission policy no longer holds (its estimate improved, the cluster emptied) is
+ * released, as an administrator's release would (it then runs best-effort if it becomes infeasible
+ * again, never held twice). The release is recorded (dl_released=) and survives a restart. Locks:
+ * job write.
+ */
+static void _release_readmitted(dls_snapshot_t *snap, dlsched_decisions_t *d, time_t now)
+{
+	size_t n = dlsched_decisions_count(d), held_cnt = 0;
+	uint32_t *held = xcalloc(n ? n : 1, sizeof(uint32_t));
+	dlsched_action_t a;
+	dlsched_error_t err;
+
+	memset(&a, 0, sizeof(a));
+	a.struct_size = sizeof(a);
+	for (size_t i = 0; i < n; i++)
+		if (dlsched_decisions_get(d, i, &a, &err) == DLSCHED_OK && a.kind == DLSCHED_ADMISSION &&
+		    (a.admission == DLSCHED_ADMIT_HOLD || a.admission == DLSCHED_ADMIT_CANCEL))
+			held[held_cnt++] = a.job_id;
+	for (size_t i = 0; i < snap->view.job_count; i++) {
+		job_record_t *job_ptr;
+		size_t k;
+
+		if (snap->jobs[i].state != DLSCHED_PENDING)
+			continue;
+		for (k = 0; k < held_cnt && held[k] != snap->jobs[i].job_id; k++)
+			;
+		if (k < held_cnt || !(job_ptr = find_job_record(snap->jobs[i].job_id)) ||
+		    !dls_job_held_by_dlsched(job_ptr))
+			continue;
+		job_ptr->priority = DLSCHED_PRIORITY_FLOOR;	/* ordered from the next cycle */
+		job_ptr->state_reason = WAIT_NO_REASON;
+		xfree(job_ptr->state_desc);
+		(void) dls_admin_comment_once(job_ptr, "dl_released", (long) now);
+		last_job_update = now;
+		stats.admission_verdicts++;
+		info("sched/dlsched: %pJ released: its deadline is feasible again", job_ptr);
+	}
+	xfree(held);
+}
+
 static void _apply(dlsched_decisions_t *d, time_t now)
 {
 	size_t n = dlsched_decisions_count(d), order_cnt = 0;
@@ -1105,8 +1147,14 @@ static void _log_notes(dlsched_scheduler_t *sched)
 	for (char *p = stats.notes; *p; p++)
 		if (*p == '\n')
 			*p = '|';
-	for (line = strtok_r(notes, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		info("sched/dlsched: note: %s", line);
+	/* A policy that cannot be built as configured (a model file missing or unusable) runs
+	 * something else: an error for the admin, not a note. */
+	for (line = strtok_r(notes, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, "instead") || strstr(line, "not found"))
+			error("sched/dlsched: note: %s", line);
+		else
+			info("sched/dlsched: note: %s", line);
+	}
 }
 
 /*
@@ -1384,6 +1432,7 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 		lock_slurmctld(write_lock);
 		held = _now_ms();
 		_apply(d, time(NULL));
+		_release_readmitted(snap, d, time(NULL));
 		unlock_slurmctld(write_lock);
 		locked += _now_ms() - held;
 		dlsched_decisions_free(d);
