@@ -73,8 +73,8 @@ testsuite_cluster_load_job_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 testsuite_cluster_load_job_LDADD = $(SLURM_LDFLAGS) -lslurm
 endif
 # The soak test of the ingest service's threat model (hostile clients, a slurmctld restart; about
-# 2 minutes): not in TESTS while it finds a real fault (NEWS: fast epochs accepted); scripts/soak
-# runs it.
+# 2 minutes; scripts/soak runs it alone).
+TESTS += testsuite/cluster/test-soak.sh
 EXTRA_DIST += testsuite/cluster/test-soak.sh
 
 # dlsched-report against hand-computed figures from a fixed sacct output.
