@@ -199,11 +199,8 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 	// earliest only: epochs accepted later never lower it, so quick forged epochs cannot make the
 	// next ones look plausible (the soak test's: 0.1-s epochs after three real 3-s ones, each batch
 	// then checked against a median they had pulled down).
-	std::vector<double> steady_gpu_s;
-	for (const auto& [n, s] : epochs)
-		if (!s.claimed && !first_of_run.count(n) && steady_gpu_s.size() < kReferenceEpochs)
-			steady_gpu_s.push_back((s.end - s.start) * std::max(1, s.gpus));
-	const double typical = steady_gpu_s.size() >= kMinSteadyEpochs ? median(steady_gpu_s) : 0;
+	// The same reference as other users' jobs give (peer_reference_gpu_s()), from what is recorded.
+	const double typical = recorded ? first_steady_gpu_s(recorded->epochs) : 0;
 	const Span* prev = nullptr;
 	int prev_n = 0;
 	for (const auto& [n, s] : epochs) {
