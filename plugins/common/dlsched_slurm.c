@@ -76,6 +76,11 @@ extern char *dls_node_gpu_type(node_record_t *node_ptr)
 	return type;
 }
 
+extern bool dls_job_gpus_per_node(job_record_t *job_ptr)
+{
+	return !xstrstr(job_ptr->tres_per_job, "gpu") && !xstrstr(job_ptr->tres_per_task, "gpu");
+}
+
 extern bool dls_node_gres_unregistered(node_record_t *node_ptr)
 {
 	ListIterator it;

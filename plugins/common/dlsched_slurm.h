@@ -130,6 +130,10 @@ extern char *dls_node_gpu_type(node_record_t *node_ptr);
  * (sched/dlsched does) can place one there in that window. Locks: node read.
  */
 extern bool dls_node_gres_unregistered(node_record_t *node_ptr);
+/* Whether the job's GPUs are asked per node (--gres, --gpus-per-node), the only shape sched/dlsched
+ * can resize: Slurm refuses a per-node count beside GPUs per job or per task (--gpus,
+ * --gpus-per-task), so such a job is rigid. Locks: job read. */
+extern bool dls_job_gpus_per_node(job_record_t *job_ptr);
 
 /*
  * A node view for a slot of Slurm's node table that holds no node (dynamic

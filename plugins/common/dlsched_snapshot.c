@@ -333,7 +333,7 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	/* GPUs per job or per task (--gpus, --gpus-per-task): Slurm refuses a per-node count beside
 	 * them, so sched/dlsched cannot give such a job another size: rigid for the policies (else they
 	 * plan GPUs for a resize that never happens). */
-	if (xstrstr(job_ptr->tres_per_job, "gpu") || xstrstr(job_ptr->tres_per_task, "gpu"))
+	if (!dls_job_gpus_per_node(job_ptr))
 		gmin = gmax = 0;
 	/* Elastic range: only where it contains the current size (else rigid). */
 	if (gmin > 0 && gmin <= gpus)

@@ -185,8 +185,7 @@ static char *_tres_per_node_with(job_record_t *job_ptr, int per_node)
 	char *copy, *tok, *save = NULL, *out = NULL;
 	bool found = false;
 
-	if (xstrstr(job_ptr->tres_per_job, "gpu") || xstrstr(job_ptr->tres_per_task, "gpu") ||
-	    !job_ptr->tres_per_node)
+	if (!dls_job_gpus_per_node(job_ptr) || !job_ptr->tres_per_node)
 		return NULL;
 	copy = xstrdup(job_ptr->tres_per_node);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
