@@ -81,3 +81,11 @@ EXTRA_DIST += testsuite/cluster/test-soak.sh
 TESTS += testsuite/report/test-report.sh
 EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt testsuite/report/data/sacct-header.txt testsuite/report/data/bad.txt testsuite/report/data/reused.txt
 include testsuite/train/local.mk
+
+# One set of metric definitions: dlsched-sim's metrics and dlsched-report on the same outcomes.
+check_PROGRAMS += testsuite/metrics/metrics-json
+testsuite_metrics_metrics_json_SOURCES = testsuite/metrics/metrics-json.cpp
+testsuite_metrics_metrics_json_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
+testsuite_metrics_metrics_json_LDADD = contribs/sim/libsim.la common/libdlsched.la $(JANSSON_LIBS) $(SQLITE_LIBS)
+TESTS += testsuite/metrics/test-metrics-agree.sh
+EXTRA_DIST += testsuite/metrics/test-metrics-agree.sh testsuite/metrics/outcomes.csv testsuite/metrics/to-sacct.py

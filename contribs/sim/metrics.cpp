@@ -176,6 +176,9 @@ json::Value to_json(const RunMetrics& m)
 	o.set("gpu_util", Value::number(m.gpu_util));
 	o.set("deadline_met_rate", m.deadline_met_rate ? Value::number(*m.deadline_met_rate) : Value::null());
 	o.set("preemptions", Value::integer(m.preemptions));
+	// doc/metrics.md: the same names as dlsched-report's (a preemption here is a checkpoint-and-requeue).
+	o.set("requeues", Value::integer(m.preemptions));
+	o.set("restarts", Value::integer(m.preemptions + m.resizes));
 	o.set("lost_gpu_s", Value::number(m.lost_gpu_s));
 	o.set("decision_ms_p50", Value::number(m.decision_ms_p50));
 	o.set("decision_ms_p99", Value::number(m.decision_ms_p99));
