@@ -15,3 +15,16 @@ take() {
 	[ $# -ge 2 ] || { echo "$(basename "$0"): $1 needs a value" >&2; usage >&2; exit 2; }
 	once "$1"
 }
+# help_if_asked "$@": with -h or --help anywhere among the arguments, print the script's header
+# comment (its usage) and exit 0, before anything is installed, built or started.
+help_if_asked() {
+	local a
+	for a in "$@"; do
+		case "$a" in
+		-h | --help)
+			sed -n '2,${/^#/!q;s/^# \{0,1\}//p}' "$0"
+			exit 0
+			;;
+		esac
+	done
+}
