@@ -249,7 +249,13 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 	}
 	if (!runs.empty())
 		out += "bound (each job alone at its requested GPUs): avg JCT " + human_duration(runs.front().bound_avg_jct_s) +
-		       "; slowdown = avg JCT / bound; vs 1st = avg JCT / " + runs.front().policy + "'s\n";
+		       "; slowdown = avg JCT / bound; vs 1st = avg JCT / " + runs.front().policy +
+		       "'s (below 1.00x: better)\n"
+		       "columns: JCT = completion - submission (trace time); queue = average wait before the first start; "
+		       "util = GPU time held / (GPUs x makespan);\n"
+		       "  dl met = deadlines met; preempt = checkpoint-and-requeues; lost GPUh = GPU-hours of restart costs and "
+		       "work redone;\n  cycle p99 = the slowest 1% of scheduling "
+		       "decisions (wall time of one decide())\n";
 	// What the policies saw of the jobs' lengths (dlsched-sim: one --estimates for all runs).
 	bool mixed = false;
 	for (const RunMetrics& m : runs)
@@ -278,6 +284,11 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 			              100 * m.window_gpu_util);
 			out += line;
 		}
+		out += "loaning: loaned GPUh = GPU-hours training held on inference nodes; reclaims = nodes taken back\n"
+		       "  (late: not free within ReclaimTimeout=); preempt = jobs requeued to free them; shortfall GPUh = "
+		       "GPU-hours inference needed and lacked beyond the timeout;\n"
+		       "  all util = training and inference GPU "
+		       "time / all GPUs; arrivals = the same over the arrival window\n";
 	}
 	// Per QoS, when the jobs have more than one.
 	if (!runs.empty() && runs.front().by_qos.size() > 1) {
