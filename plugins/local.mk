@@ -2,7 +2,8 @@
 # source tree (configure --with-slurm-source=DIR, scripts/get-slurm-source); without one they are
 # not built and configure says so. Never built with sanitizers: slurmctld loads them.
 EXTRA_DIST += plugins/README.md plugins/sched/dlsched/README.md plugins/select/dlsched_cons_tres/README.md \
-	plugins/site_factor/dlsched/README.md plugins/preempt/dlsched/README.md plugins/spank/dlsched/README.md
+	plugins/site_factor/dlsched/README.md plugins/preempt/dlsched/README.md plugins/spank/dlsched/README.md \
+	plugins/job_submit/dlsched/README.md
 
 slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES =
@@ -45,7 +46,8 @@ slurmplugin_LTLIBRARIES += plugins/sched/dlsched/sched_dlsched.la \
 	plugins/select/dlsched_cons_tres/select_dlsched_cons_tres.la \
 	plugins/select/dlsched_cons_tres/dlsched_cons_tres_ctld.la \
 	plugins/site_factor/dlsched/site_factor_dlsched.la \
-	plugins/preempt/dlsched/preempt_dlsched.la
+	plugins/preempt/dlsched/preempt_dlsched.la \
+	plugins/job_submit/dlsched/job_submit_dlsched.la
 
 # Slurm's own flags for code built against its tree (as Slurm's Makefiles build its plugins).
 # Slurm's config.h defines PACKAGE_* itself: drop ours (they come from DEFS on the command line).
@@ -133,6 +135,15 @@ plugins_preempt_dlsched_preempt_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 plugins_preempt_dlsched_preempt_dlsched_la_LDFLAGS = $(DLS_ADVISOR_LDFLAGS)
 plugins_preempt_dlsched_preempt_dlsched_la_LIBADD = plugins/common/libdlsched_advisor.la
 nodist_EXTRA_plugins_preempt_dlsched_preempt_dlsched_la_SOURCES = force-cxx-link.cpp
+
+# job_submit/dlsched: checks at submission and update (elastic ranges, the deadline word); the
+# comment words' parser comes from the core.
+plugins_job_submit_dlsched_job_submit_dlsched_la_SOURCES = plugins/job_submit/dlsched/job_submit_dlsched.c
+plugins_job_submit_dlsched_job_submit_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
+plugins_job_submit_dlsched_job_submit_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
+plugins_job_submit_dlsched_job_submit_dlsched_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
+plugins_job_submit_dlsched_job_submit_dlsched_la_LIBADD = $(DLS_CORE_LIBADD)
+nodist_EXTRA_plugins_job_submit_dlsched_job_submit_dlsched_la_SOURCES = force-cxx-link.cpp
 endif
 
 if HAVE_SLURM

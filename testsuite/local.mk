@@ -24,6 +24,9 @@ EXTRA_DIST += testsuite/cluster/test-safety.sh testsuite/cluster/test-preemption
 # and the loan fence holds.
 TESTS += testsuite/cluster/test-stops.sh
 EXTRA_DIST += testsuite/cluster/test-stops.sh
+# job_submit/dlsched: elastic ranges checked at submission; the deadline word fixed after it.
+TESTS += testsuite/cluster/test-job-submit.sh
+EXTRA_DIST += testsuite/cluster/test-job-submit.sh
 # The learned policies in slurmctld (skips when sched/dlsched was built without libtorch).
 TESTS += testsuite/cluster/test-learned.sh
 # Deadlines: autoscaling to meet one, DeadlineInfeasible=, completion rates from sacct.

@@ -94,7 +94,7 @@ extern gres_state_t *dls_find_gpu_state(List gres_list);
 /*
  * All of a job's dlsched metadata in one reading, by the core's one parser
  * (dlsched_parse_job_metadata, common/model/job_metadata.h): the comment's words
- * ("model=resnet50 epochs=12 epoch_time_1gpu=456.7 gpus_min=2 gpus_max=8
+ * ("model=imagenet epochs=12 epoch_time_1gpu=456.7 gpus_min=2 gpus_max=8
  * deadline=<epoch s>"), then what spank/dlsched put in the job's environment
  * (DL_MODEL, DL_EPOCHS, DL_ELASTIC; sbatch --dl-*) over them. These come from
  * users: values outside spank/dlsched's submit-time limits (kMaxEpochs, ... in

@@ -61,6 +61,9 @@ wait_done 300 "$j" || ko "the example job did not finish"
 completed "$j" && ok "the example job completed" || ko "job $j: $(sacct -n -X -P --duplicates -o State -j "$j" | tr '\n' ' ')"
 epochs_of "$j" | is_sequence "$epochs" && ok "every epoch once in the profile DB (1..$epochs)" ||
 	ko "epochs of $j: $(epochs_of "$j" | wc -l) rows, $(epochs_of "$j" | head -3 | tr '\n' ' ')..."
+# --dl-checkpoint-dir=...-%j: the job's own directory (a job submitted again starts over).
+[ -n "$(ls -A "$dir/ck-$j" 2>/dev/null)" ] && ok "its checkpoints are in its own directory ck-$j (%j expanded)" ||
+	ko "no checkpoint in $dir/ck-$j: $(ls "$dir" | tr '\n' ' ')"
 ck=$("$dbtool" --db "$db" export checkpoints | awk -F, -v j="$j" '$2 == j { print $3 ":" $5 }' | sort | tr '\n' ' ')
 [[ "$ck" == *"0:save"* ]] && [[ "$ck" == *"1:load"* ]] && ok "the save of run 0 and the load of run 1 are in the profile DB ($ck)" ||
 	ko "checkpoints of $j: '$ck'"

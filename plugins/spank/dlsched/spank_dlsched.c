@@ -59,7 +59,7 @@ static int _check_model(const char *v)
 	size_t n = strlen(v);
 
 	if (n == 0 || n > 64) {
-		slurm_error("--dl-model: '%s' must be 1 to 64 characters (a model name such as resnet50)", v);
+		slurm_error("--dl-model: '%s' must be 1 to 64 characters (a model name such as imagenet; dlsched-db models lists those measured here)", v);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -80,7 +80,7 @@ static int _check_epochs(const char *v)
 	errno = 0;
 	d = strtod(v, &end);
 	if (!*v || *end || errno || !(d > 0 && d <= 1e7) || strpbrk(v, "xXpP")) {
-		slurm_error("--dl-epochs: '%s' is not a number of epochs (a positive number, e.g. 90)", v);
+		slurm_error("--dl-epochs: '%s' is not a number of epochs (a positive number up to 10000000, e.g. 90)", v);
 		return -1;
 	}
 	return 0;
@@ -127,6 +127,36 @@ static int _check_dir(const char *v)
 	return 0;
 }
 
+/* The checkpoint directory with %j replaced by the job id (the same in every run of the job, so a
+ * requeued job finds its checkpoint and a resubmitted one starts over) and %% by %. */
+static int _expand_dir(const char *in, uint32_t job_id, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (const char *p = in; *p; p++) {
+		char num[16];
+		const char *add = num;
+		size_t len;
+
+		if (p[0] == '%' && p[1] == 'j') {
+			snprintf(num, sizeof(num), "%u", job_id);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			num[0] = '%', num[1] = '\0';
+			p++;
+		} else {
+			num[0] = *p, num[1] = '\0';
+		}
+		len = strlen(add);
+		if (k + len >= n)
+			return -1;
+		memcpy(out + k, add, len);
+		k += len;
+	}
+	out[k] = '\0';
+	return 0;
+}
+
 /* The options' values, by the option's `val` (the index into this table). */
 static struct {
 	char *dst;
@@ -156,7 +186,7 @@ static struct spank_option options[] = {
 	{ "dl-epochs", "N", "dlsched: epochs the job trains in all", 1, 1, _cb },
 	{ "dl-elastic", "MIN:MAX", "dlsched: GPUs the job can run on; dlsched may resize it within them", 1, 2,
 	  _cb },
-	{ "dl-checkpoint-dir", "DIR", "dlsched: where the job keeps its checkpoints (absolute, on shared storage)",
+	{ "dl-checkpoint-dir", "DIR", "dlsched: where the job keeps its checkpoints (absolute, on shared storage; %j: the job id)",
 	  1, 3, _cb },
 	SPANK_OPTIONS_TABLE_END
 };
@@ -734,8 +764,15 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	_setenv(sp, "DLSCHED_RESTART", num);
 	snprintf(num, sizeof(num), "%ld", gpus);
 	_setenv(sp, "DLSCHED_GPUS", num);
-	if ((dir = _job_value(sp, opt_ckpt_dir, "SLURM_SPANK_DL_CHECKPOINT_DIR", vbuf, sizeof(vbuf))))
-		_setenv(sp, "DLSCHED_CHECKPOINT_DIR", dir);
+	if ((dir = _job_value(sp, opt_ckpt_dir, "SLURM_SPANK_DL_CHECKPOINT_DIR", vbuf, sizeof(vbuf)))) {
+		char xbuf[PATH_MAX];
+
+		if (_expand_dir(dir, job_id, xbuf, sizeof(xbuf)) == 0)
+			_setenv(sp, "DLSCHED_CHECKPOINT_DIR", xbuf);
+		else
+			slurm_error("--dl-checkpoint-dir: '%s' is too long once %%j is the job id; DLSCHED_CHECKPOINT_DIR not set",
+				    dir);
+	}
 	/* Checked again: the environment's copies are the user's to change. */
 	model = _job_value(sp, opt_model, "SLURM_SPANK_DL_MODEL", mbuf, sizeof(mbuf));
 	if (model && _check_model(model) < 0)
