@@ -1,5 +1,6 @@
-// The one table of every dlsched.conf key: name, type, default, range and help. dlsched.conf(5) and
-// `dlsched-sim --print-config` are generated from the same words; keep them in step.
+// The one table of every dlsched.conf key: name, type, default, range and help. `dlsched-sim
+// --print-config` prints from it; dlsched.conf(5) (doc/man) is written by hand from the same words:
+// keep them in step (testsuite/unit/test_config checks that every key here is in the man page).
 #include <cstring>
 #include <strings.h>
 
