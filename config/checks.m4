@@ -149,6 +149,14 @@ AM_CONDITIONAL([SANITIZE], [test "x$enable_san" = xyes])
 
 WARN_CXXFLAGS="-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor"
 WARN_CFLAGS="-Wall -Wextra"
+dnl CI builds with --enable-werror (scripts/build: WERROR=1): warnings stay at zero.
+AC_ARG_ENABLE([werror],
+  [AS_HELP_STRING([--enable-werror], [treat compiler warnings as errors (CI does)])],
+  [enable_werror="$enableval"], [enable_werror=no])
+if test "x$enable_werror" = xyes; then
+  WARN_CXXFLAGS="$WARN_CXXFLAGS -Werror"
+  WARN_CFLAGS="$WARN_CFLAGS -Werror"
+fi
 AC_SUBST([WARN_CXXFLAGS])
 AC_SUBST([WARN_CFLAGS])
 
@@ -171,6 +179,7 @@ dlsched $PACKAGE_VERSION configuration summary
   Slurm plugin dir ....... $slurm_plugindir
   libtorch ............... $have_torch (prefix $torch_prefix)
   sanitizers ............. $enable_san
+  warnings as errors ..... $enable_werror
 
 SUMMARY
 ])

@@ -18,9 +18,6 @@ dist_man_MANS += doc/man/dlsched-train.1
 # Every tool's --help and its man page's OPTIONS list the same options.
 TESTS += testsuite/doc/test-man-options.sh
 EXTRA_DIST += testsuite/doc/test-man-options.sh
-# Every dlsched.conf key has an entry in dlsched.conf(5).
-TESTS += testsuite/doc/test-conf-keys.sh
-EXTRA_DIST += testsuite/doc/test-conf-keys.sh
 # Every script answers --help with its usage and does nothing else.
 TESTS += testsuite/doc/test-script-help.sh
 EXTRA_DIST += testsuite/doc/test-script-help.sh

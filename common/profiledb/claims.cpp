@@ -102,8 +102,25 @@ double peer_reference_gpu_s(const std::vector<JobProfile>& history, const std::s
 	return refs.empty() ? 0 : median(refs);
 }
 
+double model_reference_gpu_s(const std::vector<JobProfile>& history, const std::string& user,
+			     double profile_epoch_gpu_s, std::string* what)
+{
+	const double peers = peer_reference_gpu_s(history, user);
+	if (peers > 0) {
+		if (what)
+			*what = "other users' jobs of its model";
+		return peers;
+	}
+	if (profile_epoch_gpu_s > 0) {
+		if (what)
+			*what = "its model's profile";
+		return profile_epoch_gpu_s;
+	}
+	return 0;
+}
+
 Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recorded, double now_s,
-		    double skew_s, double peer_gpu_s)
+		    double skew_s, double peer_gpu_s, const std::string& peer_what)
 {
 	Status st = check_not_future(b, now_s, skew_s);
 	if (!st.is_ok())
@@ -225,7 +242,7 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 		    (s.end - s.start) * std::max(1, s.gpus) < kFastestPeerFraction * peer_gpu_s)
 			return invalid_argument("epoch " + std::to_string(n) + " took " +
 						num(s.end - s.start) + " s on " + std::to_string(std::max(1, s.gpus)) +
-						" GPU(s), under a twentieth of other users' jobs of its model (median " +
+						" GPU(s), under a twentieth of " + peer_what + " (" +
 						num(peer_gpu_s) + " GPU-s): faster than plausible");
 		prev = &s;
 		prev_n = n;

@@ -54,15 +54,24 @@ Status check_not_future(const Batch& b, double now_s, double skew_s = kClockSkew
 // per user, none of `user`'s) of each one's first steady epochs in GPU-seconds (as the job's own
 // reference); 0 when no other user's job of the model has 2 steady epochs. A job too young for a
 // reference of its own is held to a twentieth of it: an epoch may be that much quicker on faster
-// GPUs, not more. (A model nobody else ran has no such bound: dlsched-ingestd(8), BUGS.)
+// GPUs, not more.
 constexpr double kFastestPeerFraction = 0.05;
 double peer_reference_gpu_s(const std::vector<JobProfile>& history, const std::string& user);
 
+// The reference a job too young for its own is held to: other users' jobs of its model
+// (peer_reference_gpu_s()), else the model's profile (`profile_epoch_gpu_s`: what the site's model
+// profiles say one epoch takes on one reference GPU; 0: not a profiled model). *what names it for
+// the message. 0 when neither: a model nobody else ran and no profile knows has no such bound
+// (dlsched-ingestd(8), BUGS).
+double model_reference_gpu_s(const std::vector<JobProfile>& history, const std::string& user,
+			     double profile_epoch_gpu_s, std::string* what);
+
 // The rules above. `recorded`: what the DB holds of the job already (its epochs and checkpoints;
-// null when nothing). `peer_gpu_s`: peer_reference_gpu_s() of its model (0: none). The message
-// names the record, as parse_batch's do.
+// null when nothing). `peer_gpu_s`: model_reference_gpu_s() of its model (0: none), `peer_what` its
+// name. The message names the record, as parse_batch's do.
 Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recorded, double now_s,
-		    double skew_s = kClockSkewS, double peer_gpu_s = 0);
+		    double skew_s = kClockSkewS, double peer_gpu_s = 0,
+		    const std::string& peer_what = "other users' jobs of its model");
 
 }  // namespace dlsched::db
 

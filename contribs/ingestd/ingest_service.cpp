@@ -290,15 +290,19 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, PerUid&
 	return o;
 }
 
-double IngestService::peer_reference(const std::string& model, const std::string& user, double now)
+double IngestService::peer_reference(const std::string& model, const std::string& user, double now,
+				     std::string* what)
 {
+	const auto prof = profile_epochs_.find(model);
+	const double profile_s = prof == profile_epochs_.end() ? 0 : prof->second;
 	constexpr std::size_t kPeerModels = 256;
 	constexpr double kPeerRefreshS = 60;
 	auto it = peers_.find(model);
 	if (it == peers_.end() || now - it->second.read_s >= kPeerRefreshS) {
 		auto h = db_.model_history(model, 50);
 		if (!h.is_ok())
-			return it == peers_.end() ? 0 : db::peer_reference_gpu_s(it->second.jobs, user);
+			return it == peers_.end() ? db::model_reference_gpu_s({}, user, profile_s, what)
+						  : db::model_reference_gpu_s(it->second.jobs, user, profile_s, what);
 		if (it == peers_.end()) {
 			if (peers_.size() >= kPeerModels)
 				peers_.erase(peers_.begin());
@@ -307,7 +311,7 @@ double IngestService::peer_reference(const std::string& model, const std::string
 		it->second.read_s = now;
 		it->second.jobs = std::move(h).value();
 	}
-	return db::peer_reference_gpu_s(it->second.jobs, user);
+	return db::model_reference_gpu_s(it->second.jobs, user, profile_s, what);
 }
 
 Result<IngestService::Stored> IngestService::store(const db::Batch& b, const Owner& o)
@@ -500,9 +504,10 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 			const std::string model = recorded.is_ok() && !recorded->job.model.empty() ? recorded->job.model
 						  : b->job                                          ? b->job->model
 												    : std::string();
-			const double peer_s = model.empty() ? 0 : peer_reference(model, owner->name, now);
+			std::string peer_what = "other users' jobs of its model";
+			const double peer_s = model.empty() ? 0 : peer_reference(model, owner->name, now, &peer_what);
 			claims = db::check_claims(*b, owner->job, recorded.is_ok() ? &recorded.value() : nullptr, now,
-						  limits_.clock_skew_s, peer_s);
+						  limits_.clock_skew_s, peer_s, peer_what);
 		} else {
 			claims = db::check_not_future(*b, now, limits_.clock_skew_s);
 		}

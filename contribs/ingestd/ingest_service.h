@@ -90,6 +90,9 @@ public:
 	void connection_refused(const std::string& peer);
 
 	std::uint64_t batches_accepted() const { return batches_; }
+	// The seconds one epoch of each profiled model takes on one reference GPU (--profiles): the
+	// bound of a job too young for its own reference when no other user ran its model.
+	void set_profile_epochs(std::map<std::string, double> epoch_gpu_s) { profile_epochs_ = std::move(epoch_gpu_s); }
 	std::uint64_t refused_total() const;
 
 private:
@@ -124,7 +127,8 @@ private:
 	Result<Stored> store(const db::Batch& b, const Owner& owner);
 	// peer_reference_gpu_s() of `model` without `user`'s jobs, from the model's recent history
 	// (its 50 latest jobs, read at most once a minute per model).
-	double peer_reference(const std::string& model, const std::string& user, double now);
+	double peer_reference(const std::string& model, const std::string& user, double now, std::string* what);
+	std::map<std::string, double> profile_epochs_;
 
 	db::ProfileDb db_;
 	Authenticator& auth_;

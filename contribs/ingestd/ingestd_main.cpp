@@ -11,6 +11,7 @@
 #include <cstring>
 #include <strings.h>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,7 @@
 #include "profiledb/profile_db.h"
 #include "util/csv.h"
 #include "util/flags.h"
+#include "workload/workload.h"
 
 using namespace dlsched;
 using namespace dlsched::ingest;
@@ -49,6 +51,11 @@ const char kUsage[] =
 	"  --lookup-rate N        new Slurm lookups per second per uid (default 2; more: 503)\n"
 	"  --lookup-burst N       lookups a uid may start at once after a pause (default 20)\n"
 	"  --clock-skew S         tolerance of the records' times against Slurm's (default 60)\n"
+	"  --profiles DIR         the site's model profiles (models.csv): a job of a model no other\n"
+	"                         user ran is held to a twentieth of its profile's epoch time (default:\n"
+	"                         none; a cluster whose GPUs the profiles do not describe leaves it out)\n"
+	"  --profile-time-scale X the profiles' times run X times faster here (an emulated cluster\n"
+	"                         replaying a trace X times faster; default 1)\n"
 	"  --max-connections N    open connections in all (default 256)\n"
 	"  --max-connections-per-ip N  open connections from one address (default 16; more are closed)\n"
 	"  --pid-file FILE        write the process id there\n"
@@ -74,6 +81,8 @@ struct Options {
 	std::string munge_socket;
 	std::string owner_lookup = kDefaultLookup;
 	double job_info_ttl_s = 120;
+	std::string profiles;          // --profiles: model profiles bound a model no other user ran
+	double profile_time_scale = 1;
 	std::string pid_file;
 	std::string log_file;
 	bool verbose = false;
@@ -167,6 +176,7 @@ int parse_options(int argc, char** argv, Options& o)
 			{"--lookup-rate", 0.01, 1e6, false, &o.limits.lookup_rate_per_s, nullptr, nullptr, nullptr},
 			{"--lookup-burst", 1, 1e6, true, &o.limits.lookup_burst, nullptr, nullptr, nullptr},
 			{"--clock-skew", 0, 86400, false, &o.limits.clock_skew_s, nullptr, nullptr, nullptr},
+			{"--profile-time-scale", 1e-3, 1e6, false, &o.profile_time_scale, nullptr, nullptr, nullptr},
 			{"--max-connections", 1, 65536, true, nullptr, nullptr, &o.server.max_connections, nullptr},
 			{"--max-connections-per-ip", 1, 65536, true, nullptr, nullptr, &o.server.max_per_ip, nullptr},
 		};
@@ -193,6 +203,8 @@ int parse_options(int argc, char** argv, Options& o)
 			dest = &o.log_file;
 		else if (a == "--cluster")
 			dest = &o.limits.cluster;
+		else if (a == "--profiles")
+			dest = &o.profiles;
 		else
 			return usage_error("unknown option '" + a + "'");
 		if (!inline_value) {
@@ -305,6 +317,17 @@ int main(int argc, char** argv)
 
 	IngestService service(std::move(db.value()), *auth.value(), lookup.get(), slurm_uid.value(), log,
 			      &wall_clock, o.limits);
+	if (!o.profiles.empty()) {
+		auto models = load_model_catalog(o.profiles);
+		if (!models.is_ok())
+			return fail("--profiles " + o.profiles + ": " + models.status().message());
+		std::map<std::string, double> epoch_s;
+		for (int i = 0; i < models->size(); ++i)
+			epoch_s[models->at(i).name] = models->epoch_time_1gpu(i) / o.profile_time_scale;
+		log.info("model profiles from " + o.profiles + ": " + std::to_string(epoch_s.size()) +
+			 " models bound jobs of a model no other user ran");
+		service.set_profile_epochs(std::move(epoch_s));
+	}
 	auto server = HttpServer::start(listen.value(), o.server, service, log);
 	if (!server.is_ok())
 		return fail(server.status().message());

@@ -88,3 +88,17 @@ is_state() { [ "$(state_of "$1")" = "$2" ]; }  # is_state JOBID STATE
 # A job's epochs in the profile DB ($db) as "epoch,run" lines, by epoch; is_sequence N: exactly 1..N.
 epochs_of() { "$dbtool" --db "$db" export epochs 2>/dev/null | awk -F, -v j="$1" '$2 == j { print $4 "," $3 }' | sort -t, -n -k1,1; }
 is_sequence() { awk -F, -v n="$1" '{ if ($1 != NR) bad = 1 } END { exit !(NR == n && !bad) }'; }
+# slurmctld of the test's cluster: stopped (and waited for), started again (and waited until it
+# answers), or both. Its output goes to $dir/restart.log. Each says what went wrong through ko and
+# returns 1.
+stop_slurmctld() {
+	local pid
+	pid=$(cat "$dir/c/pids/slurmctld.pid")
+	kill "$pid"
+	wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || { ko "slurmctld did not stop"; return 1; }
+}
+start_slurmctld() {
+	"$dir/c/bin/slurmctld" -f "$SLURM_CONF" >>"$dir/restart.log" 2>&1
+	wait_for 30 scontrol ping >/dev/null || { ko "slurmctld did not come back: $(tail -3 "$dir/restart.log")"; return 1; }
+}
+restart_slurmctld() { stop_slurmctld && start_slurmctld; }

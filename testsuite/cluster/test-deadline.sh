@@ -126,11 +126,7 @@ infeasible)
 	ac=$(admin_comment_of "$ho")
 	[[ "$ac" == *dl_held=* && "$ac" == *dl_released=* ]] && ok "hold and release recorded: '$ac'" ||
 		ko "admin comment of the released job: '$ac'"
-	pid=$(cat "$dir/c/pids/slurmctld.pid")
-	kill "$pid"
-	wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || ko "slurmctld did not stop"
-	"$dir/c/bin/slurmctld" -f "$SLURM_CONF" >"$dir/restart.log" 2>&1
-	wait_for 30 scontrol ping >/dev/null || ko "slurmctld did not come back: $(tail -3 "$dir/restart.log")"
+	restart_slurmctld
 	sleep 4
 	[ "$(squeue -h -j "$ho" -o %Q)" != 0 ] && [[ "$(reason_of "$ho")" == *"released: runs best-effort"* ]] &&
 		ok "after a restart the released job is not held again: '$(reason_of "$ho")'" ||

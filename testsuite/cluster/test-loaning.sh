@@ -94,11 +94,7 @@ epochs_of "$a" | is_sequence 15 && ok "without repeating or skipping an epoch (1
 # ---- the loan state survives a restart ----
 declare_demand 0
 wait_for 15 stat_is loaned_nodes 1 || ko "n2 not lent again"
-pid=$(cat "$dir/c/pids/slurmctld.pid")
-kill "$pid"
-wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || ko "slurmctld did not stop"
-"$dir/c/bin/slurmctld" -f "$SLURM_CONF" >"$dir/restart.log" 2>&1
-wait_for 30 scontrol ping >/dev/null || ko "slurmctld did not come back: $(tail -3 "$dir/restart.log")"
+restart_slurmctld
 sleep 3
 loans_before=$(grep -c "n2 lent to training" "$log")
 b=$(train after-restart 2)

@@ -136,13 +136,9 @@ hpid=$!
 
 # ---- slurmctld restarted in the middle ----
 sleep 6
-pid=$(cat "$dir/c/pids/slurmctld.pid")
-kill "$pid"
-wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || ko "slurmctld did not stop"
+stop_slurmctld
 sleep 2
-"$dir/c/bin/slurmctld" -f "$SLURM_CONF" >"$dir/restart.log" 2>&1
-wait_for 30 scontrol ping >/dev/null && ok "slurmctld restarted in the middle of the hostile posts" ||
-	ko "slurmctld did not come back: $(tail -3 "$dir/restart.log")"
+start_slurmctld && ok "slurmctld restarted in the middle of the hostile posts"
 pid2=$(cat "$dir/c/pids/slurmctld.pid")
 
 # ---- a high-QoS job preempts a training job (checkpoint, requeue) ----

@@ -95,14 +95,11 @@ wait_for 30 is_state "$v2" RUNNING || ko "victim2 did not start"
 sleep 5
 h2=$(high high2)
 wait_for 20 grep -q "asked JobId=$v2 to checkpoint" "$log" || ko "no checkpoint request for $v2"
-pid=$(cat "$dir/c/pids/slurmctld.pid")
-kill "$pid"
-wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || ko "slurmctld did not stop"
+stop_slurmctld
 grep -q "^v2 $v2 " "$dir/c/state/dlsched-stopping.state" && ok "the preemption of $v2 is in the stopping table's journal" ||
 	ko "journal: $(cat "$dir/c/state/dlsched-stopping.state")"
 sed -i 's/^Policy=.*/Policy=pickymann/' "$conf"
-"$dir/c/bin/slurmctld" -f "$SLURM_CONF" >"$dir/restart.log" 2>&1
-wait_for 30 scontrol ping >/dev/null || ko "slurmctld did not come back: $(tail -3 "$dir/restart.log")"
+start_slurmctld
 wait_for 40 grep -q "requeued JobId=$v2 .*after its checkpoint" "$log" &&
 	ok "after the restart, with dlsched.conf broken, victim2 was requeued after its checkpoint" ||
 	ko "victim2 $v2: $(state_of "$v2"); $(grep -E "JobId=$v2|safety|stopping" "$log" | tail -3)"
@@ -124,11 +121,7 @@ good srtf
 r=$(train steady 6)
 wait_for 30 is_state "$r" RUNNING || ko "the job did not start"
 sleep 2
-pid=$(cat "$dir/c/pids/slurmctld.pid")
-kill "$pid"
-wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || ko "slurmctld did not stop"
-"$dir/c/bin/slurmctld" -f "$SLURM_CONF" >>"$dir/restart.log" 2>&1
-wait_for 30 scontrol ping >/dev/null || ko "slurmctld did not come back: $(tail -3 "$dir/restart.log")"
+restart_slurmctld
 wait_done 90 "$r" || ko "the job did not finish in 90 s"
 ! grep -q "asked JobId=$r to checkpoint" "$log" && completed "$r" && epochs_of "$r" | is_sequence 6 &&
 	[ "$(sacct -n -X -P --duplicates -o State -j "$r" | wc -l)" = 1 ] &&

@@ -274,6 +274,50 @@ START_TEST(progress_is_no_faster_than_plausible)
 }
 END_TEST
 
+// A job too young for a reference of its own (fewer than two steady epochs): other users' jobs of
+// its model bound it, else (no other user ran it) the model's profile, else nothing.
+START_TEST(a_young_job_is_held_to_its_model)
+{
+	auto job_of = [](const std::string& user, double epoch_s) {
+		JobProfile p;
+		p.job.user = user;
+		for (int n = 1; n <= 4; ++n)
+			p.epochs.push_back(epoch(n, 1000 + epoch_s * (n - 1), 1000 + epoch_s * n));
+		return p;
+	};
+	// alice ran the model twice (100 GPU-s an epoch), bob once (300): the median over other users'.
+	const std::vector<JobProfile> history = {job_of("alice", 100), job_of("alice", 100), job_of("bob", 300)};
+	std::string what;
+	ck_assert_double_eq_tol(model_reference_gpu_s(history, "mallory", 60, &what), 100, 1e-9);
+	ck_assert_str_eq(what.c_str(), "other users' jobs of its model");
+	// For alice, only bob's job is another user's.
+	ck_assert_double_eq_tol(model_reference_gpu_s(history, "alice", 60, &what), 300, 1e-9);
+	// A model nobody else ran: its profile (60 GPU-s), else no bound at all.
+	ck_assert_double_eq_tol(model_reference_gpu_s({job_of("mallory", 1)}, "mallory", 60, &what), 60, 1e-9);
+	ck_assert_str_eq(what.c_str(), "its model's profile");
+	ck_assert_double_eq_tol(model_reference_gpu_s({}, "mallory", 0, &what), 0, 1e-9);
+
+	// A new job's second epoch on 1 GPU: at least a twentieth of the reference (100: 5 s; 60: 3 s).
+	// Its first (a warm-up) may be any length.
+	Batch b = batch();
+	b.epochs = {epoch(1, 1000, 1000.5), epoch(2, 1000.5, 1005.5)};
+	Status st = check_claims(b, running(), nullptr, kNow, kClockSkewS, 100, "other users' jobs of its model");
+	ck_assert_msg(st.is_ok(), "%s", st.message().c_str());
+	b.epochs = {epoch(1, 1000, 1000.5), epoch(2, 1000.5, 1005)};
+	st = check_claims(b, running(), nullptr, kNow, kClockSkewS, 100, "other users' jobs of its model");
+	ck_assert(!st.is_ok() && refused_with(st.message(), "under a twentieth of other users' jobs of its model"));
+	b.epochs = {epoch(1, 1000, 1000.5), epoch(2, 1000.5, 1003.5)};
+	st = check_claims(b, running(), nullptr, kNow, kClockSkewS, 60, "its model's profile");
+	ck_assert_msg(st.is_ok(), "%s", st.message().c_str());
+	b.epochs = {epoch(1, 1000, 1000.5), epoch(2, 1000.5, 1003.4)};
+	st = check_claims(b, running(), nullptr, kNow, kClockSkewS, 60, "its model's profile");
+	ck_assert(!st.is_ok() && refused_with(st.message(), "under a twentieth of its model's profile (60.0 GPU-s)"));
+	// Without any reference the quick epoch passes: what --profiles closes (dlsched-ingestd(8)).
+	st = check_claims(b, running(), nullptr, kNow, kClockSkewS, 0);
+	ck_assert(st.is_ok());
+}
+END_TEST
+
 START_TEST(node_lists_expand)
 {
 	struct Case {
@@ -304,6 +348,7 @@ int main()
 	tcase_add_test(tc, times_lie_within_the_run);
 	tcase_add_test(tc, the_node_is_one_the_job_holds);
 	tcase_add_test(tc, progress_is_no_faster_than_plausible);
+	tcase_add_test(tc, a_young_job_is_held_to_its_model);
 	tcase_add_test(tc, node_lists_expand);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
