@@ -1,6 +1,6 @@
 // The one table of every dlsched.conf key: name, type, default, range and help. `dlsched-sim
 // --print-config` prints from it; dlsched.conf(5) (doc/man) is written by hand from the same words:
-// keep them in step (testsuite/unit/test_config checks that every key here is in the man page).
+// keep them in step (testsuite/sim/golden: every key here is in the man page and the example).
 #include <cstring>
 #include <strings.h>
 
