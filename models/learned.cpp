@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 #include <cmath>
-#include <sys/stat.h>
+#include <climits>
+#include <cstdlib>
 
 #include "decode.h"
 #include "workload/workload.h"
@@ -38,12 +39,6 @@ private:
 // What the learned allocation falls back to without a usable model: Lyra's knapsack over the
 // fallback ordering's order.
 constexpr const char* kFallbackAllocation = kLearnedFallbackAllocation;
-
-bool file_exists(const std::string& p)
-{
-	struct stat st;
-	return ::stat(p.c_str(), &st) == 0;
-}
 
 }  // namespace
 
@@ -151,10 +146,19 @@ void LearnedAllocation::allocate(const AllocationInput& in, Plan& plan) const
 
 std::string default_model_path()
 {
-	const std::string installed = default_data_dir() + "/models/dl2.pt";
-	if (file_exists(installed))
-		return installed;
-	return std::string(DLSCHED_SRCDIR) + "/models/dl2.pt";
+	// The data directory the profiles come from decides: installed (or DLSCHED_DATADIR), its
+	// models/dl2.pt; the source tree's contribs/ (a build tree's tools and test clusters), the source
+	// tree's models/dl2.pt. An installed plugin never falls back to the tree it was built from
+	// (a missing installed model is an error naming the installed path, not a file elsewhere).
+	const std::string data = default_data_dir();
+	const std::string tree = std::string(DLSCHED_SRCDIR) + "/contribs";
+	auto canonical = [](const std::string& p) {
+		char buf[PATH_MAX];
+		return realpath(p.c_str(), buf) ? std::string(buf) : p;
+	};
+	if (canonical(data) == canonical(tree))
+		return std::string(DLSCHED_SRCDIR) + "/models/dl2.pt";
+	return data + "/models/dl2.pt";
 }
 
 namespace {
