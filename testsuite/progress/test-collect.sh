@@ -216,6 +216,18 @@ wait_for 6 sh -c "ls '$spool/$uid/rejected/' 2>/dev/null | grep -q 'json.answer\
 ans=$(cat "$spool/$uid"/rejected/*.answer 2>/dev/null | head -n2 | tr '\n' ' ')
 [[ "$ans" == "HTTP 403 "*"told to answer 403"* ]] && ok "the answer is kept beside it: $ans" || ko "answer: '$ans'"
 [ "$(find "$spool/$uid/rejected" -name '*.json' | wc -l)" -eq 1 ] && ok "one batch rejected" || ko "rejected: $(ls "$spool/$uid/rejected")"
+# rejected/ is bounded on its own (not by the cap, which refused batches would fill for good): 70
+# older refused batches, then one more refusal: the newest 64 stay, the new one among them.
+for k in $(seq 100 169); do
+	echo '{}' >"$spool/$uid/rejected/0000000000$k-1-batch-0.json"
+	echo 'HTTP 403' >"$spool/$uid/rejected/0000000000$k-1-batch-0.json.answer"
+done
+step "$progress checkpoint save --epoch 5 --bytes 1000 --seconds 0.25"
+pruned() { [ "$(find "$spool/$uid/rejected" -name '*.json' | wc -l)" -eq 64 ]; }
+wait_for 6 pruned && [ ! -e "$spool/$uid/rejected/0000000000100-1-batch-0.json.answer" ] &&
+	[ "$(find "$spool/$uid/rejected" -name '*.json' -newer "$spool/$uid/rejected/0000000000169-1-batch-0.json" | wc -l)" -ge 1 ] &&
+	ok "rejected/ keeps the newest 64 refused batches (the oldest and their answers removed)" ||
+	ko "rejected/ after 71 refusals: $(find "$spool/$uid/rejected" -name '*.json' | wc -l) batches"
 mode 200
 
 # ---- SIGTERM from the step's root is Slurm signalling the step: not a stop ----

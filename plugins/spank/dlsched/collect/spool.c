@@ -21,6 +21,8 @@
 
 #define CLAIMED ".claimed."
 #define TMP ".tmp."
+/* Refused batches kept in rejected/ (with their answers), newest first. */
+#define SPOOL_REJECTED_KEEP 64
 
 static char *_path(const char *dir, const char *name, const char *suffix)
 {
@@ -94,14 +96,16 @@ static int _write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-/* Bytes of the batches in the spool (waiting, claimed, rejected, with their
- * answers): what the cap counts. The log is capped on its own (log.c). */
+/* Bytes of the batches waiting in the spool (and claimed): what the cap counts.
+ * rejected/ is bounded on its own (SPOOL_REJECTED_KEEP), the log too (log.c):
+ * batches the service refused for good must not fill the cap and stop the
+ * user's profiling for ever. */
 static long long _spooled_bytes(spool_t *s)
 {
 	long long total = 0;
-	const char *dirs[] = { ".", "rejected" };
+	const char *dirs[] = { "." };
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 1; i++) {
 		int fd = openat(s->dirfd, dirs[i], O_RDONLY | O_DIRECTORY |
 				O_NOFOLLOW | O_CLOEXEC);
 		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -393,6 +397,43 @@ extern int spool_delete_claimed(spool_t *s, const char *name)
 	return rc;
 }
 
+/* rejected/ keeps the newest SPOOL_REJECTED_KEEP batches (names start with
+ * their time in ns, so the smallest names are the oldest), with their answers. */
+static void _prune_rejected(spool_t *s)
+{
+	int fd = openat(s->dirfd, "rejected", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (_ends_with(de->d_name, ".json") && _push(&names, &n, &cap, de->d_name) < 0)
+			break;
+	}
+	if (n > SPOOL_REJECTED_KEEP) {
+		qsort(names, n, sizeof(*names), _by_name);
+		for (size_t i = 0; i < n - SPOOL_REJECTED_KEEP; i++) {
+			char answer[NAME_MAX + 16];
+
+			(void) unlinkat(dirfd(d), names[i], 0);
+			snprintf(answer, sizeof(answer), "%s.answer", names[i]);
+			(void) unlinkat(dirfd(d), answer, 0);
+		}
+		collect_log("%s: removed the %zu oldest refused batches: it keeps the newest %d (their answers say why)",
+			    s->rejected, n - SPOOL_REJECTED_KEEP, SPOOL_REJECTED_KEEP);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+}
+
 extern int spool_reject_claimed(spool_t *s, const char *name,
 				const char *answer, size_t len)
 {
@@ -411,6 +452,7 @@ extern int spool_reject_claimed(spool_t *s, const char *name,
 		(void) _write_all(fd, answer, len);
 		close(fd);
 	}
+	_prune_rejected(s);
 	rc = 0;
 out:
 	free(from);
