@@ -2,5 +2,7 @@
 common_libdlsched_la_SOURCES += \
 	common/util/command.h \
 	common/util/command.cpp \
+	common/util/flag_table.h \
+	common/util/flag_table.cpp \
 	common/util/node_list.h \
 	common/util/node_list.cpp

@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "../progress/progress_report.h"
-#include "util/flags.h"
+#include "util/flag_table.h"
 #include "util/node_list.h"
 #include "workload/workload.h"
 
@@ -53,7 +53,7 @@ using namespace dlsched;
 
 namespace {
 
-int usage(const char* msg)
+int usage(const char* msg, const std::string& options = "")
 {
 	std::fprintf(stderr,
 	             "dlsched-emu-train: %s\n"
@@ -64,8 +64,8 @@ int usage(const char* msg)
 	             "GPUs and nodes default to what Slurm gave the job (CUDA_VISIBLE_DEVICES, SLURM_JOB_NUM_NODES);\n"
 	             "the checkpoint directory to DLSCHED_CHECKPOINT_DIR; progress goes to DLSCHED_PROGRESS_FILE;\n"
 	             "--node-speeds to DLSCHED_EMU_NODE_SPEEDS (lines 'NODE GPU_TYPE FACTOR'; the job's nodes from\n"
-	             "SLURM_JOB_NODELIST, else SLURMD_NODENAME).\n",
-	             msg);
+	             "SLURM_JOB_NODELIST, else SLURMD_NODENAME).\n%s",
+	             msg, options.c_str());
 	return 2;
 }
 
@@ -311,59 +311,32 @@ int main(int argc, char** argv)
 	double epochs = 0, epoch_1gpu = 0, speedup_factor = 1, size_scale = 1e-4, storage_mbps = 500, noise = 0.03,
 	       warmup = 0, seed_arg = -1, iteration = 0.02;
 	int gpus = 0, nodes = 0;
-	FlagUse flags;  // none is repeatable
-	for (int i = 1; i < argc; ++i) {
-		std::string a = argv[i];
-		if (a == "-h" || a == "--help")
-			return usage("emulated training job"), 0;
-		if (i + 1 >= argc)
-			return usage(("missing value for " + a).c_str());
-		if (Status st = flags.note(a); !st.is_ok())
-			return usage(st.message().c_str());
-		const char* v = argv[++i];
-		double d = 0;
-		const bool number = parse_double(v, d);
-		if (a == "--model")
-			model = v;
-		else if (a == "--checkpoint")
-			checkpoint = v;
-		else if (a == "--checkpoint-dir")
-			checkpoint = std::string(v) + "/emu-train.ckpt";
-		else if (a == "--profiles")
-			profiles = v;
-		else if (a == "--data")
-			data = v;
-		else if (a == "--node-speeds")
-			node_speeds = v;
-		else if (a != "--epochs" && a != "--epoch-time-1gpu" && a != "--speedup" && a != "--size-scale" &&
-		         a != "--storage-mbps" && a != "--noise" && a != "--warmup" && a != "--seed" && a != "--gpus" &&
-		         a != "--nodes" && a != "--iteration")
-			return usage(("unknown option " + a).c_str());
-		else if (!number)
-			return usage((a + " '" + v + "' is not a number").c_str());
-		else if (a == "--epochs")
-			epochs = d;
-		else if (a == "--epoch-time-1gpu")
-			epoch_1gpu = d;
-		else if (a == "--speedup")
-			speedup_factor = d;
-		else if (a == "--size-scale")
-			size_scale = d;
-		else if (a == "--storage-mbps")
-			storage_mbps = d;
-		else if (a == "--noise")
-			noise = d;
-		else if (a == "--warmup")
-			warmup = d;
-		else if (a == "--seed")
-			seed_arg = d;
-		else if (a == "--iteration")
-			iteration = d;
-		else if (a == "--gpus")
-			gpus = static_cast<int>(d);
-		else
-			nodes = static_cast<int>(d);
-	}
+	std::string checkpoint_dir;
+	FlagTable flags({
+		string_flag("--model", "NAME", "the model (a name in the profiles)", &model),
+		number_flag("--epochs", "N", "epochs to train in all", &epochs, 0),
+		number_flag("--epoch-time-1gpu", "SECONDS", "an epoch on one reference GPU", &epoch_1gpu, 0),
+		number_flag("--speedup", "X", "replay X times faster than real time (default 1)", &speedup_factor, 0),
+		int_flag("--gpus", "G", "GPUs of the job (default: Slurm's)", &gpus, 0),
+		int_flag("--nodes", "N", "its nodes (default: Slurm's)", &nodes, 0),
+		string_flag("--profiles", "DIR", "the model profiles", &profiles),
+		string_flag("--checkpoint", "FILE", "the checkpoint file", &checkpoint),
+		string_flag("--checkpoint-dir", "DIR", "the checkpoint directory (emu-train.ckpt in it)", &checkpoint_dir),
+		string_flag("--data", "FILE", "the data it reads each epoch", &data),
+		number_flag("--size-scale", "S", "checkpoint and data sizes x S (default 1e-4)", &size_scale, 0),
+		number_flag("--storage-mbps", "MB/S", "storage bandwidth (default 500)", &storage_mbps, 0),
+		number_flag("--noise", "CV", "epoch time variation (default 0.03)", &noise, 0, 1),
+		number_flag("--warmup", "EPOCHS", "slower first epochs (default 0)", &warmup, 0),
+		number_flag("--iteration", "SECONDS", "one training iteration (default 0.02)", &iteration, 0),
+		number_flag("--seed", "N", "random seed", &seed_arg),
+		string_flag("--node-speeds", "FILE", "lines 'NODE GPU_TYPE FACTOR'", &node_speeds),
+	});
+	if (Status st = flags.parse(argc, argv); !st.is_ok())
+		return usage(st.message().c_str());
+	if (flags.help_asked())
+		return usage("emulated training job", flags.options_help()), 0;
+	if (!checkpoint_dir.empty())
+		checkpoint = checkpoint_dir + "/emu-train.ckpt";
 	if (Status st = flags.exclusive({"--checkpoint", "--checkpoint-dir"}); !st.is_ok())
 		return usage(st.message().c_str());
 	if (model.empty() || epochs <= 0 || epoch_1gpu <= 0 || speedup_factor <= 0)

@@ -4,3 +4,10 @@ TESTS += testsuite/unit/test_command
 testsuite_unit_test_command_SOURCES = testsuite/unit/test_command.cpp
 testsuite_unit_test_command_CPPFLAGS = $(UNIT_CPPFLAGS)
 testsuite_unit_test_command_LDADD = $(UNIT_TEST_LIBS)
+
+# Command-line flags from one declarative table (common/util/flag_table)
+check_PROGRAMS += testsuite/unit/test_flag_table
+TESTS += testsuite/unit/test_flag_table
+testsuite_unit_test_flag_table_SOURCES = testsuite/unit/test_flag_table.cpp
+testsuite_unit_test_flag_table_CPPFLAGS = $(UNIT_CPPFLAGS)
+testsuite_unit_test_flag_table_LDADD = $(UNIT_TEST_LIBS)
