@@ -8,7 +8,7 @@
 #include "accuracy.h"
 #include "profiledb/profile_db.h"
 #include "util/csv.h"
-#include "util/flags.h"
+#include "util/flag_table.h"
 
 using namespace dlsched;
 using namespace dlsched::db;
@@ -80,30 +80,19 @@ int main(int argc, char** argv)
 	std::string cluster, profiles;
 	bool json = false, each = false;
 	std::vector<std::string> args;
-	FlagUse flags;  // none is repeatable
-	for (int i = 1; i < argc; ++i) {
-		const std::string a = argv[i];
-		if (a.size() > 1 && a[0] == '-' && a != "-h" && a != "--help") {
-			Status st = flags.note(a);
-			if (!st.is_ok())
-				return usage_error(st.message());
-		}
-		if (a == "-h" || a == "--help") {
-			std::fputs(kUsage, stdout);
-			return 0;
-		} else if (a == "--db" || a == "--cluster" || a == "--profiles") {
-			if (i + 1 >= argc)
-				return usage_error(a + " needs a value");
-			(a == "--db" ? path : a == "--cluster" ? cluster : profiles) = argv[++i];
-		} else if (a == "--json") {
-			json = true;
-		} else if (a == "--each") {
-			each = true;
-		} else if (a.size() > 1 && a[0] == '-') {
-			return usage_error("unknown option '" + a + "'");
-		} else {
-			args.push_back(a);
-		}
+	// The flags (the usage above describes them with the commands they serve).
+	FlagTable flags({
+		string_flag("--db", "FILE", "the profile DB", &path),
+		string_flag("--cluster", "C", "job: the cluster of the job id", &cluster),
+		string_flag("--profiles", "DIR", "accuracy: the model catalog", &profiles),
+		switch_flag("--json", "accuracy: JSON", &json),
+		switch_flag("--each", "accuracy: every preemption", &each),
+	});
+	if (Status st = flags.parse(argc, argv, 1, &args); !st.is_ok())
+		return usage_error(st.message());
+	if (flags.help_asked()) {
+		std::fputs(kUsage, stdout);
+		return 0;
 	}
 	if (args.empty())
 		return usage_error("no command given");
