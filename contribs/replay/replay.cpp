@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "util/command.h"
-#include "util/flags.h"
+#include "util/flag_table.h"
 #include "workload/inference_demand.h"
 #include "workload/workload.h"
 
@@ -111,86 +111,53 @@ int main(int argc, char** argv)
 	bool wait = true;
 	ReadOptions read;
 	BuildOptions build;
-	FlagUse flags;  // none is repeatable
-	for (int i = 1; i < argc; ++i) {
-		std::string a = argv[i];
-		auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-		const char* v = nullptr;
-		if (a == "-h" || a == "--help") {
-			std::fputs(kUsage, stdout);
-			return 0;
-		}
-		if (Status st = flags.note(a); !st.is_ok()) {
-			std::fprintf(stderr, "dlsched-replay: %s\n%s", st.message().c_str(), kUsage);
-			return 2;
-		}
-		if (a == "--no-wait") {
-			wait = false;
-			continue;
-		} else if (a == "--deadline-elastic") {
-			build.deadline_elastic = true;
-			continue;
-		}
-		v = value();
-		if (!v) {
-			std::fprintf(stderr, "dlsched-replay: %s needs a value\n%s", a.c_str(), kUsage);
-			return 2;
-		}
-		if (a == "--workload")
-			workload = v;
-		else if (a == "--format")
-			format = v;
-		else if (a == "--speedup")
-			speedup = std::atof(v);
-		else if (a == "--max-jobs")
-			build.max_jobs = static_cast<std::size_t>(std::atol(v));
-		else if (a == "--seed")
-			build.seed = static_cast<std::uint64_t>(std::atol(v));
-		else if (a == "--gpus-per-node")
-			per_node = std::atol(v);
-		else if (a == "--priority-fraction") {
-			char* end = nullptr;
-			build.priority_fraction = std::strtod(v, &end);
-			if (!end || *end || !(build.priority_fraction >= 0 && build.priority_fraction <= 1)) {
-				std::fprintf(stderr, "dlsched-replay: --priority-fraction '%s' is not a number in [0, 1]\n", v);
-				return 2;
-			}
-		}
-		else if (a == "--deadline-fraction" || a == "--elastic-fraction") {
-			char* end = nullptr;
-			const double f = std::strtod(v, &end);
-			if (!end || *end || !(f >= 0 && f <= 1)) {
-				std::fprintf(stderr, "dlsched-replay: %s '%s' is not a number in [0, 1]\n", a.c_str(), v);
-				return 2;
-			}
-			(a == "--deadline-fraction" ? build.deadline_fraction : build.elastic_fraction) = f;
-		} else if (a == "--deadline-slack") {
-			char* end = nullptr;
-			double lo = std::strtod(v, &end), hi = lo;
-			if (end && *end == ':')
-				hi = std::strtod(end + 1, &end);
-			if (!end || *end || !(lo >= 0.05 && hi <= 1000 && lo <= hi)) {
-				std::fprintf(stderr, "dlsched-replay: --deadline-slack '%s' is not S or LO:HI with 0.05 <= LO <= HI <= 1000\n", v);
-				return 2;
-			}
-			build.deadline_slack = lo;
-			build.deadline_slack_max = hi;
-		}
-		else if (a == "--partition")
-			partition = v;
-		else if (a == "--inference-demand")
-			demand_series = v;
-		else if (a == "--demand-file")
-			demand_file = v;
-		else if (a == "--out")
-			out_dir = v;
-		else if (a == "--emu-train")
-			emu = v;
-		else {
-			std::fprintf(stderr, "dlsched-replay: unknown option '%s'\n%s", a.c_str(), kUsage);
-			return 2;
-		}
+	bool no_wait = false;
+	long long max_jobs = 0, seed = static_cast<long long>(build.seed);
+	int gpus_per_node = 8;
+	// The flags (kUsage above describes them for --help).
+	FlagTable flags({
+		string_flag("--workload", "FILE", "the trace", &workload),
+		string_flag("--format", "F", "its format (default auto)", &format),
+		number_flag("--speedup", "X", "replay X times faster", &speedup, 1e-9),
+		integer_flag("--max-jobs", "N", "the first N jobs (0: all)", &max_jobs, 0),
+		integer_flag("--seed", "N", "seed of the workload's draws", &seed, 0),
+		int_flag("--gpus-per-node", "G", "GPUs of each node", &gpus_per_node, 1, 1 << 20),
+		number_flag("--priority-fraction", "F", "jobs of QoS high", &build.priority_fraction, 0, 1),
+		number_flag("--deadline-fraction", "F", "jobs with a deadline", &build.deadline_fraction, 0, 1),
+		number_flag("--elastic-fraction", "F", "elastic jobs", &build.elastic_fraction, 0, 1),
+		{"--deadline-slack", "S|LO:HI", "deadline slack",
+		 [&build](const std::string& v) {
+			 char* end = nullptr;
+			 double lo = std::strtod(v.c_str(), &end), hi = lo;
+			 if (end && *end == ':')
+				 hi = std::strtod(end + 1, &end);
+			 if (v.empty() || !end || *end || !(lo >= 0.05 && hi <= 1000 && lo <= hi))
+				 return invalid_argument("'" + v + "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
+			 build.deadline_slack = lo;
+			 build.deadline_slack_max = hi;
+			 return Status::ok();
+		 },
+		 false, ""},
+		switch_flag("--deadline-elastic", "deadline jobs may grow", &build.deadline_elastic),
+		string_flag("--partition", "P", "the partition", &partition),
+		string_flag("--inference-demand", "FILE", "an inference demand series", &demand_series),
+		string_flag("--demand-file", "PATH", "where the demand is written", &demand_file),
+		string_flag("--out", "DIR", "the output directory", &out_dir),
+		string_flag("--emu-train", "PATH", "dlsched-emu-train", &emu),
+		switch_flag("--no-wait", "submit and exit", &no_wait),
+	});
+	if (Status st = flags.parse(argc, argv); !st.is_ok()) {
+		std::fprintf(stderr, "dlsched-replay: %s\n%s", st.message().c_str(), kUsage);
+		return 2;
 	}
+	if (flags.help_asked()) {
+		std::fputs(kUsage, stdout);
+		return 0;
+	}
+	wait = !no_wait;
+	build.max_jobs = static_cast<std::size_t>(max_jobs);
+	build.seed = static_cast<std::uint64_t>(seed);
+	per_node = gpus_per_node;
 	if (workload.empty() || speedup <= 0 || per_node <= 0) {
 		std::fprintf(stderr, "dlsched-replay: --workload is required; --speedup and --gpus-per-node must be positive\n%s",
 		             kUsage);
