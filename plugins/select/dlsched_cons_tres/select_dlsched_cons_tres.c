@@ -233,7 +233,7 @@ static bool _awaits_sizing(job_record_t *job_ptr)
 	dlsched_job_metadata_t m;
 	double wait;
 
-	if (!sched || !xstrstr(slurm_conf.schedtype, "dlsched") || !job_ptr->details ||
+	if (!sched || xstrcmp(slurm_conf.schedtype, "sched/dlsched") || !job_ptr->details ||
 	    job_ptr->direct_set_prio || job_ptr->priority >= DLSCHED_PRIORITY_FLOOR)
 		return false;
 	if (!dls_job_metadata(job_ptr, &m) || m.gpus_min <= 0 || m.gpus_max <= m.gpus_min)
