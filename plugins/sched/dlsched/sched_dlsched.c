@@ -1076,7 +1076,8 @@ static void _apply(dlsched_decisions_t *d, time_t now)
  */
 static int _restore_slurm_priorities(void)
 {
-	slurmctld_lock_t write_lock = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+	slurmctld_lock_t write_lock = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+					.part = READ_LOCK, .fed = READ_LOCK };
 	ListIterator it;
 	job_record_t *job_ptr;
 	int n = 0;
@@ -1245,7 +1246,8 @@ static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *do
 static void _check_stops(dlsched_scheduler_t *sched)
 {
 	double now = _now_ms() / 1000.0;
-	slurmctld_lock_t write_lock = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+	slurmctld_lock_t write_lock = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+					.part = READ_LOCK, .fed = READ_LOCK };
 	int n = dls_stops_count(), done_cnt = 0;
 	bool *reported;
 	dls_done_t *done;
@@ -1372,7 +1374,8 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	/* The lock set is Slurm's own (sched/backfill's, and what job updates take): config read, job
 	 * write, node write, partition read, federation read. The snapshot needs write locks too:
 	 * Slurm's checks of whether a job can start update its state reason and begin time. */
-	slurmctld_lock_t write_lock = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+	slurmctld_lock_t write_lock = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+					.part = READ_LOCK, .fed = READ_LOCK };
 	double t0 = _now_ms(), t1, t2, locked;
 	time_t now = time(NULL);
 	dls_snapshot_t *snap;
