@@ -205,7 +205,7 @@ static void *_agent(void *arg)
 {
 	uint64_t gen = (uint64_t) (uintptr_t) arg;
 	dlsched_scheduler_t *sched = NULL;
-	double interval = 60;
+	double interval = 0;	/* SchedInterval=, read at every (re)load */
 	char name[sizeof(plugin_name_buf)];
 
 	for (;;) {
@@ -227,7 +227,7 @@ static void *_agent(void *arg)
 			/* Victims of the old configuration are not the new one's. */
 			_clear_table();
 			sched = dls_scheduler_load(name, false, NULL);
-			interval = dls_config_double(sched, "SchedInterval", 60);
+			interval = dls_config_double(sched, "SchedInterval");
 		}
 		if (sched)
 			_cycle(sched, gen, name);

@@ -407,7 +407,7 @@ static bool _refused_before(uint32_t job_id)
 
 /* PreemptGrace= and CheckpointSignal= of the loaded dlsched.conf, and whether it names a profile
  * DB (checkpoint reports can arrive only through one). */
-static double preempt_grace = 600;
+static double preempt_grace;		/* PreemptGrace=, ReclaimTimeout=: read at every (re)load */
 static int checkpoint_signal = SIGUSR1;
 static bool profile_db = false;
 
@@ -772,7 +772,7 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
  * to shrink or checkpoint in the same decisions, must be gone within ReclaimTimeout=:
  * _enforce_reclaims() requeues those still there then, and counts the reclaim late.
  */
-static double reclaim_timeout = 300;
+static double reclaim_timeout;
 typedef struct {
 	char *node;
 	time_t since;
@@ -1503,7 +1503,7 @@ static int _config_signal(dlsched_scheduler_t *sched)
 		     { "INT", SIGINT }, { "HUP", SIGHUP }, { "URG", SIGURG } };
 	char buf[16];
 
-	if (!sched || dlsched_scheduler_config(sched, "CheckpointSignal", buf, sizeof(buf)) != DLSCHED_OK)
+	if (dlsched_config_get_text(sched, "CheckpointSignal", buf, sizeof(buf)) != DLSCHED_OK)
 		return SIGUSR1;
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		if (!strcasecmp(buf, sigs[i].name))
@@ -1517,7 +1517,7 @@ static void *_sched_agent(void *arg)
 	 * (dls_scheduler_reload()): sched itself, or the last one that loaded, or the
 	 * file's safety keys alone. */
 	dlsched_scheduler_t *sched = NULL, *safety = NULL;
-	double interval = 60, next_cycle = 0;
+	double interval = 0, next_cycle = 0;	/* SchedInterval=, read at every (re)load */
 	uint64_t cycle = 0;
 
 	(void) arg;
@@ -1537,11 +1537,11 @@ static void *_sched_agent(void *arg)
 			 * that does not load leaves the safety rules as they were: preemptions in
 			 * progress are still requeued, lent nodes still fenced. */
 			(void) dls_scheduler_reload(plugin_type, false, &sched, &safety);
-			interval = dls_config_double(safety, "SchedInterval", 60);
-			preempt_grace = dls_config_double(safety, "PreemptGrace", 600);
+			interval = dls_config_double(safety, "SchedInterval");
+			preempt_grace = dls_config_double(safety, "PreemptGrace");
 			checkpoint_signal = _config_signal(safety);
 			profile_db = _config_is_set(safety, "ProfileDB");
-			reclaim_timeout = dls_config_double(safety, "ReclaimTimeout", 300);
+			reclaim_timeout = dls_config_double(safety, "ReclaimTimeout");
 			dls_loans_configure(safety);
 			dls_speeds_configure(sched);
 			stats.safety[0] = '\0';

@@ -238,7 +238,7 @@ static bool _awaits_sizing(job_record_t *job_ptr)
 		return false;
 	if (!dls_job_metadata(job_ptr, &m) || m.gpus_min <= 0 || m.gpus_max <= m.gpus_min)
 		return false;
-	wait = 2 * dls_config_double(sched, "SchedInterval", 5) + 5;
+	wait = 2 * dls_config_double(sched, "SchedInterval") + 5;
 	if (difftime(time(NULL), job_ptr->details->submit_time) >= wait)
 		return false;
 	deferred_cnt++;

@@ -39,6 +39,8 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include "dlsched/limits.h"
+
 #include "collect/control.h"
 #include "collect/spooldir.h"
 #include "launch.h"
@@ -53,13 +55,14 @@ static char opt_epochs[DLS_VALUE_LEN];
 static char opt_elastic[DLS_VALUE_LEN];
 static char opt_ckpt_dir[PATH_MAX];
 
-/* A model name: letters, digits, '-', '_', '.', at most 64 characters. */
+/* A model name: letters, digits, '-', '_', '.', at most DLSCHED_MAX_MODEL_NAME characters. */
 static int _check_model(const char *v)
 {
 	size_t n = strlen(v);
 
-	if (n == 0 || n > 64) {
-		slurm_error("--dl-model: '%s' must be 1 to 64 characters (a model name such as resnet50)", v);
+	if (n == 0 || n > DLSCHED_MAX_MODEL_NAME) {
+		slurm_error("--dl-model: '%s' must be 1 to %d characters (a model name such as resnet50)", v,
+			    DLSCHED_MAX_MODEL_NAME);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -71,7 +74,7 @@ static int _check_model(const char *v)
 	return 0;
 }
 
-/* Epochs: a positive number (fractions allowed: a job may stop mid-epoch), at most 10^7. */
+/* Epochs: a positive number (fractions allowed: a job may stop mid-epoch), at most DLSCHED_MAX_EPOCHS. */
 static int _check_epochs(const char *v)
 {
 	char *end = NULL;
@@ -79,14 +82,14 @@ static int _check_epochs(const char *v)
 
 	errno = 0;
 	d = strtod(v, &end);
-	if (!*v || *end || errno || !(d > 0 && d <= 1e7) || strpbrk(v, "xXpP")) {
+	if (!*v || *end || errno || !(d > 0 && d <= DLSCHED_MAX_EPOCHS) || strpbrk(v, "xXpP")) {
 		slurm_error("--dl-epochs: '%s' is not a number of epochs (a positive number, e.g. 90)", v);
 		return -1;
 	}
 	return 0;
 }
 
-/* MIN:MAX GPUs, 1 <= MIN <= MAX <= 4096. */
+/* MIN:MAX GPUs, 1 <= MIN <= MAX <= DLSCHED_MAX_JOB_GPUS. */
 static int _check_elastic(const char *arg)
 {
 	const char *v = arg;
@@ -101,8 +104,8 @@ static int _check_elastic(const char *arg)
 	hi = strtol(v, &end, 10);
 	if (end == v || *end || errno)
 		goto bad;
-	if (lo < 1 || hi < lo || hi > 4096) {
-		slurm_error("--dl-elastic: need 1 <= MIN <= MAX <= 4096 GPUs, got %ld:%ld", lo, hi);
+	if (lo < 1 || hi < lo || hi > DLSCHED_MAX_JOB_GPUS) {
+		slurm_error("--dl-elastic: need 1 <= MIN <= MAX <= %d GPUs, got %ld:%ld", DLSCHED_MAX_JOB_GPUS, lo, hi);
 		return -1;
 	}
 	return 0;
