@@ -577,6 +577,24 @@ int create_safety(const char* conf_path, dlsched_scheduler_t** out, dlsched_erro
 	return ok(err);
 }
 
+// The configuration a typed getter reads: the scheduler's, or every key at its default.
+const dlsched::Config& config_of(const dlsched_scheduler_t* sched)
+{
+	static const dlsched::Config kDefaults;
+	return sched ? sched->config : kDefaults;
+}
+
+// DLSCHED_OK when `key` is a known key of one of the types `a`, `b`.
+int check_key(const char* key, dlsched::ConfigType a, dlsched::ConfigType b)
+{
+	if (!key)
+		return DLSCHED_EINVAL;
+	const dlsched::ConfigKey* k = dlsched::find_config_key(key);
+	if (!k)
+		return DLSCHED_ENOTFOUND;
+	return k->type == a || k->type == b ? DLSCHED_OK : DLSCHED_EINVAL;
+}
+
 }  // namespace
 
 extern "C" {
@@ -702,28 +720,6 @@ int dlsched_scheduler_config(const dlsched_scheduler_t* sched, const char* key, 
 		return DLSCHED_OK;
 	});
 }
-
-namespace {
-
-// The configuration a typed getter reads: the scheduler's, or every key at its default.
-const dlsched::Config& config_of(const dlsched_scheduler_t* sched)
-{
-	static const dlsched::Config kDefaults;
-	return sched ? sched->config : kDefaults;
-}
-
-// DLSCHED_OK when `key` is a known key of one of the types `a`, `b`.
-int check_key(const char* key, dlsched::ConfigType a, dlsched::ConfigType b)
-{
-	if (!key)
-		return DLSCHED_EINVAL;
-	const dlsched::ConfigKey* k = dlsched::find_config_key(key);
-	if (!k)
-		return DLSCHED_ENOTFOUND;
-	return k->type == a || k->type == b ? DLSCHED_OK : DLSCHED_EINVAL;
-}
-
-}  // namespace
 
 int dlsched_config_get_double(const dlsched_scheduler_t* sched, const char* key, double* out)
 {
