@@ -60,7 +60,8 @@ DLS_PLUGIN_LIBADD = plugins/common/libdlsched_ctld.la plugins/common/libdlsched_
 # What any daemon may load (select plugins are loaded by slurmd and clients too) ...
 noinst_LTLIBRARIES += plugins/common/libdlsched_slurm.la plugins/common/libdlsched_ctld.la
 plugins_common_libdlsched_slurm_la_SOURCES = plugins/common/dlsched_slurm.c plugins/common/dlsched_slurm.h \
-	plugins/common/dlsched_loans.c plugins/common/dlsched_speeds.c
+	plugins/common/dlsched_loans.c plugins/common/dlsched_speeds.c \
+	plugins/common/dlsched_agent.c plugins/common/dlsched_agent.h
 plugins_common_libdlsched_slurm_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_common_libdlsched_slurm_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 # ... and what needs slurmctld's globals (job_list, avail_node_bitmap).

@@ -228,96 +228,94 @@ static int _config_signal(dlsched_scheduler_t *sched)
 	return SIGUSR1;
 }
 
+/* What the thread holds: sched decides (NULL: Slurm does); safety is what the safety rules follow
+ * (dls_scheduler_reload()): sched itself, or the last one that loaded, or the file's safety keys
+ * alone. */
+typedef struct {
+	dlsched_scheduler_t *sched, *safety;
+	uint64_t cycle;
+} dls_thread_t;
+
+static bool _stopped(void *arg)
+{
+	(void) arg;
+	return stop_thread;
+}
+
+static bool _reload(void *arg, double *interval)
+{
+	dls_thread_t *t = arg;
+	bool had = t->sched != NULL;
+
+	/* Every (re)load builds the policies afresh: a learned ordering loads its ModelFile= again.
+	 * libtorch itself stays loaded with this plugin. A file that does not load leaves the safety
+	 * rules as they were: preemptions in progress are still requeued, lent nodes still fenced. */
+	(void) dls_scheduler_reload(plugin_type, false, &t->sched, &t->safety);
+	*interval = dls_config_double(t->safety, "SchedInterval");
+	dls_sched_conf.preempt_grace = dls_config_double(t->safety, "PreemptGrace");
+	dls_sched_conf.checkpoint_signal = _config_signal(t->safety);
+	dls_sched_conf.profile_db = _config_is_set(t->safety, "ProfileDB");
+	dls_sched_conf.reclaim_timeout = dls_config_double(t->safety, "ReclaimTimeout");
+	dls_loans_configure(t->safety);
+	dls_speeds_configure(t->sched);
+	dls_stats.safety[0] = '\0';
+	if (t->safety && t->safety != t->sched)
+		(void) dlsched_scheduler_describe(t->safety, dls_stats.safety, sizeof(dls_stats.safety));
+	memset(&exp_seen, 0, sizeof(exp_seen));
+	_log_notes(t->sched);
+	dls_stats.describe[0] = '\0';
+	if (t->sched) {
+		(void) dlsched_scheduler_describe(t->sched, dls_stats.describe, sizeof(dls_stats.describe));
+	} else {
+		int n;
+
+		snprintf(dls_stats.describe, sizeof(dls_stats.describe),
+			 "none (dlsched.conf missing or invalid: Slurm decides)");
+		/* Once, when dlsched stops deciding: Slurm's order, not dlsched's last. */
+		if (had && (n = dls_restore_slurm_priorities()))
+			info("sched/dlsched: %d pending job(s) back at Slurm's own priority", n);
+	}
+	return t->sched != NULL;
+}
+
+static void _one_cycle(void *arg)
+{
+	dls_thread_t *t = arg;
+
+	if (t->sched)
+		_cycle(t->sched, ++t->cycle);
+	else
+		_fallback_cycle(t->safety);
+}
+
+/* While jobs are being preempted, their second step is checked every second (a job that ended on
+ * its request is requeued without waiting for the next cycle). */
+static bool _stops_under_way(void *arg)
+{
+	(void) arg;
+	return dls_stops_count() > 0;
+}
+
+static void _between_cycles(void *arg)
+{
+	dls_thread_t *t = arg;
+
+	dls_check_stops(t->safety);
+	dls_stats_write();
+}
+
 static void *_sched_agent(void *arg)
 {
-	/* sched decides (NULL: Slurm does); safety is what the safety rules follow
-	 * (dls_scheduler_reload()): sched itself, or the last one that loaded, or the
-	 * file's safety keys alone. */
-	dlsched_scheduler_t *sched = NULL, *safety = NULL;
-	double interval = 0, next_cycle = 0;	/* SchedInterval=, read at every (re)load */
-	uint64_t cycle = 0;
+	dls_thread_t t = { .sched = NULL, .safety = NULL, .cycle = 0 };
+	const dls_agent_t agent = {
+		.lock = &term_lock, .cond = &term_cond, .reconfig = &reconfig, .stopped = _stopped,
+		.reload = _reload, .cycle = _one_cycle, .busy = _stops_under_way, .between = _between_cycles,
+		.arg = &t,
+	};
 
 	(void) arg;
-	for (;;) {
-		struct timespec ts;
-		bool reload;
-
-		slurm_mutex_lock(&term_lock);
-		reload = !sched || reconfig;
-		reconfig = false;
-		slurm_mutex_unlock(&term_lock);
-		if (reload) {
-			bool had = sched != NULL;
-
-			/* Every (re)load builds the policies afresh: a learned ordering loads its
-			 * ModelFile= again. libtorch itself stays loaded with this plugin. A file
-			 * that does not load leaves the safety rules as they were: preemptions in
-			 * progress are still requeued, lent nodes still fenced. */
-			(void) dls_scheduler_reload(plugin_type, false, &sched, &safety);
-			interval = dls_config_double(safety, "SchedInterval");
-			dls_sched_conf.preempt_grace = dls_config_double(safety, "PreemptGrace");
-			dls_sched_conf.checkpoint_signal = _config_signal(safety);
-			dls_sched_conf.profile_db = _config_is_set(safety, "ProfileDB");
-			dls_sched_conf.reclaim_timeout = dls_config_double(safety, "ReclaimTimeout");
-			dls_loans_configure(safety);
-			dls_speeds_configure(sched);
-			dls_stats.safety[0] = '\0';
-			if (safety && safety != sched)
-				(void) dlsched_scheduler_describe(safety, dls_stats.safety, sizeof(dls_stats.safety));
-			memset(&exp_seen, 0, sizeof(exp_seen));
-			_log_notes(sched);
-			dls_stats.describe[0] = '\0';
-			if (sched)
-				(void) dlsched_scheduler_describe(sched, dls_stats.describe, sizeof(dls_stats.describe));
-			else {
-				int n;
-
-				snprintf(dls_stats.describe, sizeof(dls_stats.describe),
-					 "none (dlsched.conf missing or invalid: Slurm decides)");
-				/* Once, when dlsched stops deciding: Slurm's order, not dlsched's last. */
-				if (had && (n = dls_restore_slurm_priorities()))
-					info("sched/dlsched: %d pending job(s) back at Slurm's own priority", n);
-			}
-		}
-		if (sched) {
-			_cycle(sched, ++cycle);
-		} else {
-			_fallback_cycle(safety);
-		}
-		next_cycle = dls_now_ms() / 1000.0 + interval;
-
-		/* Until the next cycle; while jobs are being preempted, their second step is checked
-		 * every second (a job that ended on its request is requeued without waiting). */
-		for (;;) {
-			double wait = next_cycle - dls_now_ms() / 1000.0;
-			bool quit, again;
-
-			if (dls_stops_count() && wait > 1.0)
-				wait = 1.0;
-			if (wait < 0)
-				wait = 0;
-			ts = dls_time_in(wait);
-			slurm_mutex_lock(&term_lock);
-			if (!stop_thread && !reconfig)
-				pthread_cond_timedwait(&term_cond, &term_lock, &ts);
-			quit = stop_thread;
-			again = reconfig;
-			slurm_mutex_unlock(&term_lock);
-			if (quit || again || dls_now_ms() / 1000.0 >= next_cycle)
-				break;
-			if (dls_stops_count()) {
-				dls_check_stops(safety);
-				dls_stats_write();
-			}
-		}
-		slurm_mutex_lock(&term_lock);
-		if (stop_thread) {
-			slurm_mutex_unlock(&term_lock);
-			break;
-		}
-		slurm_mutex_unlock(&term_lock);
-	}
-	dls_scheduler_unload(&sched, &safety);
+	dls_agent_loop(&agent);
+	dls_scheduler_unload(&t.sched, &t.safety);
 	return NULL;
 }
 

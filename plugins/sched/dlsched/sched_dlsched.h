@@ -36,6 +36,7 @@
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/srun_comm.h"
 
+#include "../../common/dlsched_agent.h"
 #include "../../common/dlsched_slurm.h"
 #include "stopping.h"
 
