@@ -223,13 +223,13 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 		int undo = _update_shape(job_ptr, orig_tres, orig_min, orig_max);
 
 		if (undo != SLURM_SUCCESS)
-			error("sched/dlsched: %pJ did not start at its planned size and its own (tres_per_node=%s, %u-%u nodes) cannot be restored: %s",
+			error(DLS_LOG_PREFIX "%pJ did not start at its planned size and its own (tres_per_node=%s, %u-%u nodes) cannot be restored: %s",
 			      job_ptr, orig_tres, orig_min, orig_max, slurm_strerror(undo));
 	}
 	xfree(orig_tres);
 	if (rc == SLURM_SUCCESS) {
 		last_job_update = time(NULL);
-		info("sched/dlsched: started %pJ on %s%s%s", job_ptr, job_ptr->nodes, a->reason[0] ? ": " : "",
+		info(DLS_LOG_PREFIX "started %pJ on %s%s%s", job_ptr, job_ptr->nodes, a->reason[0] ? ": " : "",
 		     a->reason);
 		power_g_job_start(job_ptr);
 		if (job_ptr->batch_flag == 0)
@@ -310,7 +310,7 @@ static void _apply_deferred_resizes(void)
 				 * again for this job. */
 				dls_stats.resize_failures++;
 				_resize_refused(job_ptr->job_id);
-				error("sched/dlsched: %pJ requeued to run at %d GPUs x %d nodes, but the new size cannot be set (%s); it runs again at its old size",
+				error(DLS_LOG_PREFIX "%pJ requeued to run at %d GPUs x %d nodes, but the new size cannot be set (%s); it runs again at its old size",
 				      job_ptr, resizes[i].gpus_per_node, resizes[i].nodes, slurm_strerror(rc));
 			}
 			continue;
@@ -359,9 +359,9 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 		xfree(job_ptr->state_desc);
 		job_ptr->state_desc = xstrdup(a->reason);
 		if (again)
-			debug("sched/dlsched: %pJ %s", job_ptr, a->reason);
+			debug(DLS_LOG_PREFIX "%pJ %s", job_ptr, a->reason);
 		else
-			info("sched/dlsched: %pJ %s", job_ptr, a->reason);
+			info(DLS_LOG_PREFIX "%pJ %s", job_ptr, a->reason);
 		return true;
 	}
 	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !dls_job_deadline(job_ptr))
@@ -388,7 +388,7 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 		}
 		xfree(job_ptr->state_desc);
 		job_ptr->state_desc = reason;
-		info("sched/dlsched: %pJ %s", job_ptr, reason);
+		info(DLS_LOG_PREFIX "%pJ %s", job_ptr, reason);
 		return true;
 	}
 	case DLSCHED_ADMIT_HOLD:
@@ -399,10 +399,10 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 		(void) dls_admin_comment_once(job_ptr, "dl_held", (long) now);
 		xfree(job_ptr->state_desc);
 		job_ptr->state_desc = xstrdup(a->reason);
-		info("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		info(DLS_LOG_PREFIX "%pJ %s", job_ptr, a->reason);
 		return true;
 	case DLSCHED_ADMIT_CANCEL:
-		info("sched/dlsched: %pJ %s", job_ptr, a->reason);
+		info(DLS_LOG_PREFIX "%pJ %s", job_ptr, a->reason);
 		job_ptr->job_state = JOB_DEADLINE;
 		job_ptr->exit_code = 1;
 		job_ptr->state_reason = FAIL_DEADLINE;
@@ -445,7 +445,7 @@ static void _choose_partition(job_record_t *job_ptr, const dlsched_action_t *a)
 	}
 	list_iterator_destroy(it);
 	if (part_ptr && part_ptr != job_ptr->part_ptr) {
-		debug("sched/dlsched: %pJ planned on partition %s's nodes", job_ptr, part_ptr->name);
+		debug(DLS_LOG_PREFIX "%pJ planned on partition %s's nodes", job_ptr, part_ptr->name);
 		job_ptr->part_ptr = part_ptr;
 	}
 }
@@ -487,7 +487,7 @@ extern void dls_release_readmitted(dls_snapshot_t *snap, dlsched_decisions_t *d,
 		(void) dls_admin_comment_once(job_ptr, "dl_released", (long) now);
 		last_job_update = now;
 		dls_stats.admission_verdicts++;
-		info("sched/dlsched: %pJ released: its deadline is feasible again", job_ptr);
+		info(DLS_LOG_PREFIX "%pJ released: its deadline is feasible again", job_ptr);
 	}
 	xfree(held);
 }
@@ -537,7 +537,7 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 			_choose_partition(job_ptr, &a);
 			/* Only what Slurm's own schedulers would start now. */
 			if ((why = dls_job_not_runnable(job_ptr, now))) {
-				debug("sched/dlsched: %pJ not started: %s", job_ptr, why);
+				debug(DLS_LOG_PREFIX "%pJ not started: %s", job_ptr, why);
 				break;
 			}
 			if (_start_planned(job_ptr, &a, now) == SLURM_SUCCESS) {
@@ -549,7 +549,7 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 				dls_stats.start_failures++;
 				if (!job_ptr->direct_set_prio)
 					job_ptr->priority = DLSCHED_PRIORITY_TOP;
-				debug("sched/dlsched: %pJ not started on its planned nodes; priority %u",
+				debug(DLS_LOG_PREFIX "%pJ not started on its planned nodes; priority %u",
 				      job_ptr, job_ptr->priority);
 			}
 			break;
@@ -567,7 +567,7 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 				 * preemption for nothing otherwise. */
 				if (!_resizable(job_ptr) || _was_resize_refused(job_ptr->job_id)) {
 					if (!dls_refused_before(job_ptr->job_id))
-						info("sched/dlsched: %pJ not resized (%s): %s", job_ptr, a.reason,
+						info(DLS_LOG_PREFIX "%pJ not resized (%s): %s", job_ptr, a.reason,
 						     _resizable(job_ptr) ?
 						     "its new size could not be set before" :
 						     "its GPUs are not per node (--gpus, --gpus-per-task)");

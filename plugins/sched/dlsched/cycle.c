@@ -37,10 +37,10 @@ static void _experience_after_cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	if (x.errors > exp_seen.errors) {
 		dls_stats.exp_errors += x.errors - exp_seen.errors;
 		if (xstrcmp(x.last_error, dls_stats.exp_error))
-			error("sched/dlsched: cycle %" PRIu64 ": experience not recorded (%s); the cycle goes on",
+			error(DLS_LOG_PREFIX "cycle %" PRIu64 ": experience not recorded (%s); the cycle goes on",
 			      cycle, x.last_error);
 		else
-			debug("sched/dlsched: cycle %" PRIu64 ": experience not recorded (%s)", cycle, x.last_error);
+			debug(DLS_LOG_PREFIX "cycle %" PRIu64 ": experience not recorded (%s)", cycle, x.last_error);
 		strlcpy(dls_stats.exp_error, x.last_error, sizeof(dls_stats.exp_error));
 	}
 	exp_seen = x;
@@ -69,9 +69,9 @@ static void _log_notes(dlsched_scheduler_t *sched)
 	 * something else: an error for the admin, not a note. */
 	for (line = strtok_r(notes, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (strstr(line, "instead") || strstr(line, "not found"))
-			error("sched/dlsched: note: %s", line);
+			error(DLS_LOG_PREFIX "note: %s", line);
 		else
-			info("sched/dlsched: note: %s", line);
+			info(DLS_LOG_PREFIX "note: %s", line);
 	}
 }
 
@@ -84,9 +84,9 @@ static void _profile_status(dlsched_scheduler_t *sched)
 	if (!strcmp(status, dls_stats.profile_status))
 		return;
 	if (status[0])
-		error("sched/dlsched: profile DB: %s", status);
+		error(DLS_LOG_PREFIX "profile DB: %s", status);
 	else
-		info("sched/dlsched: profile DB readable again");
+		info(DLS_LOG_PREFIX "profile DB readable again");
 	strlcpy(dls_stats.profile_status, status, sizeof(dls_stats.profile_status));
 }
 
@@ -116,7 +116,7 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 
 		dls_stats.inference_demand = dls_inference_demand(why, sizeof(why));
 		if (strcmp(why, dls_stats.demand_status))
-			info("sched/dlsched: inference demand %.3f%s%s", dls_stats.inference_demand, why[0] ? ": " : "", why);
+			info(DLS_LOG_PREFIX "inference demand %.3f%s%s", dls_stats.inference_demand, why[0] ? ": " : "", why);
 		snprintf(dls_stats.demand_status, sizeof(dls_stats.demand_status), "%s", why);
 	}
 	lock_slurmctld(write_lock);
@@ -144,11 +144,11 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	if (rc != DLSCHED_OK) {
 		dls_stats.fallbacks++;
 		snprintf(dls_stats.last_error, sizeof(dls_stats.last_error), "cycle %" PRIu64 ": %s", cycle, err.message);
-		error("sched/dlsched: cycle %" PRIu64 " cannot decide (%s); Slurm's own order stands this cycle",
+		error(DLS_LOG_PREFIX "cycle %" PRIu64 " cannot decide (%s); Slurm's own order stands this cycle",
 		      cycle, err.message);
 		n_restored = dls_restore_slurm_priorities();
 		if (n_restored)
-			info("sched/dlsched: %d pending job(s) back at Slurm's own priority", n_restored);
+			info(DLS_LOG_PREFIX "%d pending job(s) back at Slurm's own priority", n_restored);
 	} else {
 		double held;
 
@@ -172,7 +172,7 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	dls_stats.sum_ms += dls_stats.last_ms;
 	if (dls_stats.last_ms > dls_stats.max_ms)
 		dls_stats.max_ms = dls_stats.last_ms;
-	debug("sched/dlsched: cycle %" PRIu64 ": %d pending, %d running, %.2f ms (decide %.2f ms, write locks held %.2f ms)",
+	debug(DLS_LOG_PREFIX "cycle %" PRIu64 ": %d pending, %d running, %.2f ms (decide %.2f ms, write locks held %.2f ms)",
 	      cycle, dls_stats.last_considered, dls_stats.last_running, dls_stats.last_ms, dls_stats.last_decide_ms, locked);
 	dls_stats_write();
 }
@@ -273,7 +273,7 @@ static bool _reload(void *arg, double *interval)
 			 "none (dlsched.conf missing or invalid: Slurm decides)");
 		/* Once, when dlsched stops deciding: Slurm's order, not dlsched's last. */
 		if (had && (n = dls_restore_slurm_priorities()))
-			info("sched/dlsched: %d pending job(s) back at Slurm's own priority", n);
+			info(DLS_LOG_PREFIX "%d pending job(s) back at Slurm's own priority", n);
 	}
 	return t->sched != NULL;
 }

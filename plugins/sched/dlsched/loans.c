@@ -31,14 +31,14 @@ static void _set_loan(node_record_t *node_ptr, bool lend, const char *reason, ti
 		return;
 	if (lend) {
 		dls_stats.loans++;
-		info("sched/dlsched: %s lent to training (%s)", node_ptr->name, reason ? reason : "");
+		info(DLS_LOG_PREFIX "%s lent to training (%s)", node_ptr->name, reason ? reason : "");
 		for (int i = 0; i < reclaiming_cnt; i++)
 			if (!xstrcmp(reclaiming[i].node, node_ptr->name))
 				reclaiming[i].since = 0;	/* lent again before it was free */
 		return;
 	}
 	dls_stats.reclaims++;
-	info("sched/dlsched: %s taken back for inference (%s); its training jobs have %.0f s", node_ptr->name,
+	info(DLS_LOG_PREFIX "%s taken back for inference (%s); its training jobs have %.0f s", node_ptr->name,
 	     reason ? reason : "", dls_sched_conf.reclaim_timeout);
 	xrecalloc(reclaiming, reclaiming_cnt + 1, sizeof(dls_reclaim_t));
 	reclaiming[reclaiming_cnt].node = xstrdup(node_ptr->name);
@@ -93,14 +93,14 @@ extern void dls_lending_enforce(time_t now)
 			continue;
 		}
 		if (!_training_on(node_ptr, node_ptr->index, false, NULL)) {
-			info("sched/dlsched: %s free for inference %.0f s after it was taken back", r->node,
+			info(DLS_LOG_PREFIX "%s free for inference %.0f s after it was taken back", r->node,
 			     difftime(now, r->since));
 			xfree(r->node);
 			continue;
 		}
 		if (difftime(now, r->since) >= dls_sched_conf.reclaim_timeout) {
 			dls_stats.late_reclaims++;
-			error("sched/dlsched: late reclaim: %s still holds training jobs %.0f s after it was taken back "
+			error(DLS_LOG_PREFIX "late reclaim: %s still holds training jobs %.0f s after it was taken back "
 			      "(ReclaimTimeout=%.0f); requeueing them now", r->node, difftime(now, r->since),
 			      dls_sched_conf.reclaim_timeout);
 			(void) _training_on(node_ptr, node_ptr->index, true, "late reclaim of its loaned node");

@@ -16,10 +16,10 @@ extern int dls_requeue(job_record_t *job_ptr, const char *why)
 	int rc = job_requeue(slurm_conf.slurm_user_id, job_ptr->job_id, NULL, false, 0);
 
 	if (rc == SLURM_SUCCESS) {
-		info("sched/dlsched: requeued %pJ (%s)", job_ptr, why);
+		info(DLS_LOG_PREFIX "requeued %pJ (%s)", job_ptr, why);
 		dls_stats.requeues++;
 	} else {
-		info("sched/dlsched: cannot requeue %pJ (%s): %s", job_ptr, why, slurm_strerror(rc));
+		info(DLS_LOG_PREFIX "cannot requeue %pJ (%s): %s", job_ptr, why, slurm_strerror(rc));
 	}
 	return rc;
 }
@@ -91,7 +91,7 @@ static void _hold_dependants(void)
 				job_ptr->details->begin_time = until;
 				d->set = until;
 				last_job_update = time(NULL);
-				info("sched/dlsched: %pJ depends on JobId=%u, which is being preempted: not before its requeue",
+				info(DLS_LOG_PREFIX "%pJ depends on JobId=%u, which is being preempted: not before its requeue",
 				     job_ptr, s->job_id);
 			}
 		}
@@ -154,7 +154,7 @@ extern int dls_request_checkpoint(job_record_t *job_ptr, const dlsched_action_t 
 
 	if (!dls_job_requeueable(job_ptr)) {
 		if (!dls_refused_before(job_ptr->job_id))
-			info("sched/dlsched: %pJ cannot be requeued (%s); not preempted (%s)", job_ptr,
+			info(DLS_LOG_PREFIX "%pJ cannot be requeued (%s); not preempted (%s)", job_ptr,
 			     !job_ptr->batch_flag ? "not a batch job" : "its requeue is disabled", a->reason);
 		return ESLURM_DISABLED;
 	}
@@ -175,14 +175,14 @@ extern int dls_request_checkpoint(job_record_t *job_ptr, const dlsched_action_t 
 	/* On disk before the signal: a job that checkpoints and exits on it is requeued even if
 	 * slurmctld restarts meanwhile. A preemption that cannot be remembered is not begun. */
 	if (!(s = dls_stops_add(&stop))) {
-		error("sched/dlsched: %pJ not preempted (%s): the stopping table cannot be written", job_ptr,
+		error(DLS_LOG_PREFIX "%pJ not preempted (%s): the stopping table cannot be written", job_ptr,
 		      a->reason);
 		return ESLURM_WRITING_TO_FILE;
 	}
 	dls_stats.checkpoint_requests++;
 	if (grace > 0 && job_signal(job_ptr, dls_sched_conf.checkpoint_signal, KILL_JOB_BATCH, slurm_conf.slurm_user_id,
 				    false) == SLURM_SUCCESS) {
-		info("sched/dlsched: asked %pJ to checkpoint (%s; predicted %.0f s to stop, %.0f s to resume); "
+		info(DLS_LOG_PREFIX "asked %pJ to checkpoint (%s; predicted %.0f s to stop, %.0f s to resume); "
 		     "it is requeued when it reports its checkpoint, at the latest in %.0f s",
 		     job_ptr, a->reason, a->predicted_suspend, a->predicted_resume, grace);
 		_hold_dependants();
@@ -232,7 +232,7 @@ static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *do
 		} else {
 			dls_stats.preemption_row_errors++;
 			if (strcmp(err.message, last_error))
-				info("sched/dlsched: preemption of JobId=%u not recorded in the profile DB (%s)",
+				info(DLS_LOG_PREFIX "preemption of JobId=%u not recorded in the profile DB (%s)",
 				     s->job_id, err.message);
 			strlcpy(last_error, err.message, sizeof(last_error));
 		}
@@ -243,7 +243,7 @@ static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *do
 							done[i].at, &err) != DLSCHED_OK) {
 			dls_stats.preemption_row_errors++;
 			if (strcmp(err.message, last_error))
-				info("sched/dlsched: end of the preemption of JobId=%u not recorded (%s)",
+				info(DLS_LOG_PREFIX "end of the preemption of JobId=%u not recorded (%s)",
 				     done[i].job_id, err.message);
 			strlcpy(last_error, err.message, sizeof(last_error));
 		}

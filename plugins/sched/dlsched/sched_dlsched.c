@@ -25,18 +25,18 @@
 #include "dlsched_models.h"
 
 const char plugin_name[] = "dlsched: learned DL scheduling for GPU clusters";
-const char plugin_type[] = "sched/dlsched";
+const char plugin_type[] = DLS_PLUGIN_TYPE;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* Called by slurmctld when the plugin loads; no locks held. */
 extern int init(void)
 {
-	verbose("sched/dlsched: init (dlsched %s)", dlsched_version());
+	verbose(DLS_LOG_PREFIX "init (dlsched %s)", dlsched_version());
 	/* Before the scheduler thread creates the first scheduler. */
 	if (dls_models_install())
-		verbose("sched/dlsched: learned policies (dl2, dual-agent) available");
+		verbose(DLS_LOG_PREFIX "learned policies (dl2, dual-agent) available");
 	else
-		verbose("sched/dlsched: built without libtorch: no learned policies (Policy=dl2 is unknown)");
+		verbose(DLS_LOG_PREFIX "built without libtorch: no learned policies (Policy=dl2 is unknown)");
 	dls_stats_init(slurm_conf.state_save_location);
 	/* Preemptions a restarted slurmctld must still finish (their jobs may have ended meanwhile). */
 	dls_stops_load(slurm_conf.state_save_location);

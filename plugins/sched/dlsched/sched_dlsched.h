@@ -40,6 +40,9 @@
 #include "../../common/dlsched_slurm.h"
 #include "stopping.h"
 
+/* The plugin's type, and the prefix of every line it logs. */
+#define DLS_PLUGIN_TYPE "sched/dlsched"
+#define DLS_LOG_PREFIX DLS_PLUGIN_TYPE ": "
 extern const char plugin_type[];
 
 /* ---- stats.c ---- */
