@@ -206,7 +206,7 @@ extern int dls_request_checkpoint(job_record_t *job_ptr, const dlsched_action_t 
 typedef struct {
 	uint32_t job_id;
 	double requested;
-	const char *outcome;
+	dls_stop_outcome_t outcome;
 	double at;
 } dls_done_t;
 
@@ -239,7 +239,8 @@ static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *do
 		dls_stops_set_recorded(s);	/* tried: never again */
 	}
 	for (int i = 0; i < done_cnt; i++) {
-		if (dlsched_scheduler_finish_preemption(sched, done[i].job_id, done[i].requested, done[i].outcome,
+		if (dlsched_scheduler_finish_preemption(sched, done[i].job_id, done[i].requested,
+							dls_stop_outcome_name(done[i].outcome),
 							done[i].at, &err) != DLSCHED_OK) {
 			dls_stats.preemption_row_errors++;
 			if (strcmp(err.message, last_error))
@@ -292,23 +293,23 @@ extern void dls_check_stops(dlsched_scheduler_t *sched)
 		dls_stop_t *s = dls_stops_at(i);
 		job_record_t *job_ptr = find_job_record(s->job_id);
 		uint32_t base = job_ptr ? (job_ptr->job_state & JOB_STATE_BASE) : JOB_END;
-		const char *outcome = NULL;
+		dls_stop_outcome_t outcome = DLS_STOP_UNDER_WAY;
 		char why[200];
 		bool requeue = false;
 
 		if (!job_ptr || (IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr))) {
-			outcome = "gone";	/* purged, or requeued by someone else */
+			outcome = DLS_STOP_GONE;	/* purged, or requeued by someone else */
 		} else if ((s->start_time && job_ptr->start_time != s->start_time) ||
 			   (s->restart_cnt != UINT32_MAX && job_ptr->restart_cnt != s->restart_cnt)) {
-			outcome = "gone";	/* requeued by someone else and started again */
+			outcome = DLS_STOP_GONE;	/* requeued by someone else and started again */
 		} else if (IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
 			if (reported[i] || now >= s->deadline) {
 				requeue = true;
-				outcome = reported[i] ? "checkpointed" : "grace";
+				outcome = reported[i] ? DLS_STOP_CHECKPOINTED : DLS_STOP_GRACE;
 			}
 		} else if (reported[i]) {
 			requeue = true;		/* it checkpointed and ended on the request */
-			outcome = "checkpointed";
+			outcome = DLS_STOP_CHECKPOINTED;
 		} else if (base == JOB_COMPLETE || base == JOB_FAILED) {
 			/* Ended after the request with no report (yet): its collector delivers within
 			 * seconds; then it ended on the request all the same (a job that does not speak the
@@ -318,20 +319,20 @@ extern void dls_check_stops(dlsched_scheduler_t *sched)
 			if (sched && dls_sched_conf.profile_db && now - s->ended_seen < DLS_REPORT_WAIT_S)
 				continue;
 			requeue = true;
-			outcome = "exited";
+			outcome = DLS_STOP_EXITED;
 		} else {
-			outcome = "gone";	/* cancelled, timed out, ... by someone else */
+			outcome = DLS_STOP_GONE;	/* cancelled, timed out, ... by someone else */
 		}
-		if (!outcome)
+		if (outcome == DLS_STOP_UNDER_WAY)
 			continue;
 		if (requeue) {
 			snprintf(why, sizeof(why), "%s; %s", s->reason,
-				 !strcmp(outcome, "checkpointed") ? "after its checkpoint" :
-				 !strcmp(outcome, "grace") ? "its grace ran out" : "it ended on the checkpoint request");
+				 outcome == DLS_STOP_CHECKPOINTED ? "after its checkpoint" :
+				 outcome == DLS_STOP_GRACE ? "its grace ran out" : "it ended on the checkpoint request");
 			if (dls_requeue(job_ptr, why) == SLURM_SUCCESS) {
-				if (!strcmp(outcome, "checkpointed"))
+				if (outcome == DLS_STOP_CHECKPOINTED)
 					dls_stats.requeued_checkpointed++;
-				else if (!strcmp(outcome, "grace"))
+				else if (outcome == DLS_STOP_GRACE)
 					dls_stats.requeued_grace++;
 				else
 					dls_stats.requeued_exited++;
@@ -344,12 +345,12 @@ extern void dls_check_stops(dlsched_scheduler_t *sched)
 					dls_stats.resizes++;
 				}
 			} else {
-				outcome = "gone";
+				outcome = DLS_STOP_GONE;
 			}
 		}
-		if (!strcmp(outcome, "gone"))
+		if (outcome == DLS_STOP_GONE)
 			dls_stats.stops_gone++;
-		_release_dependants(s->job_id, strcmp(outcome, "gone") != 0);
+		_release_dependants(s->job_id, outcome != DLS_STOP_GONE);
 		done[done_cnt++] = (dls_done_t) { .job_id = s->job_id, .requested = s->requested,
 						   .outcome = outcome, .at = now };
 	}

@@ -339,3 +339,20 @@ extern void dls_stops_free(void)
 	stop_cnt = 0;
 	xfree(state_file);
 }
+
+extern const char *dls_stop_outcome_name(dls_stop_outcome_t outcome)
+{
+	switch (outcome) {
+	case DLS_STOP_CHECKPOINTED:
+		return "checkpointed";
+	case DLS_STOP_GRACE:
+		return "grace";
+	case DLS_STOP_EXITED:
+		return "exited";
+	case DLS_STOP_GONE:
+		return "gone";
+	case DLS_STOP_UNDER_WAY:
+		break;
+	}
+	return "under-way";
+}
