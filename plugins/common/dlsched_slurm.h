@@ -18,6 +18,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "dlsched/api.h"
+#include "dlsched/words.h"
 
 /* A copy of the cluster as the core sees it: owns every string and array. */
 typedef struct {

@@ -97,7 +97,7 @@ static int _update_gpus(job_record_t *job_ptr, int gpus_per_node, int nodes)
 	if (!tres)
 		return ESLURM_NOT_SUPPORTED;
 	/* What the user asked for, kept at the first resize (the policies size around it). */
-	(void) dls_admin_comment_once(job_ptr, "dl_requested", (long) dls_job_gpus_requested(job_ptr));
+	(void) dls_admin_comment_once(job_ptr, DLSCHED_WORD_REQUESTED, (long) dls_job_gpus_requested(job_ptr));
 	rc = _update_shape(job_ptr, tres, nodes, nodes);
 	xfree(tres);
 	return rc;
@@ -336,7 +336,7 @@ static void _apply_deferred_resizes(void)
  */
 static bool _was_held(job_record_t *job_ptr)
 {
-	return dls_admin_comment_value(job_ptr, "dl_held") >= 0;
+	return dls_admin_comment_value(job_ptr, DLSCHED_WORD_HELD) >= 0;
 }
 
 static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t now)
@@ -367,11 +367,11 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !dls_job_deadline(job_ptr))
 		return false;
 	/* When it was first found infeasible, for sacct (dlsched-report: infeasible at submit). */
-	(void) dls_admin_comment_once(job_ptr, "infeasible", (long) now);
+	(void) dls_admin_comment_once(job_ptr, DLSCHED_WORD_INFEASIBLE, (long) now);
 	/* Held once and released since (scontrol release): it runs best-effort, not held again. */
 	if (verdict == DLSCHED_ADMIT_HOLD && job_ptr->priority != 0 && _was_held(job_ptr)) {
 		verdict = DLSCHED_ADMIT_BEST_EFFORT;
-		(void) dls_admin_comment_once(job_ptr, "dl_released", (long) now);
+		(void) dls_admin_comment_once(job_ptr, DLSCHED_WORD_RELEASED, (long) now);
 	}
 	switch (verdict) {
 	case DLSCHED_ADMIT_BEST_EFFORT: {
@@ -396,7 +396,7 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 			return false;	/* held already (by us or anyone) */
 		job_ptr->priority = 0;
 		job_ptr->state_reason = WAIT_HELD;
-		(void) dls_admin_comment_once(job_ptr, "dl_held", (long) now);
+		(void) dls_admin_comment_once(job_ptr, DLSCHED_WORD_HELD, (long) now);
 		xfree(job_ptr->state_desc);
 		job_ptr->state_desc = xstrdup(a->reason);
 		info(DLS_LOG_PREFIX "%pJ %s", job_ptr, a->reason);
@@ -484,7 +484,7 @@ extern void dls_release_readmitted(dls_snapshot_t *snap, dlsched_decisions_t *d,
 		job_ptr->priority = DLSCHED_PRIORITY_FLOOR;	/* ordered from the next cycle */
 		job_ptr->state_reason = WAIT_NO_REASON;
 		xfree(job_ptr->state_desc);
-		(void) dls_admin_comment_once(job_ptr, "dl_released", (long) now);
+		(void) dls_admin_comment_once(job_ptr, DLSCHED_WORD_RELEASED, (long) now);
 		last_job_update = now;
 		dls_stats.admission_verdicts++;
 		info(DLS_LOG_PREFIX "%pJ released: its deadline is feasible again", job_ptr);

@@ -337,11 +337,11 @@ extern void dls_check_stops(dlsched_scheduler_t *sched)
 				else
 					dls_stats.requeued_exited++;
 				if (s->per_node > 0) {
-					long n = dls_admin_comment_value(job_ptr, "dl_resizes");
+					long n = dls_admin_comment_value(job_ptr, DLSCHED_WORD_RESIZES);
 
 					dls_remember_resize(s->job_id, s->per_node, s->nodes);
 					/* dlsched-report counts them (a requeue that was a resize). */
-					dls_admin_comment_set(job_ptr, "dl_resizes", n > 0 ? n + 1 : 1);
+					dls_admin_comment_set(job_ptr, DLSCHED_WORD_RESIZES, n > 0 ? n + 1 : 1);
 					dls_stats.resizes++;
 				}
 			} else {
