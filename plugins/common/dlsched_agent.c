@@ -34,7 +34,10 @@ extern void dls_agent_loop(const dls_agent_t *a)
 		slurm_mutex_lock(a->lock);
 		quit = a->stopped(a->arg);
 		reload = !loaded || *a->reconfig;
-		*a->reconfig = false;
+		/* A thread that ends leaves a reconfigure to the thread that follows it (the advisor's
+		 * next generation). */
+		if (!quit)
+			*a->reconfig = false;
 		slurm_mutex_unlock(a->lock);
 		if (quit)
 			break;
