@@ -62,7 +62,8 @@ DLS_PLUGIN_LIBADD = plugins/common/libdlsched_ctld.la plugins/common/libdlsched_
 # What any daemon may load (select plugins are loaded by slurmd and clients too) ...
 noinst_LTLIBRARIES += plugins/common/libdlsched_slurm.la plugins/common/libdlsched_ctld.la
 plugins_common_libdlsched_slurm_la_SOURCES = plugins/common/dlsched_slurm.c plugins/common/dlsched_slurm.h \
-	plugins/common/dlsched_loans.c plugins/common/dlsched_speeds.c
+	plugins/common/dlsched_loans.c plugins/common/dlsched_speeds.c \
+	plugins/common/dlsched_agent.c plugins/common/dlsched_agent.h
 plugins_common_libdlsched_slurm_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_common_libdlsched_slurm_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 # ... and what needs slurmctld's globals (job_list, avail_node_bitmap).
@@ -71,6 +72,8 @@ plugins_common_libdlsched_ctld_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_common_libdlsched_ctld_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 
 plugins_sched_dlsched_sched_dlsched_la_SOURCES = plugins/sched/dlsched/sched_dlsched.c \
+	plugins/sched/dlsched/sched_dlsched.h plugins/sched/dlsched/cycle.c plugins/sched/dlsched/actuate.c \
+	plugins/sched/dlsched/preempt.c plugins/sched/dlsched/loans.c plugins/sched/dlsched/stats.c \
 	plugins/sched/dlsched/stopping.c plugins/sched/dlsched/stopping.h \
 	plugins/sched/dlsched/dlsched_models.h
 plugins_sched_dlsched_sched_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)

@@ -1,6 +1,9 @@
 # make check: unit tests (Check), simulator golden tests, the layering check.
 TESTS += testsuite/check-layering.sh
 EXTRA_DIST += testsuite/check-layering.sh
+# The admin-comment words: one definition (dlsched/words.h) that the plugins and dlsched-report follow.
+TESTS += testsuite/check-words.sh
+EXTRA_DIST += testsuite/check-words.sh
 
 if HAVE_CHECK
 include testsuite/unit/local.mk

@@ -577,6 +577,24 @@ int create_safety(const char* conf_path, dlsched_scheduler_t** out, dlsched_erro
 	return ok(err);
 }
 
+// The configuration a typed getter reads: the scheduler's, or every key at its default.
+const dlsched::Config& config_of(const dlsched_scheduler_t* sched)
+{
+	static const dlsched::Config kDefaults;
+	return sched ? sched->config : kDefaults;
+}
+
+// DLSCHED_OK when `key` is a known key of one of the types `a`, `b`.
+int check_key(const char* key, dlsched::ConfigType a, dlsched::ConfigType b)
+{
+	if (!key)
+		return DLSCHED_EINVAL;
+	const dlsched::ConfigKey* k = dlsched::find_config_key(key);
+	if (!k)
+		return DLSCHED_ENOTFOUND;
+	return k->type == a || k->type == b ? DLSCHED_OK : DLSCHED_EINVAL;
+}
+
 }  // namespace
 
 extern "C" {
@@ -696,6 +714,62 @@ int dlsched_scheduler_config(const dlsched_scheduler_t* sched, const char* key, 
 		if (!dlsched::find_config_key(key))
 			return DLSCHED_ENOTFOUND;
 		const std::string v = sched->config.get_text(key);
+		if (v.size() >= len)
+			return DLSCHED_EINVAL;
+		std::memcpy(buf, v.c_str(), v.size() + 1);
+		return DLSCHED_OK;
+	});
+}
+
+int dlsched_config_get_double(const dlsched_scheduler_t* sched, const char* key, double* out)
+{
+	return guarded(nullptr, "dlsched_config_get_double", [&]() -> int {
+		using dlsched::ConfigType;
+		if (!out)
+			return DLSCHED_EINVAL;
+		if (int rc = check_key(key, ConfigType::kDouble, ConfigType::kInt); rc != DLSCHED_OK)
+			return rc;
+		const dlsched::ConfigKey* k = dlsched::find_config_key(key);
+		*out = k->type == ConfigType::kInt ? static_cast<double>(config_of(sched).get_int(key))
+		                                   : config_of(sched).get_double(key);
+		return DLSCHED_OK;
+	});
+}
+
+int dlsched_config_get_int(const dlsched_scheduler_t* sched, const char* key, long* out)
+{
+	return guarded(nullptr, "dlsched_config_get_int", [&]() -> int {
+		using dlsched::ConfigType;
+		if (!out)
+			return DLSCHED_EINVAL;
+		if (int rc = check_key(key, ConfigType::kInt, ConfigType::kInt); rc != DLSCHED_OK)
+			return rc;
+		*out = config_of(sched).get_int(key);
+		return DLSCHED_OK;
+	});
+}
+
+int dlsched_config_get_bool(const dlsched_scheduler_t* sched, const char* key, int* out)
+{
+	return guarded(nullptr, "dlsched_config_get_bool", [&]() -> int {
+		using dlsched::ConfigType;
+		if (!out)
+			return DLSCHED_EINVAL;
+		if (int rc = check_key(key, ConfigType::kBool, ConfigType::kBool); rc != DLSCHED_OK)
+			return rc;
+		*out = config_of(sched).get_bool(key) ? 1 : 0;
+		return DLSCHED_OK;
+	});
+}
+
+int dlsched_config_get_text(const dlsched_scheduler_t* sched, const char* key, char* buf, size_t len)
+{
+	return guarded(nullptr, "dlsched_config_get_text", [&]() -> int {
+		if (!key || !buf || len == 0)
+			return DLSCHED_EINVAL;
+		if (!dlsched::find_config_key(key))
+			return DLSCHED_ENOTFOUND;
+		const std::string v = config_of(sched).get_text(key);
 		if (v.size() >= len)
 			return DLSCHED_EINVAL;
 		std::memcpy(buf, v.c_str(), v.size() + 1);

@@ -1,4 +1,5 @@
 common_libdlsched_la_SOURCES += \
 	common/capi/api.cpp
 dlschedincludedir = $(includedir)/dlsched
-dlschedinclude_HEADERS = common/include/dlsched/api.h
+dlschedinclude_HEADERS = common/include/dlsched/api.h common/include/dlsched/limits.h \
+	common/include/dlsched/words.h

@@ -13,13 +13,15 @@
 #include <string_view>
 #include <vector>
 
+#include "dlsched/limits.h"
+
 namespace dlsched {
 
 // spank/dlsched's limits (its --dl-* checks), the same everywhere a job's metadata is read.
-inline constexpr std::size_t kMaxModelName = 64;  // letters, digits, '-', '_', '.'
-inline constexpr double kMaxEpochs = 1e7;
+inline constexpr std::size_t kMaxModelName = DLSCHED_MAX_MODEL_NAME;  // letters, digits, '-', '_', '.'
+inline constexpr double kMaxEpochs = DLSCHED_MAX_EPOCHS;
 inline constexpr double kMaxEpochTime = 1e9;      // seconds per epoch on one reference GPU
-inline constexpr int kMaxJobGpus = 4096;
+inline constexpr int kMaxJobGpus = DLSCHED_MAX_JOB_GPUS;
 inline constexpr double kMaxDeadline = 1e11;      // seconds since the epoch
 
 struct JobMetadata {

@@ -22,6 +22,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "dlsched_advisor.h"
+#include "dlsched_agent.h"
 #include "dlsched_slurm.h"
 
 typedef struct {
@@ -201,51 +202,64 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t gen, const char *name)
 	slurm_mutex_unlock(&term_lock);
 }
 
+/* What an advisor thread holds: its generation, its scheduler, and the name it logs as (copied at
+ * every cycle: the first plugin still using the advisor). */
+typedef struct {
+	uint64_t gen;
+	dlsched_scheduler_t *sched;
+	char name[sizeof(plugin_name_buf)];
+} dls_thread_t;
+
+/* Locks: term_lock held (dls_agent_loop). */
+static bool _stopped(void *arg)
+{
+	return ((dls_thread_t *) arg)->gen != generation;
+}
+
+static bool _reload(void *arg, double *interval)
+{
+	dls_thread_t *t = arg;
+
+	slurm_mutex_lock(&term_lock);
+	snprintf(t->name, sizeof(t->name), "%s", plugin_name_buf);
+	slurm_mutex_unlock(&term_lock);
+	if (t->sched)
+		dlsched_scheduler_destroy(t->sched);
+	/* Victims of the old configuration are not the new one's. */
+	_clear_table();
+	t->sched = dls_scheduler_load(t->name, false, NULL);
+	*interval = dls_config_double(t->sched, "SchedInterval");
+	return t->sched != NULL;
+}
+
+static void _one_cycle(void *arg)
+{
+	dls_thread_t *t = arg;
+
+	slurm_mutex_lock(&term_lock);
+	snprintf(t->name, sizeof(t->name), "%s", plugin_name_buf);
+	slurm_mutex_unlock(&term_lock);
+	if (t->sched)
+		_cycle(t->sched, t->gen, t->name);
+	else
+		fallbacks++;
+}
+
 static void *_agent(void *arg)
 {
-	uint64_t gen = (uint64_t) (uintptr_t) arg;
-	dlsched_scheduler_t *sched = NULL;
-	double interval = 60;
-	char name[sizeof(plugin_name_buf)];
+	dls_thread_t t = { .gen = (uint64_t) (uintptr_t) arg, .sched = NULL, .name = "" };
+	const dls_agent_t agent = {
+		.lock = &term_lock, .cond = &term_cond, .reconfig = &reconfig, .stopped = _stopped,
+		.reload = _reload, .cycle = _one_cycle, .arg = &t,
+	};
 
-	for (;;) {
-		struct timespec ts;
-		bool reload;
-
-		slurm_mutex_lock(&term_lock);
-		if (gen != generation) {
-			slurm_mutex_unlock(&term_lock);
-			break;
-		}
-		reload = !sched || reconfig;
-		reconfig = false;
-		snprintf(name, sizeof(name), "%s", plugin_name_buf);
-		slurm_mutex_unlock(&term_lock);
-		if (reload) {
-			if (sched)
-				dlsched_scheduler_destroy(sched);
-			/* Victims of the old configuration are not the new one's. */
-			_clear_table();
-			sched = dls_scheduler_load(name, false, NULL);
-			interval = dls_config_double(sched, "SchedInterval", 60);
-		}
-		if (sched)
-			_cycle(sched, gen, name);
-		else
-			fallbacks++;
-
-		ts = dls_time_in(interval);
-		slurm_mutex_lock(&term_lock);
-		if (gen == generation && !reconfig)
-			pthread_cond_timedwait(&term_cond, &term_lock, &ts);
-		slurm_mutex_unlock(&term_lock);
-	}
-	if (sched)
-		dlsched_scheduler_destroy(sched);
+	dls_agent_loop(&agent);
+	if (t.sched)
+		dlsched_scheduler_destroy(t.sched);
 	slurm_mutex_lock(&term_lock);
 	running--;
-	if (gen > ended)
-		ended = gen;
+	if (t.gen > ended)
+		ended = t.gen;
 	slurm_cond_broadcast(&term_cond);
 	slurm_mutex_unlock(&term_lock);
 	return NULL;

@@ -312,16 +312,14 @@ extern double dls_requeue_delay(void)
 	return (double) expire + 1;
 }
 
-extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, double def)
+extern double dls_config_double(dlsched_scheduler_t *sched, const char *key)
 {
-	char buf[64];
-	char *end = NULL;
-	double v;
+	double v = 0;
 
-	if (!sched || dlsched_scheduler_config(sched, key, buf, sizeof(buf)) != DLSCHED_OK)
-		return def;
-	v = strtod(buf, &end);
-	return end != buf ? v : def;
+	if (dlsched_config_get_double(sched, key, &v) != DLSCHED_OK)
+		error("dlsched: %s is no number key of dlsched.conf (a bug in the plugin: see dlsched.conf(5) for the keys)",
+		      key);
+	return v;
 }
 
 extern struct timespec dls_time_in(double seconds)

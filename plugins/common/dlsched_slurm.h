@@ -18,6 +18,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "dlsched/api.h"
+#include "dlsched/words.h"
 
 /* A copy of the cluster as the core sees it: owns every string and array. */
 typedef struct {
@@ -215,8 +216,10 @@ extern void dls_scheduler_unload(dlsched_scheduler_t **sched, dlsched_scheduler_
  */
 extern double dls_requeue_delay(void);
 
-/* A dlsched.conf value (defaults included) as a double; `def` if unreadable. */
-extern double dls_config_double(dlsched_scheduler_t *sched, const char *key, double def);
+/* A dlsched.conf number key as `sched` has it (NULL: dlsched.conf does not load), defaults included:
+ * the default is read from the core's table of keys (dlsched_config_get_double), never restated. An
+ * unknown or non-number key (a bug) is logged and reads 0. */
+extern double dls_config_double(dlsched_scheduler_t *sched, const char *key);
 
 /* ---- Capacity loaning (dlsched_loans.c; any daemon: only node and partition records) ---- */
 

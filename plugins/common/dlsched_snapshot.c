@@ -70,12 +70,12 @@ extern bool dls_record_deadline(job_record_t *job_ptr)
 
 	if (!deadline)
 		return false;
-	snprintf(tok, sizeof(tok), "deadline=%ld", (long) deadline);
+	snprintf(tok, sizeof(tok), DLSCHED_WORD_DEADLINE "=%ld", (long) deadline);
 	if (job_ptr->admin_comment && strstr(job_ptr->admin_comment, tok))
 		return false;
-	if (job_ptr->admin_comment && strstr(job_ptr->admin_comment, "deadline=")) {
+	if (job_ptr->admin_comment && strstr(job_ptr->admin_comment, DLSCHED_WORD_DEADLINE "=")) {
 		/* The deadline changed (scontrol update): replace the whole token. */
-		char *old = job_ptr->admin_comment, *at = strstr(old, "deadline=");
+		char *old = job_ptr->admin_comment, *at = strstr(old, DLSCHED_WORD_DEADLINE "=");
 		char *rest = at;
 		char *fresh = NULL;
 
@@ -105,7 +105,7 @@ extern time_t dls_job_deadline(job_record_t *job_ptr)
 	 * for every job in the queue, under the job write lock, every cycle
 	 * (sched/dlsched) and every PriorityCalcPeriod (site_factor/dlsched).
 	 */
-	if (!job_ptr->comment || !strstr(job_ptr->comment, "deadline="))
+	if (!job_ptr->comment || !strstr(job_ptr->comment, DLSCHED_WORD_DEADLINE "="))
 		return 0;
 	return dls_job_metadata(job_ptr, &m) ? (time_t) m.deadline : 0;
 }
@@ -173,8 +173,8 @@ extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long 
 extern bool dls_job_held_by_dlsched(job_record_t *job_ptr)
 {
 	return job_ptr->priority == 0 && job_ptr->state_reason == WAIT_HELD &&
-	       dls_admin_comment_value(job_ptr, "dl_held") >= 0 &&
-	       dls_admin_comment_value(job_ptr, "dl_released") < 0;
+	       dls_admin_comment_value(job_ptr, DLSCHED_WORD_HELD) >= 0 &&
+	       dls_admin_comment_value(job_ptr, DLSCHED_WORD_RELEASED) < 0;
 }
 
 /*
@@ -344,7 +344,7 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	 * stays in the admin comment (dl_requested=, written at its first resize): that is its size
 	 * for the policies (the surplus above it is what they give and take). */
 	if (v->gpus_min > 0 && v->gpus_max > 0) {
-		long asked = dls_admin_comment_value(job_ptr, "dl_requested");
+		long asked = dls_admin_comment_value(job_ptr, DLSCHED_WORD_REQUESTED);
 
 		if (asked >= v->gpus_min && asked <= v->gpus_max)
 			v->gpus_requested = (int) asked;

@@ -62,7 +62,7 @@ extern void dls_speeds_configure(dlsched_scheduler_t *sched)
 	xfree(db_path);
 	if (sched && dlsched_scheduler_config(sched, "ProfileDB", path, sizeof(path)) == DLSCHED_OK && path[0])
 		db_path = xstrdup(path);
-	refresh_s = dls_config_double(sched, "ProfileRefresh", 60);
+	refresh_s = dls_config_double(sched, "ProfileRefresh");
 	conf_gen++;
 	read_now = true;
 	if (!db_path) {

@@ -283,6 +283,68 @@ START_TEST(bad_configuration_is_an_error_naming_the_file)
 }
 END_TEST
 
+/* The typed getters read the value a scheduler has (a safety one from a file whose Policy= is broken
+ * included) and, without a scheduler, the key table's default: hosts restate no default. */
+START_TEST(typed_config_getters_read_values_and_defaults)
+{
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	double d = -1;
+	long l = -1;
+	int b = -1;
+	char buf[64];
+
+	/* No scheduler: the defaults of common/config/keys.cpp. */
+	ck_assert_int_eq(dlsched_config_get_double(NULL, "SchedInterval", &d), DLSCHED_OK);
+	ck_assert_double_eq(d, 60);
+	ck_assert_int_eq(dlsched_config_get_double(NULL, "PreemptGrace", &d), DLSCHED_OK);
+	ck_assert_double_eq(d, 600);
+	ck_assert_int_eq(dlsched_config_get_double(NULL, "ReclaimTimeout", &d), DLSCHED_OK);
+	ck_assert_double_eq(d, 300);
+	ck_assert_int_eq(dlsched_config_get_int(NULL, "Seed", &l), DLSCHED_OK);
+	ck_assert_int_eq(l, 1);
+	ck_assert_int_eq(dlsched_config_get_double(NULL, "Seed", &d), DLSCHED_OK);	/* an integer as a number */
+	ck_assert_double_eq(d, 1);
+	ck_assert_int_eq(dlsched_config_get_bool(NULL, "SchedOnEvents", &b), DLSCHED_OK);
+	ck_assert_int_eq(b, 1);
+	ck_assert_int_eq(dlsched_config_get_text(NULL, "CheckpointSignal", buf, sizeof(buf)), DLSCHED_OK);
+	ck_assert_str_eq(buf, "USR1");
+	/* Errors: unknown key, wrong type, no room, NULL out. */
+	ck_assert_int_eq(dlsched_config_get_double(NULL, "NoSuchKey", &d), DLSCHED_ENOTFOUND);
+	ck_assert_int_eq(dlsched_config_get_int(NULL, "SchedInterval", &l), DLSCHED_EINVAL);
+	ck_assert_int_eq(dlsched_config_get_bool(NULL, "Policy", &b), DLSCHED_EINVAL);
+	ck_assert_int_eq(dlsched_config_get_double(NULL, "ProfileDB", &d), DLSCHED_EINVAL);
+	ck_assert_int_eq(dlsched_config_get_text(NULL, "CheckpointSignal", buf, 2), DLSCHED_EINVAL);
+	ck_assert_int_eq(dlsched_config_get_double(NULL, "SchedInterval", NULL), DLSCHED_EINVAL);
+
+	/* A safety scheduler of a file whose Policy= does not load: its safety keys as written. */
+	write_conf("Policy=pickymann\nSchedInterval=7\nPreemptGrace=45\nCheckpointSignal=USR2");
+	ck_assert_int_ne(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_create_safety(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_config_get_double(s, "SchedInterval", &d), DLSCHED_OK);
+	ck_assert_double_eq(d, 7);
+	ck_assert_int_eq(dlsched_config_get_double(s, "PreemptGrace", &d), DLSCHED_OK);
+	ck_assert_double_eq(d, 45);
+	ck_assert_int_eq(dlsched_config_get_double(s, "ReclaimTimeout", &d), DLSCHED_OK);
+	ck_assert_double_eq(d, 300);
+	ck_assert_int_eq(dlsched_config_get_text(s, "CheckpointSignal", buf, sizeof(buf)), DLSCHED_OK);
+	ck_assert_str_eq(buf, "USR2");
+	dlsched_scheduler_destroy(s);
+
+	/* A full scheduler. */
+	write_conf("Policy=fifo\nSchedInterval=12\nSeed=9\nSchedOnEvents=no");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_config_get_double(s, "SchedInterval", &d), DLSCHED_OK);
+	ck_assert_double_eq(d, 12);
+	ck_assert_int_eq(dlsched_config_get_int(s, "Seed", &l), DLSCHED_OK);
+	ck_assert_int_eq(l, 9);
+	ck_assert_int_eq(dlsched_config_get_bool(s, "SchedOnEvents", &b), DLSCHED_OK);
+	ck_assert_int_eq(b, 0);
+	dlsched_scheduler_destroy(s);
+	unlink(conf_path);
+}
+END_TEST
+
 /* What the safety rules follow while dlsched.conf does not load (a typo in Policy=): its ProfileDB=,
  * PreemptGrace= and InferencePartition= as written; checkpoint reports are read from that DB; the
  * object never decides. A missing file gives the defaults. */
@@ -849,6 +911,7 @@ int main(void)
 	tcase_add_test(tc, bad_configuration_is_an_error_naming_the_file);
 	tcase_add_test(tc, views_of_other_api_versions);
 	tcase_add_test(tc, safety_settings_of_a_file_that_does_not_load);
+	tcase_add_test(tc, typed_config_getters_read_values_and_defaults);
 	tcase_add_test(tc, notes_and_learned_policies_without_models);
 	tcase_add_test(tc, place_prefers_the_policys_nodes);
 	tcase_add_test(tc, unknown_progress_is_estimated_from_run_time);

@@ -243,6 +243,17 @@ int dlsched_scheduler_experience_stats(const dlsched_scheduler_t *sched, dlsched
  * SchedInterval. DLSCHED_ENOTFOUND for an unknown key, DLSCHED_EINVAL when it does not fit. */
 int dlsched_scheduler_config(const dlsched_scheduler_t *sched, const char *key, char *buf, size_t len);
 
+/* Typed reads of dlsched.conf key `key`, so that hosts never restate a default: the value `sched` has
+ * (a safety scheduler's included), or with `sched` NULL (dlsched.conf does not load at all) the
+ * key's built-in default, from the one table of keys (common/config/keys.cpp). get_double reads
+ * number keys (double or integer), get_int integer keys, get_bool yes/no keys (1 or 0), get_text
+ * any key as dlsched.conf would write it. DLSCHED_ENOTFOUND for an unknown key, DLSCHED_EINVAL for
+ * a key of another type, a NULL `out`, or text that does not fit in `len`. */
+int dlsched_config_get_double(const dlsched_scheduler_t *sched, const char *key, double *out);
+int dlsched_config_get_int(const dlsched_scheduler_t *sched, const char *key, long *out);
+int dlsched_config_get_bool(const dlsched_scheduler_t *sched, const char *key, int *out);
+int dlsched_config_get_text(const dlsched_scheduler_t *sched, const char *key, char *buf, size_t len);
+
 /* Decides one cycle. The view is read during the call only. On success *out must be freed with
  * dlsched_decisions_free(). A bad view (node index out of range, negative GPUs, struct_size too
  * small) is DLSCHED_EINVAL naming the job or node. */

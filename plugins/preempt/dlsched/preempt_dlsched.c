@@ -22,14 +22,17 @@
 #include "../../common/dlsched_slurm.h"
 
 const char plugin_name[] = "dlsched preemption: victims chosen by the dlsched Preemption policy";
-const char plugin_type[] = "preempt/dlsched";
+/* The plugin's type, and the prefix of every line it logs. */
+#define DLS_PLUGIN_TYPE "preempt/dlsched"
+#define DLS_LOG_PREFIX DLS_PLUGIN_TYPE ": "
+const char plugin_type[] = DLS_PLUGIN_TYPE;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 extern bool preempt_p_preemptable(job_record_t *preemptee, job_record_t *preemptor);
 
 extern int init(void)
 {
-	verbose("preempt/dlsched: init (dlsched %s)", dlsched_version());
+	verbose(DLS_LOG_PREFIX "init (dlsched %s)", dlsched_version());
 	dls_advisor_start(plugin_type);
 	return SLURM_SUCCESS;
 }
@@ -100,7 +103,7 @@ extern int preempt_p_get_data(job_record_t *job_ptr, slurm_preempt_data_type_t d
 		*(uint32_t *) data = job_ptr && job_ptr->qos_ptr ? job_ptr->qos_ptr->grace_time : 0;
 		break;
 	default:
-		error("preempt/dlsched: unknown data type %d", data_type);
+		error(DLS_LOG_PREFIX "unknown data type %d", data_type);
 		return SLURM_ERROR;
 	}
 	return SLURM_SUCCESS;

@@ -30,6 +30,7 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
+#include "sched_dlsched.h"
 #include "stopping.h"
 
 static dls_stop_t *stops = NULL;
@@ -74,7 +75,7 @@ static int _failed(const char *what, const char *path, int err)
 {
 	write_errors++;
 	snprintf(last_error, sizeof(last_error), "%s %s: %s", what, path, strerror(err));
-	error("sched/dlsched: cannot %s %s: %s; jobs being preempted might not be requeued after a slurmctld restart",
+	error(DLS_LOG_PREFIX "cannot %s %s: %s; jobs being preempted might not be requeued after a slurmctld restart",
 	      what, path, strerror(err));
 	if (journal_fd >= 0) {
 		(void) close(journal_fd);
@@ -304,7 +305,7 @@ extern void dls_stops_load(const char *state_dir)
 	state_file = xstrdup_printf("%s/dlsched-stopping.state", state_dir);
 	if (!(f = fopen(state_file, "r"))) {
 		if (errno != ENOENT)
-			error("sched/dlsched: cannot read %s: %s; preemptions begun before slurmctld restarted are not finished",
+			error(DLS_LOG_PREFIX "cannot read %s: %s; preemptions begun before slurmctld restarted are not finished",
 			      state_file, strerror(errno));
 		return;	/* none yet */
 	}
@@ -314,13 +315,13 @@ extern void dls_stops_load(const char *state_dir)
 		if (!line[0])
 			continue;
 		if (!_replay(line))
-			error("sched/dlsched: %s:%d: malformed line skipped: '%s'", state_file, n, line);
+			error(DLS_LOG_PREFIX "%s:%d: malformed line skipped: '%s'", state_file, n, line);
 	}
 	fclose(f);
 	journal_lines = n;
 	(void) _compact();
 	if (stop_cnt)
-		info("sched/dlsched: %d job(s) being preempted before slurmctld restarted (%s): their requeue goes on",
+		info(DLS_LOG_PREFIX "%d job(s) being preempted before slurmctld restarted (%s): their requeue goes on",
 		     stop_cnt, state_file);
 }
 
@@ -337,4 +338,21 @@ extern void dls_stops_free(void)
 	xfree(stops);
 	stop_cnt = 0;
 	xfree(state_file);
+}
+
+extern const char *dls_stop_outcome_name(dls_stop_outcome_t outcome)
+{
+	switch (outcome) {
+	case DLS_STOP_CHECKPOINTED:
+		return "checkpointed";
+	case DLS_STOP_GRACE:
+		return "grace";
+	case DLS_STOP_EXITED:
+		return "exited";
+	case DLS_STOP_GONE:
+		return "gone";
+	case DLS_STOP_UNDER_WAY:
+		break;
+	}
+	return "under-way";
 }

@@ -31,6 +31,18 @@ typedef struct {
 	char reason[128];
 } dls_stop_t;
 
+/* How a preemption ended, as the profile DB's preemptions table records it (dls_stop_outcome_name()). */
+typedef enum {
+	DLS_STOP_UNDER_WAY = 0,	/* not ended: the job still has its grace */
+	DLS_STOP_CHECKPOINTED,	/* requeued after it reported its checkpoint */
+	DLS_STOP_GRACE,		/* requeued when its grace ran out */
+	DLS_STOP_EXITED,	/* requeued after it ended on the request */
+	DLS_STOP_GONE,		/* ended otherwise (cancelled, finished, requeued by someone else) */
+} dls_stop_outcome_t;
+/* "checkpointed", "grace", "exited", "gone" (the words of dlsched-db and dlsched-report);
+ * "under-way" for DLS_STOP_UNDER_WAY. */
+extern const char *dls_stop_outcome_name(dls_stop_outcome_t outcome);
+
 /* Reads the table back (init: after a slurmctld restart) from DIR/dlsched-stopping.state and
  * compacts the journal; a missing file is an empty table, a malformed line is logged and skipped. */
 extern void dls_stops_load(const char *state_dir);

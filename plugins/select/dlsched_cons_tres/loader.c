@@ -37,7 +37,10 @@
 #include "src/common/xstring.h"
 
 const char plugin_name[] = "dlsched placement over consumable TRES (cons_tres)";
-const char plugin_type[] = "select/dlsched_cons_tres";
+/* The plugin's type, and the prefix of every line it logs (the loader's and the placement part's). */
+#define DLS_PLUGIN_TYPE "select/dlsched_cons_tres"
+#define DLS_LOG_PREFIX DLS_PLUGIN_TYPE ": "
+const char plugin_type[] = DLS_PLUGIN_TYPE;
 const uint32_t plugin_id = 190; /* unique, >= 100 */
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
@@ -109,20 +112,20 @@ static bool _open_placement(void)
 	void *h;
 
 	if (!dladdr((void *) &plugin_id, &self) || !self.dli_fname) {
-		error("select/dlsched_cons_tres: cannot tell where this plugin was loaded from; cons_tres decides alone");
+		error(DLS_LOG_PREFIX "cannot tell where this plugin was loaded from; cons_tres decides alone");
 		return false;
 	}
 	copy = xstrdup(self.dli_fname);
 	path = xstrdup_printf("%s/%s", dirname(copy), DLS_PLACEMENT_SO);
 	h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
 	if (!h)
-		error("select/dlsched_cons_tres: %s; install it beside %s (make install, or make plugins-local for a build tree); cons_tres decides alone",
+		error(DLS_LOG_PREFIX "%s; install it beside %s (make install, or make plugins-local for a build tree); cons_tres decides alone",
 		      dlerror(), self.dli_fname);
 	else if (!(placement.init = dlsym(h, "dls_placement_init")) ||
 		 !(placement.fini = dlsym(h, "dls_placement_fini")) ||
 		 !(placement.job_test = dlsym(h, "dls_placement_job_test")) ||
 		 !(placement.reconfigure = dlsym(h, "dls_placement_reconfigure"))) {
-		error("select/dlsched_cons_tres: %s is not this release's placement part (%s); cons_tres decides alone",
+		error(DLS_LOG_PREFIX "%s is not this release's placement part (%s); cons_tres decides alone",
 		      path, dlerror());
 		dlclose(h);
 		h = NULL;
@@ -169,13 +172,13 @@ extern int init(void)
 	if (to_handle)
 		return SLURM_SUCCESS;
 	if (!(to_handle = _open_cons_tres(&fresh))) {
-		error("select/dlsched_cons_tres: select_cons_tres.so not found in PluginDir=%s: %s",
+		error(DLS_LOG_PREFIX "select_cons_tres.so not found in PluginDir=%s: %s",
 		      slurm_conf.plugindir, dlerror());
 		return SLURM_ERROR;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(syms); i++) {
 		if (!(ptrs[i] = dlsym(to_handle, syms[i]))) {
-			error("select/dlsched_cons_tres: select_cons_tres.so has no %s (not built for Slurm %s?)",
+			error(DLS_LOG_PREFIX "select_cons_tres.so has no %s (not built for Slurm %s?)",
 			      syms[i], SLURM_VERSION_STRING);
 			return SLURM_ERROR;
 		}

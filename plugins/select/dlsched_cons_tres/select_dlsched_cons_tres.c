@@ -38,7 +38,10 @@
 #include "../../common/dlsched_slurm.h"
 
 /* The name in this part's messages (log.h declares it): the plugin Slurm knows (loader.c). */
-const char plugin_type[] = "select/dlsched_cons_tres";
+/* The plugin's type, and the prefix of every line it logs (the loader's and the placement part's). */
+#define DLS_PLUGIN_TYPE "select/dlsched_cons_tres"
+#define DLS_LOG_PREFIX DLS_PLUGIN_TYPE ": "
+const char plugin_type[] = DLS_PLUGIN_TYPE;
 
 /* select/cons_tres's calls, loaded and initialised by the loader (dls_placement_init()). */
 static const slurm_select_ops_t *cons_tres = NULL;
@@ -138,7 +141,7 @@ extern void dls_placement_fini(void)
 	dls_scheduler_unload(&sched, &safety);
 	places_jobs = false;
 	if (placed_cnt || fallback_cnt || deferred_cnt)
-		info("select/dlsched_cons_tres: %" PRIu64 " jobs placed on dlsched's nodes, %" PRIu64
+		info(DLS_LOG_PREFIX "%" PRIu64 " jobs placed on dlsched's nodes, %" PRIu64
 		     " left to cons_tres, %" PRIu64 " elastic starts deferred to sched/dlsched's sizing",
 		     placed_cnt, fallback_cnt, deferred_cnt);
 }
@@ -211,7 +214,7 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 		for (size_t k = 0; k < cnt; k++)
 			bit_set(pref, shares[k].node_index);
 	} else {
-		debug2("select/dlsched_cons_tres: %pJ: %s", job_ptr, err.message);
+		debug2(DLS_LOG_PREFIX "%pJ: %s", job_ptr, err.message);
 	}
 	for (i = 0; i < node_record_count; i++)
 		xfree(nodes[i].gpu_type);
@@ -233,16 +236,16 @@ static bool _awaits_sizing(job_record_t *job_ptr)
 	dlsched_job_metadata_t m;
 	double wait;
 
-	if (!sched || !xstrstr(slurm_conf.schedtype, "dlsched") || !job_ptr->details ||
+	if (!sched || xstrcmp(slurm_conf.schedtype, "sched/dlsched") || !job_ptr->details ||
 	    job_ptr->direct_set_prio || job_ptr->priority >= DLSCHED_PRIORITY_FLOOR)
 		return false;
 	if (!dls_job_metadata(job_ptr, &m) || m.gpus_min <= 0 || m.gpus_max <= m.gpus_min)
 		return false;
-	wait = 2 * dls_config_double(sched, "SchedInterval", 5) + 5;
+	wait = 2 * dls_config_double(sched, "SchedInterval") + 5;
 	if (difftime(time(NULL), job_ptr->details->submit_time) >= wait)
 		return false;
 	deferred_cnt++;
-	debug2("select/dlsched_cons_tres: %pJ is elastic and not sized by sched/dlsched yet: not started now",
+	debug2(DLS_LOG_PREFIX "%pJ is elastic and not sized by sched/dlsched yet: not started now",
 	       job_ptr);
 	return true;
 }
@@ -282,7 +285,7 @@ extern int dls_placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint3
 		for (int i = 0; (node_ptr = next_node(&i)); i++)
 			if (bit_test(bitmap, i) && dls_node_gres_unregistered(node_ptr)) {
 				bit_clear(bitmap, i);
-				debug2("select/dlsched_cons_tres: %pJ: not on %s before it registers (GRES unknown since slurmctld started)",
+				debug2(DLS_LOG_PREFIX "%pJ: not on %s before it registers (GRES unknown since slurmctld started)",
 				       job_ptr, node_ptr->name);
 			}
 	}
@@ -297,7 +300,7 @@ extern int dls_placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint3
 		}
 		FREE_NULL_BITMAP(pref);
 		fallback_cnt++;
-		debug2("select/dlsched_cons_tres: %pJ does not fit on dlsched's nodes; cons_tres chooses",
+		debug2(DLS_LOG_PREFIX "%pJ does not fit on dlsched's nodes; cons_tres chooses",
 		       job_ptr);
 	}
 	return cons_tres->job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,

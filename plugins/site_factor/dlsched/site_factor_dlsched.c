@@ -18,7 +18,10 @@
 #include "../../common/dlsched_slurm.h"
 
 const char plugin_name[] = "dlsched site factor: queue order from the dlsched Ordering policy";
-const char plugin_type[] = "site_factor/dlsched";
+/* The plugin's type, and the prefix of every line it logs. */
+#define DLS_PLUGIN_TYPE "site_factor/dlsched"
+#define DLS_LOG_PREFIX DLS_PLUGIN_TYPE ": "
+const char plugin_type[] = DLS_PLUGIN_TYPE;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* The most urgent job gets DLS_SITE_MAX, each next one a step less. */
@@ -39,7 +42,7 @@ static uint32_t _factor(job_record_t *job_ptr)
 /* slurmctld start; no locks held. */
 extern int init(void)
 {
-	verbose("site_factor/dlsched: init (dlsched %s)", dlsched_version());
+	verbose(DLS_LOG_PREFIX "init (dlsched %s)", dlsched_version());
 	dls_advisor_start(plugin_type);
 	return SLURM_SUCCESS;
 }

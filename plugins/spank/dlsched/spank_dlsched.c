@@ -39,9 +39,14 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include "dlsched/limits.h"
+
 #include "collect/control.h"
 #include "collect/spooldir.h"
 #include "launch.h"
+
+/* The prefix of every line this plugin logs. */
+#define DLS_LOG_PREFIX "spank/dlsched: "
 
 SPANK_PLUGIN(dlsched, 1);
 
@@ -53,13 +58,14 @@ static char opt_epochs[DLS_VALUE_LEN];
 static char opt_elastic[DLS_VALUE_LEN];
 static char opt_ckpt_dir[PATH_MAX];
 
-/* A model name: letters, digits, '-', '_', '.', at most 64 characters. */
+/* A model name: letters, digits, '-', '_', '.', at most DLSCHED_MAX_MODEL_NAME characters. */
 static int _check_model(const char *v)
 {
 	size_t n = strlen(v);
 
-	if (n == 0 || n > 64) {
-		slurm_error("--dl-model: '%s' must be 1 to 64 characters (a model name such as imagenet; dlsched-db models lists those measured here)", v);
+	if (n == 0 || n > DLSCHED_MAX_MODEL_NAME) {
+		slurm_error("--dl-model: '%s' must be 1 to %d characters (a model name such as imagenet; dlsched-db models lists those measured here)",
+			    v, DLSCHED_MAX_MODEL_NAME);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -71,7 +77,7 @@ static int _check_model(const char *v)
 	return 0;
 }
 
-/* Epochs: a positive number (fractions allowed: a job may stop mid-epoch), at most 10^7. */
+/* Epochs: a positive number (fractions allowed: a job may stop mid-epoch), at most DLSCHED_MAX_EPOCHS. */
 static int _check_epochs(const char *v)
 {
 	char *end = NULL;
@@ -79,14 +85,15 @@ static int _check_epochs(const char *v)
 
 	errno = 0;
 	d = strtod(v, &end);
-	if (!*v || *end || errno || !(d > 0 && d <= 1e7) || strpbrk(v, "xXpP")) {
-		slurm_error("--dl-epochs: '%s' is not a number of epochs (a positive number up to 10000000, e.g. 90)", v);
+	if (!*v || *end || errno || !(d > 0 && d <= DLSCHED_MAX_EPOCHS) || strpbrk(v, "xXpP")) {
+		slurm_error("--dl-epochs: '%s' is not a number of epochs (a positive number up to %.0f, e.g. 90)", v,
+			    (double) DLSCHED_MAX_EPOCHS);
 		return -1;
 	}
 	return 0;
 }
 
-/* MIN:MAX GPUs, 1 <= MIN <= MAX <= 4096. */
+/* MIN:MAX GPUs, 1 <= MIN <= MAX <= DLSCHED_MAX_JOB_GPUS. */
 static int _check_elastic(const char *arg)
 {
 	const char *v = arg;
@@ -101,8 +108,8 @@ static int _check_elastic(const char *arg)
 	hi = strtol(v, &end, 10);
 	if (end == v || *end || errno)
 		goto bad;
-	if (lo < 1 || hi < lo || hi > 4096) {
-		slurm_error("--dl-elastic: need 1 <= MIN <= MAX <= 4096 GPUs, got %ld:%ld", lo, hi);
+	if (lo < 1 || hi < lo || hi > DLSCHED_MAX_JOB_GPUS) {
+		slurm_error("--dl-elastic: need 1 <= MIN <= MAX <= %d GPUs, got %ld:%ld", DLSCHED_MAX_JOB_GPUS, lo, hi);
 		return -1;
 	}
 	return 0;
@@ -218,7 +225,7 @@ static const char *const ckpt_signals[] = { "USR1", "USR2", "TERM", "INT", "HUP"
 static int _set_path(const char *key, const char *val, char *dst, size_t len)
 {
 	if (val[0] != '/' || strlen(val) >= len) {
-		slurm_error("spank/dlsched: plugstack.conf: %s=%s: need an absolute path (under %zu characters)", key, val,
+		slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s=%s: need an absolute path (under %zu characters)", key, val,
 			    len);
 		return -1;
 	}
@@ -230,7 +237,7 @@ static int _set_ingest(const char *key, const char *val)
 {
 	if ((strncmp(val, "http://", 7) && strncmp(val, "https://", 8)) || strlen(val) >= sizeof(conf.ingest) ||
 	    strpbrk(val, " \t")) {
-		slurm_error("spank/dlsched: plugstack.conf: %s=%s: need the URL of dlsched-ingestd, e.g. http://ctl:6820",
+		slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s=%s: need the URL of dlsched-ingestd, e.g. http://ctl:6820",
 			    key, val);
 		return -1;
 	}
@@ -263,7 +270,7 @@ static int _set_ckpt_signal(const char *key, const char *val)
 			return 0;
 		}
 	}
-	slurm_error("spank/dlsched: plugstack.conf: %s=%s: need one of USR1, USR2, TERM, INT, HUP, URG", key, val);
+	slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s=%s: need one of USR1, USR2, TERM, INT, HUP, URG", key, val);
 	return -1;
 }
 
@@ -275,7 +282,7 @@ static int _set_interval(const char *key, const char *val)
 	errno = 0;
 	v = strtol(val, &end, 10);
 	if (!*val || *end || errno || v < 1 || v > 3600) {
-		slurm_error("spank/dlsched: plugstack.conf: %s=%s: need whole seconds from 1 to 3600", key, val);
+		slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s=%s: need whole seconds from 1 to 3600", key, val);
 		return -1;
 	}
 	conf.interval = v;
@@ -299,7 +306,7 @@ static int _set_spool_max(const char *key, const char *val)
 		end += u ? 1 : 0;
 	}
 	if (!*val || !end || *end || errno || v < 0 || v > (1LL << 40) >> shift) {
-		slurm_error("spank/dlsched: plugstack.conf: %s=%s: need a size in bytes, or with K, M or G (e.g. 64M; 0: no cap)",
+		slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s=%s: need a size in bytes, or with K, M or G (e.g. 64M; 0: no cap)",
 			    key, val);
 		return -1;
 	}
@@ -332,7 +339,7 @@ static void _parse_conf(int ac, char **av)
 				break;
 		}
 		if (k == sizeof(conf_keys) / sizeof(conf_keys[0]) || !eq) {
-			slurm_error("spank/dlsched: plugstack.conf: %s argument '%s' (known: ingest=URL spool=DIR spool_max=SIZE collector=PATH checkpoint_signal=USR1 interval=SECONDS munge_socket=PATH)",
+			slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s argument '%s' (known: ingest=URL spool=DIR spool_max=SIZE collector=PATH checkpoint_signal=USR1 interval=SECONDS munge_socket=PATH)",
 				    eq ? "unknown" : "no value in", av[i]);
 			conf.broken = true;
 			continue;
@@ -342,7 +349,7 @@ static void _parse_conf(int ac, char **av)
 			conf.broken = true;
 	}
 	if (conf.broken)
-		slurm_error("spank/dlsched: no collector until plugstack.conf is fixed; jobs run without profiling");
+		slurm_error(DLS_LOG_PREFIX "no collector until plugstack.conf is fixed; jobs run without profiling");
 }
 
 /* The spool's base directory: made by root if missing, root's with mode 0755
@@ -358,14 +365,14 @@ static int _make_spool_base(void)
 	if (lstat(conf.spool, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
 	    (st.st_mode & 07777) == 01777) {
 		if (chmod(conf.spool, 0755) < 0) {
-			slurm_error("spank/dlsched: chmod 755 %s: %s; profiling is off", conf.spool, strerror(errno));
+			slurm_error(DLS_LOG_PREFIX "chmod 755 %s: %s; profiling is off", conf.spool, strerror(errno));
 			return -1;
 		}
-		slurm_info("spank/dlsched: spool=%s had mode 1777: now 0755 (users' directories are made by root)",
+		slurm_info(DLS_LOG_PREFIX "spool=%s had mode 1777: now 0755 (users' directories are made by root)",
 			   conf.spool);
 	}
 	if ((fd = spooldir_open_base(conf.spool, true, err, sizeof(err))) < 0) {
-		slurm_error("spank/dlsched: spool=%s: %s; profiling is off", conf.spool, err);
+		slurm_error(DLS_LOG_PREFIX "spool=%s: %s; profiling is off", conf.spool, err);
 		return -1;
 	}
 	close(fd);
@@ -386,7 +393,7 @@ static int _make_user_dir(spank_t sp)
 		return 0;	/* said again in user_init, which gives up */
 	if ((basefd = spooldir_open_base(conf.spool, false, err, sizeof(err))) < 0 ||
 	    (fd = spooldir_open_user(basefd, conf.spool, uid, gid, true, err, sizeof(err))) < 0) {
-		slurm_error("spank/dlsched: %s; no profiling for this step", err);
+		slurm_error(DLS_LOG_PREFIX "%s; no profiling for this step", err);
 		if (basefd >= 0)
 			close(basefd);
 		return -1;
@@ -413,7 +420,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		spank_err_t rc = spank_option_register(sp, o);
 
 		if (rc != ESPANK_SUCCESS) {
-			slurm_error("spank/dlsched: cannot register --%s: %s", o->name, spank_strerror(rc));
+			slurm_error(DLS_LOG_PREFIX "cannot register --%s: %s", o->name, spank_strerror(rc));
 			return -1;
 		}
 	}
@@ -444,7 +451,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 			continue;
 		rc = spank_job_control_setenv(sp, vars[i].name, vars[i].value, 1);
 		if (rc != ESPANK_SUCCESS) {
-			slurm_error("spank/dlsched: cannot pass %s to the job: %s", vars[i].name, spank_strerror(rc));
+			slurm_error(DLS_LOG_PREFIX "cannot pass %s to the job: %s", vars[i].name, spank_strerror(rc));
 			return -1;
 		}
 	}
@@ -463,7 +470,7 @@ static void _setenv(spank_t sp, const char *name, const char *value)
 	spank_err_t rc = spank_setenv(sp, name, value, 1);
 
 	if (rc != ESPANK_SUCCESS)
-		slurm_error("spank/dlsched: cannot set %s for the tasks: %s", name, spank_strerror(rc));
+		slurm_error(DLS_LOG_PREFIX "cannot set %s for the tasks: %s", name, spank_strerror(rc));
 }
 
 /* A whole number >= 0 from the job's environment, or dflt. */
@@ -582,7 +589,7 @@ static int _user_dirs(uid_t uid)
 	if ((basefd = spooldir_open_base(conf.spool, false, err, sizeof(err))) < 0 ||
 	    (fd = spooldir_open_user(basefd, conf.spool, uid, getegid(), false, err, sizeof(err))) < 0 ||
 	    (rfd = spooldir_open_sub(fd, conf.spool, "run", uid, err, sizeof(err))) < 0) {
-		slurm_error("spank/dlsched: %s; no profiling for this step", err);
+		slurm_error(DLS_LOG_PREFIX "%s; no profiling for this step", err);
 		if (basefd >= 0)
 			close(basefd);
 		if (fd >= 0)
@@ -603,7 +610,7 @@ static long long _progress_file(const char *path, uid_t uid)
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != uid) {
-		slurm_error("spank/dlsched: cannot prepare the progress file %s: %s; no profiling for this step", path,
+		slurm_error(DLS_LOG_PREFIX "cannot prepare the progress file %s: %s; no profiling for this step", path,
 			    fd < 0 ? strerror(errno) : "not a regular file of the job's user");
 		if (fd >= 0)
 			close(fd);
@@ -629,7 +636,7 @@ static void _start_collector(spank_t sp, uint32_t job_id, const char *step, long
 
 	if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
-		slurm_error("spank/dlsched: the job's uid or gid is not available; no profiling for this step");
+		slurm_error(DLS_LOG_PREFIX "the job's uid or gid is not available; no profiling for this step");
 		return;
 	}
 	if (spank_get_item(sp, S_JOB_SUPPLEMENTARY_GIDS, &gids, &ngids) != ESPANK_SUCCESS) {
@@ -707,7 +714,7 @@ static void _start_collector(spank_t sp, uint32_t job_id, const char *step, long
 	snprintf(collector_step, sizeof(collector_step), "%u.%s", job_id, step);
 	if (dls_collector_start(&collector, conf.collector, (char *const *) argv, uid, gid, gids, ngids, err,
 				sizeof(err)) < 0) {
-		slurm_error("spank/dlsched: cannot start the collector for job %s: %s (collector= in plugstack.conf); the job runs without profiling",
+		slurm_error(DLS_LOG_PREFIX "cannot start the collector for job %s: %s (collector= in plugstack.conf); the job runs without profiling",
 			    collector_step, err);
 		return;
 	}
@@ -715,7 +722,7 @@ static void _start_collector(spank_t sp, uint32_t job_id, const char *step, long
 		tasks_local = 0;	/* stopped in slurm_spank_exit only */
 	_setenv(sp, "DLSCHED_PROTOCOL", "1");
 	_setenv(sp, "DLSCHED_PROGRESS_FILE", progress);
-	slurm_debug("spank/dlsched: collector pid %d for job %s (uid %u), progress %s, ingest %s",
+	slurm_debug(DLS_LOG_PREFIX "collector pid %d for job %s (uid %u), progress %s, ingest %s",
 		    (int) collector.pid, collector_step, (unsigned) uid, progress, conf.ingest);
 }
 
@@ -739,7 +746,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		return 0;
 	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS) {
-		slurm_error("spank/dlsched: no job or step id in user_init; no dlsched environment for this step");
+		slurm_error(DLS_LOG_PREFIX "no job or step id in user_init; no dlsched environment for this step");
 		return 0;
 	}
 	batch = step_id == SLURM_BATCH_SCRIPT;
@@ -813,7 +820,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	}
 	if (collector.pid && spank_get_item(sp, S_TASK_ID, &task_id) == ESPANK_SUCCESS && task_id == 0 &&
 	    dls_collector_tell(&collector, SIGUSR2, (int) (RUN_MAGIC | ((restart < 0 ? 0 : restart) & CONTROL_VALUE_MASK))) < 0)
-		slurm_debug("spank/dlsched: cannot tell the collector of job %s its run: %s (it waits 10 s, then reports run %ld)",
+		slurm_debug(DLS_LOG_PREFIX "cannot tell the collector of job %s its run: %s (it waits 10 s, then reports run %ld)",
 			    collector_step, strerror(errno), restart < 0 ? 0 : restart);
 	return 0;
 }
@@ -824,7 +831,7 @@ static void _stop_collector(const char *when)
 				  task_failed ? STOP_TASKS_FAILED : STOP_TASKS_OK);
 
 	if (dls_collector_stop(&collector, value, 2000) == 1)
-		slurm_error("spank/dlsched: the collector of job %s did not stop within 2 s %s; killed (its batches stay in the spool for the next one)",
+		slurm_error(DLS_LOG_PREFIX "the collector of job %s did not stop within 2 s %s; killed (its batches stay in the spool for the next one)",
 			    collector_step, when);
 }
 
