@@ -65,7 +65,8 @@ plugins_common_libdlsched_slurm_la_SOURCES = plugins/common/dlsched_slurm.c plug
 plugins_common_libdlsched_slurm_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_common_libdlsched_slurm_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 # ... and what needs slurmctld's globals (job_list, avail_node_bitmap).
-plugins_common_libdlsched_ctld_la_SOURCES = plugins/common/dlsched_snapshot.c
+plugins_common_libdlsched_ctld_la_SOURCES = plugins/common/dlsched_snapshot.c \
+	plugins/common/dlsched_compat_ctld.c
 plugins_common_libdlsched_ctld_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_common_libdlsched_ctld_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 

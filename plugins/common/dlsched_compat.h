@@ -5,7 +5,8 @@
  *  configure reads the release from the source tree it is given
  *  (--with-slurm-source) and passes DLS_SLURM_RELEASE = major * 100 + minor
  *  (2205, 2411, 2605). Every difference the plugins meet lives here and in
- *  dlsched_compat.c (helpers), dlsched_compat_select.c (the select ops list
+ *  dlsched_compat.c (helpers), dlsched_compat_ctld.c (slurmctld calls of
+ *  sched/dlsched), dlsched_compat_select.c (the select ops list
  *  and select_p_* entry points of the loader) and dlsched_compat_preempt.c
  *  (the preempt_p_* entry points); the plugins' own files carry no #if on
  *  the release. Read from SchedMD's tags (doc/admin-guide.md, "Slurm
@@ -120,5 +121,24 @@ extern bool dls_acct_policy_runnable_state(job_record_t *job_ptr);
 /* Whether the select plugin still cleans up the job's previous run (22.05's
  * SELECT_JOBDATA_CLEANING; gone in 23.11, where prolog_running and step_list say it all). */
 extern bool dls_select_job_cleaning(job_record_t *job_ptr);
+
+/* ---- dlsched_compat_ctld.c: slurmctld calls whose form changed (sched/dlsched) ---- */
+
+/* The job a job_desc_msg_t (an update request) names: job_id until 25.05, step_id.job_id from
+ * 25.11. */
+extern void dls_job_desc_set_job_id(job_desc_msg_t *desc, uint32_t job_id);
+/* job_test_resv() for a start at *when, without moving it: SLURM_SUCCESS and in *avail (the caller
+ * frees it) the nodes the job's reservations let it use. The excluded cores (22.05) or TRES
+ * (resv_exc_t, from 23.02) are freed here. Locks: job write, node read. */
+extern int dls_job_test_resv(job_record_t *job_ptr, time_t *when, bitstr_t **avail);
+/* select_nodes() for a start now by a scheduler (not a test, not a submission): 24.11 takes a
+ * job_node_select_t. Locks: job and node write, config and partition read. */
+extern int dls_select_nodes(job_record_t *job_ptr);
+/* What a scheduler does once select_nodes() started a job: power_g_job_start() (22.05; gone in
+ * 23.02), then srun_allocate() (an salloc/srun allocation) or launch_job() (a batch job). */
+extern void dls_job_launch(job_record_t *job_ptr);
+/* Requeue a running job as `uid` (not a preemption, no flags): job_requeue(uid, job_id, ...)
+ * until 25.05, job_requeue_internal(uid, job_ptr, ...) from 25.11. */
+extern int dls_job_requeue(uid_t uid, job_record_t *job_ptr);
 
 #endif /* _DLSCHED_COMPAT_H */
