@@ -1,6 +1,9 @@
 # make check: unit tests (Check), simulator golden tests, the layering check.
 TESTS += testsuite/check-layering.sh
 EXTRA_DIST += testsuite/check-layering.sh
+# configure refuses an unsupported Slurm release; the release is tested only in the compat layer.
+TESTS += testsuite/check-slurm-compat.sh
+EXTRA_DIST += testsuite/check-slurm-compat.sh
 
 if HAVE_CHECK
 include testsuite/unit/local.mk

@@ -55,6 +55,15 @@ typedef struct listIterator list_itr_t;
 #else
 #define dls_thread_create(name, id, func, arg) slurm_thread_create(id, func, arg)
 #endif
+/* A detached one: slurm_thread_create_detached(id, func, arg) in 22.05 (id may be NULL), (func, arg)
+ * in 24.11, (name, func, arg) in 26.05. */
+#if DLS_SLURM_RELEASE >= 2605
+#define dls_thread_create_detached(name, func, arg) slurm_thread_create_detached(name, func, arg)
+#elif DLS_SLURM_RELEASE >= 2411
+#define dls_thread_create_detached(name, func, arg) slurm_thread_create_detached(func, arg)
+#else
+#define dls_thread_create_detached(name, func, arg) slurm_thread_create_detached(NULL, func, arg)
+#endif
 
 /*
  * select/dlsched_cons_tres's plugin_id. From 25.05 slurmctld tests `*plugin_id == 109`
