@@ -19,7 +19,7 @@ fi
 for c in munged mariadbd; do
 	command -v "$c" >/dev/null || { echo "SKIP: $c not installed (scripts/install-deps --slurm)"; exit 77; }
 done
-want=$("$prefix/bin/scontrol" --version | awk '{print $2}')
+want=$("$prefix/sbin/slurmctld" -V | awk '{print $2}')
 dir=$(mktemp -d /tmp/dlsched-prefix-test.XXXXXX)
 port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
 fails=0
