@@ -149,5 +149,8 @@ extern void dls_job_launch(job_record_t *job_ptr);
 /* Requeue a running job as `uid` (not a preemption, no flags): job_requeue(uid, job_id, ...)
  * until 25.05, job_requeue_internal(uid, job_ptr, ...) from 25.11. */
 extern int dls_job_requeue(uid_t uid, job_record_t *job_ptr);
+/* srun_allocate_abort(): the same call, declared in src/slurmctld/srun_comm.h until 23.11 and in
+ * src/stepmgr/srun_comm.h from 24.05. */
+extern void dls_srun_allocate_abort(job_record_t *job_ptr);
 
 #endif /* _DLSCHED_COMPAT_H */

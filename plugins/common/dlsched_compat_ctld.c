@@ -12,6 +12,7 @@
 #include "src/slurmctld/reservation.h"
 #if DLS_SLURM_RELEASE >= 2411
 #include "src/slurmctld/proc_req.h"	/* srun_allocate() */
+#include "src/stepmgr/srun_comm.h"
 #else
 #include "src/common/power.h"
 #include "src/slurmctld/srun_comm.h"
@@ -73,4 +74,9 @@ extern int dls_job_requeue(uid_t uid, job_record_t *job_ptr)
 #else
 	return job_requeue(uid, job_ptr->job_id, NULL, false, 0);
 #endif
+}
+
+extern void dls_srun_allocate_abort(job_record_t *job_ptr)
+{
+	srun_allocate_abort(job_ptr);
 }
