@@ -98,11 +98,35 @@ if test -n "$slurm_src"; then
   if test ! -f "$slurm_build/config.h" || test ! -f "$slurm_build/slurm/slurm_version.h"; then
     AC_MSG_ERROR([--with-slurm-build=$slurm_build: config.h or slurm/slurm_version.h missing; run Slurm's ./configure there (scripts/get-slurm-source does)])
   fi
+  dnl The release the tree is of decides which of Slurm's interfaces the plugins are built for
+  dnl (plugins/common/dlsched_compat.h): DLS_SLURM_RELEASE = major * 100 + minor.
+  AC_MSG_CHECKING([for the Slurm release of $slurm_src])
+  slurm_src_number=`sed -n 's/^#define SLURM_VERSION_NUMBER 0x\(@<:@0-9a-fA-F@:>@*\).*/\1/p' "$slurm_build/slurm/slurm_version.h"`
+  if test -z "$slurm_src_number"; then
+    AC_MSG_RESULT([unknown])
+    AC_MSG_ERROR([--with-slurm-build=$slurm_build: slurm/slurm_version.h has no SLURM_VERSION_NUMBER; run Slurm's ./configure there again (scripts/get-slurm-source does)])
+  fi
+  slurm_src_major=$(( 0x$slurm_src_number >> 16 ))
+  slurm_src_minor=$(( (0x$slurm_src_number >> 8) & 255 ))
+  slurm_src_micro=$(( 0x$slurm_src_number & 255 ))
+  slurm_src_release=`printf '%d.%02d' $slurm_src_major $slurm_src_minor`
+  AC_MSG_RESULT([$slurm_src_release.$slurm_src_micro])
+  case "$slurm_src_release" in
+  22.05|24.11|26.05) ;;
+  *) AC_MSG_ERROR([--with-slurm-source=$slurm_src is Slurm $slurm_src_release.$slurm_src_micro; dlsched's plugins support Slurm 22.05, 24.11 and 26.05: point --with-slurm-source at one of those (scripts/get-slurm-source --release 22.05|24.11|26.05), or configure without --with-slurm-source to build without the controller plugins]) ;;
+  esac
+  slurm_src_release_num=`printf '%d%02d' $slurm_src_major $slurm_src_minor`
   have_slurm_src=yes
-  slurm_src_note="$slurm_src (build: $slurm_build)"
+  slurm_src_note="$slurm_src (Slurm $slurm_src_release.$slurm_src_micro; build: $slurm_build)"
 fi
 SLURM_SRC_CPPFLAGS="-DHAVE_CONFIG_H -I$slurm_build -I$slurm_build/slurm -I$slurm_src -I$slurm_src/src/common"
+test "x$have_slurm_src" = xno || SLURM_SRC_CPPFLAGS="$SLURM_SRC_CPPFLAGS -DDLS_SLURM_RELEASE=$slurm_src_release_num"
 AC_SUBST([SLURM_SRC_CPPFLAGS])
+dnl spank/dlsched: the public headers of the release the plugins are built for when a source tree is
+dnl given (its slurm/ directory and the generated slurm_version.h), else the installed ones.
+SLURM_SPANK_CPPFLAGS="$SLURM_CPPFLAGS"
+test "x$have_slurm_src" = xno || SLURM_SPANK_CPPFLAGS="-I$slurm_build -I$slurm_src"
+AC_SUBST([SLURM_SPANK_CPPFLAGS])
 AM_CONDITIONAL([HAVE_SLURM_SRC], [test "x$have_slurm_src" = xyes])
 
 dnl ---- libtorch ------------------------------------------------------------

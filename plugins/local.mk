@@ -17,7 +17,7 @@ plugins_spank_dlsched_spank_dlsched_la_SOURCES = plugins/spank/dlsched/spank_dls
 	plugins/spank/dlsched/collect/pidfd.h plugins/spank/dlsched/collect/spooldir.c \
 	plugins/spank/dlsched/collect/spooldir.h
 # collector= defaults to where dlsched-collect is installed.
-plugins_spank_dlsched_spank_dlsched_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) \
+plugins_spank_dlsched_spank_dlsched_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_SPANK_CPPFLAGS) \
 	-DDLSCHED_COLLECTOR='"$(pkglibexecdir)/dlsched-collect"'
 plugins_spank_dlsched_spank_dlsched_la_CFLAGS = $(WARN_CFLAGS) -Wno-unused-parameter
 plugins_spank_dlsched_spank_dlsched_la_LDFLAGS = -module -avoid-version -shared
@@ -62,12 +62,13 @@ DLS_PLUGIN_LIBADD = plugins/common/libdlsched_ctld.la plugins/common/libdlsched_
 # What any daemon may load (select plugins are loaded by slurmd and clients too) ...
 noinst_LTLIBRARIES += plugins/common/libdlsched_slurm.la plugins/common/libdlsched_ctld.la
 plugins_common_libdlsched_slurm_la_SOURCES = plugins/common/dlsched_slurm.c plugins/common/dlsched_slurm.h \
-	plugins/common/dlsched_loans.c plugins/common/dlsched_speeds.c \
-	plugins/common/dlsched_agent.c plugins/common/dlsched_agent.h
+	plugins/common/dlsched_loans.c plugins/common/dlsched_speeds.c plugins/common/dlsched_compat.c \
+	plugins/common/dlsched_compat.h plugins/common/dlsched_agent.c plugins/common/dlsched_agent.h
 plugins_common_libdlsched_slurm_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_common_libdlsched_slurm_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 # ... and what needs slurmctld's globals (job_list, avail_node_bitmap).
-plugins_common_libdlsched_ctld_la_SOURCES = plugins/common/dlsched_snapshot.c
+plugins_common_libdlsched_ctld_la_SOURCES = plugins/common/dlsched_snapshot.c \
+	plugins/common/dlsched_compat_ctld.c
 plugins_common_libdlsched_ctld_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_common_libdlsched_ctld_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 
@@ -97,7 +98,8 @@ nodist_EXTRA_plugins_sched_dlsched_sched_dlsched_la_SOURCES = force-cxx-link.cpp
 # SelectType it is opens the placement plugin beside it, dlsched_cons_tres_ctld.so (not named
 # select_*: Slurm would load it as a select plugin of its own).
 plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_SOURCES = \
-	plugins/select/dlsched_cons_tres/loader.c
+	plugins/select/dlsched_cons_tres/loader.c plugins/common/dlsched_compat_select.c \
+	plugins/common/dlsched_compat.h
 plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 plugins_select_dlsched_cons_tres_select_dlsched_cons_tres_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
@@ -132,7 +134,8 @@ plugins_site_factor_dlsched_site_factor_dlsched_la_LDFLAGS = $(DLS_ADVISOR_LDFLA
 plugins_site_factor_dlsched_site_factor_dlsched_la_LIBADD = plugins/common/libdlsched_advisor.la
 nodist_EXTRA_plugins_site_factor_dlsched_site_factor_dlsched_la_SOURCES = force-cxx-link.cpp
 
-plugins_preempt_dlsched_preempt_dlsched_la_SOURCES = plugins/preempt/dlsched/preempt_dlsched.c
+plugins_preempt_dlsched_preempt_dlsched_la_SOURCES = plugins/preempt/dlsched/preempt_dlsched.c \
+	plugins/common/dlsched_compat_preempt.c plugins/common/dlsched_compat.h
 plugins_preempt_dlsched_preempt_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_preempt_dlsched_preempt_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 plugins_preempt_dlsched_preempt_dlsched_la_LDFLAGS = $(DLS_ADVISOR_LDFLAGS)

@@ -4,6 +4,9 @@ EXTRA_DIST += testsuite/check-layering.sh
 # The admin-comment words: one definition (dlsched/words.h) that the plugins and dlsched-report follow.
 TESTS += testsuite/check-words.sh
 EXTRA_DIST += testsuite/check-words.sh
+# configure refuses an unsupported Slurm release; the release is tested only in the compat layer.
+TESTS += testsuite/check-slurm-compat.sh
+EXTRA_DIST += testsuite/check-slurm-compat.sh
 
 if HAVE_CHECK
 include testsuite/unit/local.mk
@@ -19,6 +22,10 @@ include testsuite/progress/local.mk
 # A real local Slurm cluster (skips where Slurm, munge or MariaDB are not installed, or not root).
 TESTS += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
 EXTRA_DIST += testsuite/cluster/test-cluster-basic.sh testsuite/cluster/test-plugins.sh testsuite/cluster/test-profiling.sh
+# The same on another Slurm release's daemons (dlsched-cluster up --slurm-prefix; skips without one
+# built by scripts/build-slurm).
+TESTS += testsuite/cluster/test-slurm-prefix.sh
+EXTRA_DIST += testsuite/cluster/test-slurm-prefix.sh
 # What sched/dlsched must not do: start jobs Slurm would not, preempt jobs that cannot be requeued, trust
 # users' runtime claims beyond their time limits, override administrators.
 TESTS += testsuite/cluster/test-safety.sh testsuite/cluster/test-preemption.sh

@@ -387,7 +387,7 @@ extern int dls_loans_set(const char *node_name, bool loaned)
 	if (!writer_running) {
 		writer_running = true;
 		writer_stop = false;
-		slurm_thread_create(&writer_tid, _writer, NULL);
+		dls_thread_create("dlsched_loans", &writer_tid, _writer, NULL);
 	}
 	slurm_cond_broadcast(&loans_cond);
 	slurm_mutex_unlock(&loans_lock);

@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -26,9 +25,9 @@
 
 #include "dlsched_slurm.h"
 
-extern gres_state_t *dls_find_gpu_state(List gres_list)
+extern gres_state_t *dls_find_gpu_state(list_t *gres_list)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs, *found = NULL;
 
 	if (!gres_list)
@@ -83,7 +82,7 @@ extern bool dls_job_gpus_per_node(job_record_t *job_ptr)
 
 extern bool dls_node_gres_unregistered(node_record_t *node_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 	bool unregistered = false;
 

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "src/common/gres.h"
-#include "src/slurmctld/slurmctld.h"
+/* Slurm's headers for the release the plugins are built for (gres, select, slurmctld). */
+#include "dlsched_compat.h"
 
 #include "dlsched/api.h"
 #include "dlsched/words.h"
@@ -87,7 +87,7 @@ extern struct timespec dls_time_in(double seconds);
 extern int dls_job_gpus_allocated(job_record_t *job_ptr);
 
 /* The gres/gpu record of a gres list (node, job request or allocation), or NULL. */
-extern gres_state_t *dls_find_gpu_state(List gres_list);
+extern gres_state_t *dls_find_gpu_state(list_t *gres_list);
 
 /* A job's GPU request above this counts as this (it never fits); the core's sums stay in int. */
 #define DLS_MAX_JOB_GPUS (1 << 24)

@@ -11,11 +11,9 @@
 
 #include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
-#include "src/common/select.h"
 #include "src/common/slurm_protocol_defs.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -206,7 +204,6 @@ static bool _eligible_pending(job_record_t *job_ptr, time_t now)
 extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now)
 {
 	part_record_t *part_ptr = job_ptr->part_ptr;
-	uint16_t cleaning = 0;
 
 	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || IS_JOB_REVOKED(job_ptr))
 		return "not pending";
@@ -218,9 +215,7 @@ extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now)
 	if (!job_ptr->details || !part_ptr)
 		return "no job details or partition";
 	/* A requeued job whose previous run is still being cleaned up (_job_runnable_test1). */
-	(void) select_g_select_jobinfo_get(job_ptr->select_jobinfo, SELECT_JOBDATA_CLEANING,
-					   &cleaning);
-	if (cleaning || job_ptr->details->prolog_running ||
+	if (dls_select_job_cleaning(job_ptr) || job_ptr->details->prolog_running ||
 	    (job_ptr->step_list && list_count(job_ptr->step_list)))
 		return "previous run still cleaning up";
 	/*
@@ -229,7 +224,7 @@ extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now)
 	 * yet, job array task limits.
 	 */
 	if (!job_independent(job_ptr))
-		return job_reason_string(job_ptr->state_reason);
+		return dls_job_reason_string(job_ptr->state_reason);
 	if (!(part_ptr->state_up & PARTITION_SCHED) || !part_ptr->node_bitmap)
 		return "partition not scheduling (down, inactive or without nodes)";
 	/* Partition limits and state, memory per node: as the main scheduler checks. */
@@ -238,7 +233,7 @@ extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now)
 	if (license_job_test(job_ptr, now, true) != SLURM_SUCCESS)
 		return "licenses";
 	/* acct_policy_job_runnable_pre_select() takes the assoc_mgr locks it needs. */
-	if (!acct_policy_job_runnable_state(job_ptr) &&
+	if (!dls_acct_policy_runnable_state(job_ptr) &&
 	    !acct_policy_job_runnable_pre_select(job_ptr, false))
 		return "accounting policy limits";
 	if (assoc_mgr_validate_assoc_id(acct_db_conn, job_ptr->assoc_id, accounting_enforce))
@@ -277,7 +272,7 @@ static char *_dup_str(const char *s)
  */
 static char *_job_partitions(job_record_t *job_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	part_record_t *part_ptr;
 	char *list = NULL;
 
@@ -392,7 +387,7 @@ static int _node_up(node_record_t *node_ptr, int i)
 extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnable_only)
 {
 	dls_snapshot_t *snap = xmalloc(sizeof(*snap));
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job_ptr;
 	node_record_t *node_ptr;
 	size_t nj = 0, ns = 0, share_cap;

@@ -15,10 +15,10 @@
 
 #include "src/common/log.h"
 #include "src/slurmctld/job_scheduler.h"
-#include "src/slurmctld/preempt.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "../../common/dlsched_advisor.h"
+#include "../../common/dlsched_compat.h"
 #include "../../common/dlsched_slurm.h"
 
 const char plugin_name[] = "dlsched preemption: victims chosen by the dlsched Preemption policy";
@@ -53,7 +53,7 @@ extern bool preempt_p_job_preempt_check(job_queue_rec_t *preemptor, job_queue_re
  * The job's preemption mode as Slurm applies it: its QOS's PreemptMode, else its partition's, else
  * the cluster's (without GANG and WITHIN). Locks: job read.
  */
-static uint16_t _job_mode(job_record_t *job_ptr)
+extern uint16_t dls_preempt_mode(job_record_t *job_ptr)
 {
 	uint16_t mode = slurm_conf.preempt_mode;
 
@@ -81,30 +81,24 @@ extern bool preempt_p_preemptable(job_record_t *preemptee, job_record_t *preempt
 	 * Requeue=0, a QOS or partition PreemptMode changed). Slurm kills a job it cannot requeue, and
 	 * dlsched only ever checkpoints and requeues.
 	 */
-	return dls_job_requeueable(preemptee) && _job_mode(preemptee) == PREEMPT_MODE_REQUEUE;
+	return dls_job_requeueable(preemptee) && dls_preempt_mode(preemptee) == PREEMPT_MODE_REQUEUE;
 }
 
-extern int preempt_p_get_data(job_record_t *job_ptr, slurm_preempt_data_type_t data_type, void *data)
+/*
+ * What Slurm asks of a preempt plugin besides the two checks above; its entry points for this
+ * release are in dlsched_compat_preempt.c (preempt_p_get_data() until 24.11, preempt_p_get_mode(),
+ * _get_prio() and _get_grace_time() from 25.05). Locks: job read at least.
+ */
+
+/* Slurm preempts the lowest value first: the policy's first victim. */
+extern uint32_t dls_preempt_prio(job_record_t *job_ptr)
 {
 	uint32_t pos;
 
-	switch (data_type) {
-	case PREEMPT_DATA_ENABLED:
-		*(bool *) data = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
-		break;
-	case PREEMPT_DATA_MODE:
-		*(uint16_t *) data = _job_mode(job_ptr);
-		break;
-	case PREEMPT_DATA_PRIO:
-		/* Slurm preempts the lowest value first: the policy's first victim. */
-		*(uint32_t *) data = job_ptr && dls_advisor_victim(job_ptr->job_id, &pos) ? pos : UINT32_MAX;
-		break;
-	case PREEMPT_DATA_GRACE_TIME:
-		*(uint32_t *) data = job_ptr && job_ptr->qos_ptr ? job_ptr->qos_ptr->grace_time : 0;
-		break;
-	default:
-		error(DLS_LOG_PREFIX "unknown data type %d", data_type);
-		return SLURM_ERROR;
-	}
-	return SLURM_SUCCESS;
+	return job_ptr && dls_advisor_victim(job_ptr->job_id, &pos) ? pos : UINT32_MAX;
+}
+
+extern uint32_t dls_preempt_grace_time(job_record_t *job_ptr)
+{
+	return job_ptr && job_ptr->qos_ptr ? job_ptr->qos_ptr->grace_time : 0;
 }

@@ -30,11 +30,11 @@
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
-#include "src/common/select.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "../../common/dlsched_compat.h"
 #include "../../common/dlsched_slurm.h"
 
 /* The name in this part's messages (log.h declares it): the plugin Slurm knows (loader.c). */
@@ -43,8 +43,8 @@
 #define DLS_LOG_PREFIX DLS_PLUGIN_TYPE ": "
 const char plugin_type[] = DLS_PLUGIN_TYPE;
 
-/* select/cons_tres's calls, loaded and initialised by the loader (dls_placement_init()). */
-static const slurm_select_ops_t *cons_tres = NULL;
+/* select/cons_tres's job_test(), loaded and initialised by the loader (dls_placement_init()). */
+static dls_job_test_fn cons_tres_job_test = NULL;
 /*
  * dlsched.conf, loaded in init() and select_p_reconfigure() inside slurmctld
  * only (never in select_p_job_test(), where slurmctld's write locks are held);
@@ -116,13 +116,13 @@ static void *_speeds_agent(void *arg)
  * Called by the loader (loader.c) in the slurmctld whose SelectType this is, once select/cons_tres
  * is loaded and initialised: loads dlsched.conf and starts the speeds thread. No locks held.
  */
-extern int dls_placement_init(const slurm_select_ops_t *ops)
+extern int dls_placement_init(dls_job_test_fn job_test)
 {
-	cons_tres = ops;
+	cons_tres_job_test = job_test;
 	places_jobs = true;
 	_load_config();
 	speeds_thread_stop = false;
-	slurm_thread_create(&speeds_thread, _speeds_agent, NULL);
+	dls_thread_create("dlsched_speeds", &speeds_thread, _speeds_agent, NULL);
 	return SLURM_SUCCESS;
 }
 
@@ -250,12 +250,12 @@ static bool _awaits_sizing(job_record_t *job_ptr)
 	return true;
 }
 
-extern int dls_placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
-				  uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-				  List preemptee_candidates, List *preemptee_job_list,
-				  bitstr_t *exc_core_bitmap)
+/* select_p_job_test() with `a`'s arguments (the loader's, dlsched_compat.h); a->bitmap in and out. */
+extern int dls_placement_job_test(const dls_job_test_args_t *a)
 {
-	bitstr_t *pref;
+	job_record_t *job_ptr = a->job_ptr;
+	bitstr_t *bitmap = a->bitmap, *pref;
+	uint16_t mode = a->mode;
 	int rc;
 
 	/* dlsched.conf was loaded in init() or select_p_reconfigure(), never here: this runs under
@@ -290,8 +290,7 @@ extern int dls_placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint3
 			}
 	}
 	if (mode == SELECT_MODE_RUN_NOW && (pref = _preferred(job_ptr, bitmap))) {
-		rc = cons_tres->job_test(job_ptr, pref, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-				   preemptee_job_list, exc_core_bitmap);
+		rc = cons_tres_job_test(a, pref);
 		if (rc == SLURM_SUCCESS) {
 			bit_copybits(bitmap, pref);	/* the nodes cons_tres selected */
 			FREE_NULL_BITMAP(pref);
@@ -303,8 +302,7 @@ extern int dls_placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint3
 		debug2(DLS_LOG_PREFIX "%pJ does not fit on dlsched's nodes; cons_tres chooses",
 		       job_ptr);
 	}
-	return cons_tres->job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-			     preemptee_job_list, exc_core_bitmap);
+	return cons_tres_job_test(a, bitmap);
 }
 
 /*

@@ -68,7 +68,7 @@ extern void site_factor_p_set(job_record_t *job_ptr)
 /* Every PriorityCalcPeriod. Locks: job write (held by the caller); only look-ups. */
 extern void site_factor_p_update(void)
 {
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job_ptr;
 
 	if (!job_list)

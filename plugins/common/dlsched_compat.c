@@ -1,0 +1,43 @@
+/*****************************************************************************\
+ *  dlsched_compat.c - helpers over slurmctld internals that differ between
+ *  the Slurm releases the plugins are built for (dlsched_compat.h).
+\*****************************************************************************/
+
+#include "dlsched_compat.h"
+
+#if DLS_SLURM_RELEASE >= 2405
+#include "src/common/job_state_reason.h"
+#else
+#include "src/slurmctld/acct_policy.h"
+#endif
+
+extern const char *dls_job_reason_string(enum job_state_reason reason)
+{
+#if DLS_SLURM_RELEASE >= 2405
+	return job_state_reason_string(reason);
+#else
+	return job_reason_string(reason);
+#endif
+}
+
+extern bool dls_acct_policy_runnable_state(job_record_t *job_ptr)
+{
+#if DLS_SLURM_RELEASE >= 2405
+	return !job_state_reason_check(job_ptr->state_reason, JSR_QOS_ASSOC);
+#else
+	return acct_policy_job_runnable_state(job_ptr);
+#endif
+}
+
+extern bool dls_select_job_cleaning(job_record_t *job_ptr)
+{
+#if DLS_SLURM_RELEASE >= 2311
+	(void) job_ptr;
+	return false;
+#else
+	uint16_t cleaning = 0;
+
+	(void) select_g_select_jobinfo_get(job_ptr->select_jobinfo, SELECT_JOBDATA_CLEANING, &cleaning);
+	return cleaning != 0;
+#endif
+}
