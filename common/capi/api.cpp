@@ -43,7 +43,9 @@ struct ExperienceLog {
 	double refresh_s = 60;  // ProfileRefresh=: after a failed open, the next try waits this long
 	double retry_at = -1;   // (the steps' clock); meanwhile steps are dropped, not tried
 	std::uint64_t rows = 0, errors = 0, dropped = 0;
-	std::string last_error;
+	// The latest error: a fixed buffer, so that recording an error (out of memory among them)
+	// never allocates.
+	char last_error[512] = "";
 };
 
 // A write that waits longer than this for another writer (dlsched-ingestd) gives up: the cycle
@@ -430,39 +432,41 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 // (the cycles between drop their steps without trying).
 void record_experience(ExperienceLog& log, const std::vector<dlsched::PolicyStep>& steps) noexcept
 {
-	std::string why;
 	const double now = steps.empty() ? 0 : steps.front().now;
 	if (!log.db && now < log.retry_at) {
 		log.dropped += steps.size();  // backing off: the last error stands
 		return;
 	}
+	// Every error path below formats into the fixed buffer: none allocates, so that a
+	// std::bad_alloc cannot become a second exception in this noexcept function (std::terminate).
+	auto failed = [&log, &steps](const char* what, const char* detail) noexcept {
+		log.errors++;
+		log.dropped += steps.size();
+		std::snprintf(log.last_error, sizeof log.last_error, "%s%s", what, detail);
+	};
 	try {
 		if (!log.db) {
 			auto db = dlsched::db::ProfileDb::open_writer(log.path, kExperienceBusyMs, !log.checked);
 			if (!db.is_ok()) {
-				why = db.status().message();
 				log.retry_at = now + log.refresh_s;
-			} else {
-				log.db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
-				log.checked = true;
+				return failed(db.status().message().c_str(), "");
 			}
+			log.db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+			log.checked = true;
 		}
-		if (log.db) {
-			const dlsched::Status st = log.db->add_experience(log.cluster, steps);
-			if (st.is_ok()) {
-				log.rows += steps.size();
-				return;
-			}
-			why = st.message();
+		const dlsched::Status st = log.db->add_experience(log.cluster, steps);
+		if (st.is_ok()) {
+			log.rows += steps.size();
+			return;
 		}
+		failed(st.message().c_str(), "");
+	} catch (const std::bad_alloc&) {
+		failed("recording experience: ", "out of memory");
 	} catch (const std::exception& e) {
-		why = std::string("recording experience: ") + e.what();
+		failed("recording experience: ", e.what());
 	} catch (...) {
-		why = "recording experience: unknown exception";
+		failed("recording experience: ", "unknown exception");
 	}
-	log.errors++;
-	log.dropped += steps.size();
-	log.last_error = why;
 }
 
 // For placement alone (select/dlsched_cons_tres): a learned ordering or allocation that this
@@ -683,7 +687,7 @@ int dlsched_scheduler_experience_stats(const dlsched_scheduler_t* sched, dlsched
 		out->rows = x.rows;
 		out->errors = x.errors;
 		out->dropped = x.dropped;
-		std::snprintf(out->last_error, sizeof out->last_error, "%s", x.last_error.c_str());
+		std::snprintf(out->last_error, sizeof out->last_error, "%s", x.last_error);
 		return DLSCHED_OK;
 	});
 }
