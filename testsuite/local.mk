@@ -81,3 +81,8 @@ EXTRA_DIST += testsuite/cluster/test-soak.sh
 TESTS += testsuite/report/test-report.sh
 EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt testsuite/report/data/sacct-header.txt testsuite/report/data/bad.txt testsuite/report/data/reused.txt
 include testsuite/train/local.mk
+# Recorded cycles as tests: cycles sched/dlsched recorded (DumpViews=) on a real cluster replay to the
+# same decisions (dlsched-sim decide --view; testsuite/cluster/test-preemption.sh records them).
+TESTS += testsuite/replay/test-replay.sh
+EXTRA_DIST += testsuite/replay/test-replay.sh testsuite/replay/view-1795765831-000012.json \
+	testsuite/replay/view-1795765832-000013.json testsuite/replay/README.md

@@ -2,11 +2,17 @@
 // exception firewall on every entry point.
 #include "dlsched/api.h"
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <fstream>
 #include <map>
@@ -19,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "capi/dump.h"
 #include "config/config.h"
 #include "model/job_metadata.h"
 #include "model/policy_step.h"
@@ -52,6 +59,17 @@ struct ExperienceLog {
 // goes on without its experience rows.
 constexpr int kExperienceBusyMs = 50;
 
+// DumpViews=DIR: each cycle's view and decisions as one JSON file (capi/dump.h), the last
+// kDumpViewsKept kept. A file that cannot be written costs the cycle nothing: counted, its reason
+// kept (fixed buffer: no allocation on the error path), the cycles go on.
+struct ViewDump {
+	std::string dir;                 // "": off
+	bool scanned = false;            // the files already there were adopted (oldest removed first)
+	std::deque<std::string> files;   // written, oldest first
+	std::uint64_t written = 0, errors = 0;
+	char last_error[512] = "";
+};
+
 // The speed observations made of the last view's epoch samples (model/speed_samples.h): made again
 // only when the samples or the nodes they name change, so that every view of one refresh carries
 // the same vector and gp-placement keeps its fit (it refits when the observations it sees move).
@@ -69,6 +87,9 @@ struct dlsched_scheduler {
 	dlsched::PolicyRegistry registry;
 	std::unique_ptr<dlsched::Scheduler> scheduler;
 	ExperienceLog experience;
+	ViewDump dump;
+	// dlsched_replay(): each job as the recording's "prepared" entries say (no profile DB read).
+	const dlsched::json::Value* replay = nullptr;
 	// ProfileDB= read off the host's locks: running jobs' progress and preemption costs.
 	std::unique_ptr<dlsched::predict::ProfileReader> reader;
 	dlsched::predict::OverheadParams overhead;
@@ -469,6 +490,85 @@ void record_experience(ExperienceLog& log, const std::vector<dlsched::PolicyStep
 	}
 }
 
+// The files DumpViews= already holds (an earlier slurmctld's), oldest first: removed first.
+void adopt_dumps(ViewDump& dump)
+{
+	dump.scanned = true;
+	DIR* d = opendir(dump.dir.c_str());
+	if (!d)
+		return;
+	std::vector<std::string> names;
+	while (const dirent* e = readdir(d)) {
+		const std::string name = e->d_name;
+		if (name.size() > 10 && name.compare(0, 5, "view-") == 0 && name.compare(name.size() - 5, 5, ".json") == 0)
+			names.push_back(dump.dir + "/" + name);
+	}
+	closedir(d);
+	std::sort(names.begin(), names.end());  // view-<now>-<cycle>.json: in time order
+	dump.files.assign(names.begin(), names.end());
+}
+
+// Writes one cycle's file (DumpViews=): the view as the host gave it, each job as the evidence
+// prepared it, and the decisions. Never fails the cycle: an error is counted and kept, and told
+// on stderr once.
+void dump_cycle(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, const std::vector<dlsched::Job>& jobs,
+                const dlsched_decisions_t* d) noexcept
+{
+	ViewDump& dump = sched->dump;
+	auto failed = [&dump](const char* what, const char* detail) noexcept {
+		if (dump.errors++ == 0)
+			std::fprintf(stderr, "dlsched: DumpViews=%s: %s%s; views are not written, the cycles go on\n",
+			             dump.dir.c_str(), what, detail);
+		std::snprintf(dump.last_error, sizeof dump.last_error, "%s%s", what, detail);
+	};
+	try {
+		if (!dump.scanned)
+			adopt_dumps(dump);
+		dlsched::json::Value f = dlsched::json::Value::object();
+		f.set("schema", dlsched::json::Value::integer(dlsched::capi::kDumpSchema));
+		f.set("cycle", dlsched::json::Value::integer(static_cast<std::int64_t>(cv->cycle)));
+		f.set("now", dlsched::json::Value::number(cv->now));
+		dlsched::json::Value conf = dlsched::json::Value::object();
+		for (const dlsched::ConfigKey& k : dlsched::config_keys())
+			if (sched->config.is_set(k.name))
+				conf.set(k.name, dlsched::json::Value::string(sched->config.get_text(k.name)));
+		f.set("config", conf);
+		f.set("view", dlsched::capi::view_json(*cv));
+		dlsched::json::Value prepared = dlsched::json::Value::array();
+		for (const dlsched::Job& j : jobs)
+			prepared.push_back(dlsched::capi::prepared_json(j));
+		f.set("prepared", prepared);
+		f.set("decisions", dlsched::capi::decisions_json(d));
+		const std::string text = f.dump(1, true) + "\n";
+		char name[96];
+		std::snprintf(name, sizeof name, "/view-%010.0f-%06llu.json", std::floor(cv->now),
+		              static_cast<unsigned long long>(cv->cycle));
+		const std::string path = dump.dir + name;
+		const std::string tmp = path + ".tmp";
+		FILE* out = std::fopen(tmp.c_str(), "w");
+		if (!out)
+			return failed(tmp.c_str(), ": cannot be created");
+		const bool wrote = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+		if (std::fclose(out) != 0 || !wrote || std::rename(tmp.c_str(), path.c_str()) != 0) {
+			std::remove(tmp.c_str());
+			return failed(path.c_str(), ": cannot be written");
+		}
+		++dump.written;
+		if (dump.files.empty() || dump.files.back() != path)
+			dump.files.push_back(path);
+		while (dump.files.size() > dlsched::capi::kDumpViewsKept) {
+			std::remove(dump.files.front().c_str());
+			dump.files.pop_front();
+		}
+	} catch (const std::bad_alloc&) {
+		failed("out of memory", "");
+	} catch (const std::exception& e) {
+		failed(e.what(), "");
+	} catch (...) {
+		failed("unknown exception", "");
+	}
+}
+
 // For placement alone (select/dlsched_cons_tres): a learned ordering or allocation that this
 // library does not have (the models library is not linked) is replaced by ModelFallback= and
 // kLearnedFallbackAllocation, which only ever order and size in this scheduler's decisions, never
@@ -536,6 +636,9 @@ int create_scheduler(const char* conf_path, bool for_placement, dlsched_schedule
 	s->experience.enabled =
 	        !for_placement && s->config.get_bool("RecordExperience") && !s->experience.path.empty();
 	s->experience.refresh_s = s->config.get_double("ProfileRefresh");
+	// A scheduler for placement never decides a cycle: nothing to dump.
+	if (!for_placement)
+		s->dump.dir = s->config.get_string("DumpViews");
 	s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
 	s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
 	                                                               s->config.get_double("ProfileRefresh"));
@@ -659,6 +762,23 @@ int dlsched_scheduler_notes(const dlsched_scheduler_t* sched, char* buf, size_t 
 			     (x.cluster.empty() ? std::string() : " (cluster " + x.cluster + ")"));
 		else if (sched->config.get_bool("RecordExperience"))
 			line("experience: RecordExperience=yes but ProfileDB= is empty: nothing is recorded");
+		const ViewDump& v = sched->dump;
+		if (!v.dir.empty()) {
+			struct stat st;
+			const char* why = nullptr;
+			if (stat(v.dir.c_str(), &st) != 0)
+				why = std::strerror(errno);
+			else if (!S_ISDIR(st.st_mode))
+				why = "not a directory";
+			else if (access(v.dir.c_str(), W_OK | X_OK) != 0)
+				why = std::strerror(errno);
+			if (why)
+				line("views: DumpViews=" + v.dir + " is not a writable directory (" + why +
+				     "): no views are written; create it, or unset DumpViews=");
+			else
+				line("views: each cycle's view and decisions are written to " + v.dir + "/view-*.json (the last " +
+				     std::to_string(dlsched::capi::kDumpViewsKept) + " kept)");
+		}
 		std::snprintf(buf, len, "%s", notes.c_str());
 		return notes.size() < len ? DLSCHED_OK : DLSCHED_EINVAL;
 	});
@@ -724,8 +844,23 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		// Running jobs' progress and preemption costs from the profile DB (off the host's locks).
 		// Runtimes and their spread from the same records and same-model histories: a queued job's
 		// model history (read every ProfileRefresh seconds), a requeued one's checkpoints.
-		sched->reader->refresh(c.view.running, sched->models, cv->now, c.view.pending);
-		for (std::size_t i = 0; i < c.jobs.size(); ++i) {
+		if (sched->replay) {
+			// A recorded cycle: each job as the recording's evidence prepared it.
+			for (dlsched::Job& j : c.jobs) {
+				const dlsched::json::Value& prepared = *sched->replay;
+				std::size_t k = 0;
+				while (k < prepared.size() && prepared.at(k).get("job_id").as_number() != static_cast<double>(j.id))
+					++k;
+				if (k == prepared.size())
+					return report(err, DLSCHED_EINVAL, "replay: job " + std::to_string(j.id) +
+					                                           " of the view has no \"prepared\" entry");
+				if (dlsched::Status st = dlsched::capi::apply_prepared(prepared.at(k), j); !st.is_ok())
+					return report(err, st);
+			}
+		} else {
+			sched->reader->refresh(c.view.running, sched->models, cv->now, c.view.pending);
+		}
+		for (std::size_t i = 0; !sched->replay && i < c.jobs.size(); ++i) {
 			dlsched::Job& j = c.jobs[i];
 			if (j.running()) {
 				(void) sched->reader->apply(j, sched->models, sched->overhead, cv->now,
@@ -754,6 +889,8 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 			d->shares.push_back(std::move(sh));
 		}
 		d->order.assign(d->decisions.order.begin(), d->decisions.order.end());
+		if (!sched->dump.dir.empty() && !sched->replay)
+			dump_cycle(sched, cv, c.jobs, d.get());
 		*out = d.release();
 		return ok(err);
 	});
@@ -1065,3 +1202,36 @@ void dlsched_decisions_free(dlsched_decisions_t* d)
 }
 
 }  // extern "C"
+
+int dlsched_replay(dlsched_scheduler_t* sched, const std::string& text, const std::string& source,
+                   std::string& decisions, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_replay", [&]() -> int {
+		if (!sched)
+			return report(err, DLSCHED_EINVAL, "dlsched_replay: NULL scheduler");
+		auto file = dlsched::json::Value::parse(text, source);
+		if (!file.is_ok())
+			return report(err, file.status());
+		const dlsched::json::Value& f = file.value();
+		const auto schema = f.is_object() ? f.get("schema").as_number() : std::nullopt;
+		if (!schema || *schema != dlsched::capi::kDumpSchema)
+			return report(err, DLSCHED_EPARSE, source + ": not a DumpViews= file of schema " +
+			                                           std::to_string(dlsched::capi::kDumpSchema) +
+			                                           " (no \"schema\": 1)");
+		dlsched::capi::OwnedView view;
+		if (dlsched::Status st = dlsched::capi::parse_view(f.get("view"), source, view); !st.is_ok())
+			return report(err, st);
+		const dlsched::json::Value prepared = f.get("prepared");
+		if (!prepared.is_valid() || !prepared.is_array())
+			return report(err, DLSCHED_EPARSE, source + ": prepared: missing or not an array");
+		dlsched_decisions_t* d = nullptr;
+		sched->replay = &prepared;
+		const int rc = dlsched_scheduler_decide(sched, &view.view, &d, err);
+		sched->replay = nullptr;
+		if (rc != DLSCHED_OK)
+			return rc;
+		std::unique_ptr<dlsched_decisions_t, void (*)(dlsched_decisions_t*)> owned(d, dlsched_decisions_free);
+		decisions = dlsched::capi::decisions_json(d).dump(1, true);
+		return ok(err);
+	});
+}

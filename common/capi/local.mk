@@ -1,4 +1,6 @@
 common_libdlsched_la_SOURCES += \
-	common/capi/api.cpp
+	common/capi/api.cpp \
+	common/capi/dump.h \
+	common/capi/dump.cpp
 dlschedincludedir = $(includedir)/dlsched
 dlschedinclude_HEADERS = common/include/dlsched/api.h
