@@ -88,6 +88,7 @@ struct dlsched_scheduler {
 	std::unique_ptr<dlsched::Scheduler> scheduler;
 	ExperienceLog experience;
 	ViewDump dump;
+	int learned_models = 0;  // unprofiled models added to `models` (model_index())
 	// dlsched_replay(): each job as the recording's "prepared" entries say (no profile DB read).
 	const dlsched::json::Value* replay = nullptr;
 	// ProfileDB= read off the host's locks: running jobs' progress and preemption costs.
@@ -265,6 +266,28 @@ const std::vector<dlsched::SpeedObservation>& view_observations(dlsched_schedule
 	return c.observations;
 }
 
+// A model the profiles do not know (--dl-model=llama-7b with no llama-7b profile) is added to the
+// scheduler's catalog as an unprofiled model (linear scaling, no profile epoch time), so that it has
+// an index the profile DB's same-model history is read under: after a few finished jobs of it, a
+// new one's runtime comes from them, not from its time limit. At most kLearnedModels such names
+// per scheduler (a typo per job must not grow the catalog without bound); beyond them, unknown.
+constexpr int kLearnedModels = 64;
+
+int model_index(dlsched_scheduler_t* sched, const char* name)
+{
+	if (!name || !*name)
+		return -1;
+	const int known = sched->models.find(name);
+	if (known >= 0 || sched->learned_models >= kLearnedModels || std::strlen(name) > 64)
+		return known;
+	dlsched::ModelProfile p;
+	p.name = name;
+	p.points = {{1, 1, 1.0}};
+	p.source = "learned from the profile DB (no profile)";
+	++sched->learned_models;
+	return sched->models.add(std::move(p));
+}
+
 // Checks and converts a C cluster view (struct sizes, GPU counts, share indices), naming the job
 // or node at fault. The nodes go into the scheduler's buffer (one view at a time).
 int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, ConvertedView& out,
@@ -351,7 +374,7 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		j.user = str(v.user);
 		j.partition = str(v.partition);
 		j.qos = str(v.qos);
-		j.model = v.model ? sched->models.find(v.model) : -1;
+		j.model = model_index(sched, v.model);
 		j.submit_time = v.submit_time;
 		j.gpus_requested = v.gpus_requested;
 		j.gpus_min = v.gpus_min ? v.gpus_min : v.gpus_requested;
@@ -868,7 +891,14 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 				// Slurm holds a requeued job back before it may start again: part of every restart.
 				j.preempt_cost.resume += c.requeue_delay;
 			}
-			sched->reader->estimate_runtime(j, sched->models, c.from_profile[i], dlsched::predict::kUnmeasuredRuntimeCv);
+			// A runtime taken from the time limit is no claim either: its model's history replaces it.
+			const bool limit = j.runtime_from_limit;
+			if (sched->reader->estimate_runtime(j, sched->models, c.from_profile[i] || limit,
+			                                    dlsched::predict::kUnmeasuredRuntimeCv) &&
+			    limit) {
+				j.runtime_from_limit = false;
+				continue;  // measured: not bounded as a claim is
+			}
 			// The epochs are still the user's claim: bounded as at conversion.
 			if (c.from_profile[i])
 				(void) dlsched::predict::bound_hints(j, sched->models, c.limits);

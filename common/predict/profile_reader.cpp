@@ -206,7 +206,7 @@ bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadPara
 	return true;
 }
 
-void ProfileReader::estimate_runtime(Job& j, const ModelCatalog& models, bool from_profile, double profile_cv) const
+bool ProfileReader::estimate_runtime(Job& j, const ModelCatalog& models, bool from_profile, double profile_cv) const
 {
 	const JobRecords* r = job(j.id);
 	if (!j.running() && r && r->last_save_epoch > 0)
@@ -216,21 +216,23 @@ void ProfileReader::estimate_runtime(Job& j, const ModelCatalog& models, bool fr
 		const Estimate left = remaining_time(r->measured.runs.back().epoch_s, j.epochs_total, j.epochs_done);
 		if (left.known() && left.value > 0) {
 			j.runtime_cv = left.stddev / left.value;
-			return;
+			return false;
 		}
 	}
 	const History* h = model(j.model);
 	if (!h)
-		return;
+		return false;
 	const int gpus = j.running() ? j.gpus_allocated : j.gpus_requested;
 	const int nodes = std::max<int>(1, static_cast<int>(j.placement.size()));
 	const double epochs = std::max(1.0, j.epochs_left());
 	const Estimate e = predict_runtime(models, j.model, *h, epochs, gpus, nodes);
 	if (!e.known() || e.value <= 0)
-		return;
+		return false;
 	j.runtime_cv = e.stddev / e.value;
-	if (from_profile)
-		j.epoch_time_1gpu = e.value / epochs * models.speedup(j.model, gpus, nodes);
+	if (!from_profile)
+		return false;
+	j.epoch_time_1gpu = e.value / epochs * models.speedup(j.model, gpus, nodes);
+	return true;
 }
 
 double ProfileReader::checkpoint_since(JobId id, double since, double now)

@@ -60,8 +60,9 @@ public:
 	// epochs (running jobs), else its model's history in the DB (replacing epoch_time_1gpu only when
 	// `from_profile`: the host took it from the model profile, not from the user or a measurement),
 	// else what it has. Sets runtime_cv to the evidence's relative spread (`profile_cv` when there
-	// is none). A requeued pending job's progress is the epoch its latest checkpoint holds.
-	void estimate_runtime(Job& job, const ModelCatalog& models, bool from_profile, double profile_cv) const;
+	// is none). A requeued pending job's progress is the epoch its latest checkpoint holds. True when
+	// the history replaced epoch_time_1gpu.
+	bool estimate_runtime(Job& job, const ModelCatalog& models, bool from_profile, double profile_cv) const;
 
 	// The time of the job's latest checkpoint save recorded at or after `since` (absolute), read
 	// from the database now; -1 when there is none or the database cannot be read.

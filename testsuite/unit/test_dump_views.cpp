@@ -17,6 +17,7 @@
 #include "capi/dump.h"
 #include "dlsched/api.h"
 #include "json/json.h"
+#include "profiledb/profile_db.h"
 #include "temp_path.h"
 
 extern "C" {
@@ -242,6 +243,67 @@ START_TEST(a_directory_it_cannot_write_costs_the_cycle_nothing)
 END_TEST
 
 
+// --dl-model=llama-7b, a model no profile knows: its first job is estimated from its time limit; once
+// jobs of it have run, a new one's runtime comes from their epochs (the profile DB's same-model
+// history), not from its limit. Seen in the cycle's recording: what decide() saw of each job.
+START_TEST(an_unknown_model_learns_from_its_own_history)
+{
+	const std::string db = temp_path("profiles.db");
+	{
+		auto w = db::ProfileDb::open_writer(db);
+		ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
+		// Four finished llama-7b jobs on 1 GPU: a 130 s warm-up epoch, then 100 s epochs.
+		for (std::int64_t id = 1; id <= 4; ++id) {
+			db::JobRecord r;
+			r.cluster = "lab", r.job_id = id, r.model = "llama-7b", r.gpus = 1, r.epochs_total = 4;
+			r.user = "u" + std::to_string(id);
+			r.submit_s = 1000.0 * static_cast<double>(id);
+			ck_assert(w->put_job(r).is_ok());
+			double t = r.submit_s;
+			for (int e = 1; e <= 4; ++e) {
+				db::EpochRecord er;
+				er.cluster = "lab", er.job_id = id, er.run = 0, er.epoch = e, er.gpus = 1;
+				er.start_s = t;
+				er.end_s = t += e == 1 ? 130 : 100;
+				ck_assert(w->add_epoch(er).is_ok());
+			}
+		}
+	}
+	const std::string dir = fresh_dir("llama");
+	dlsched_scheduler_t* s = scheduler("Policy=fifo\nProfileDB=" + db + "\nDumpViews=" + dir);
+	ck_assert_int_eq(dlsched_scheduler_set_cluster(s, "lab"), DLSCHED_OK);
+	CView v(1, 10000);
+	// Job 42: llama-7b, 10 epochs on 4 GPUs, 10 hours' limit; job 43: mistral-7b (8 GPUs), also
+	// unknown, never run: its limit is all there is.
+	v.jobs[1].model = "llama-7b";
+	v.jobs[1].time_limit = 36000;
+	v.jobs[2].model = "mistral-7b";
+	v.jobs[2].time_limit = 36000;
+	(void) decide(s, v);
+	char status[256];
+	ck_assert_int_eq(dlsched_scheduler_profile_status(s, status, sizeof status), DLSCHED_OK);
+	ck_assert_str_eq(status, "");
+	dlsched_scheduler_destroy(s);
+	const std::vector<std::string> written = files(dir);
+	ck_assert_uint_eq(written.size(), 1);
+	auto f = json::Value::parse(read(dir + "/" + written[0]), written[0]);
+	ck_assert(f.is_ok());
+	const json::Value prepared = f->get("prepared");
+	ck_assert_uint_eq(prepared.size(), 3);
+	// Their steady epochs: 100 s on one GPU (the warm-up and, of the three after it, the first left
+	// out), plus the mean warm-up (130 - 100 s) over its 10 epochs: 103 s per epoch on one GPU
+	// (unknown models scale linearly: 4 GPUs, a quarter of it).
+	const json::Value llama = prepared.at(1);
+	ck_assert_int_eq(static_cast<int>(*llama.get("job_id").as_number()), 42);
+	ck_assert_double_eq_tol(*llama.get("epoch_time_1gpu").as_number(), 103, 1e-6);
+	ck_assert(!*llama.get("runtime_from_limit").as_bool());
+	ck_assert_double_eq_tol(*llama.get("runtime_cv").as_number(), 0.0, 0.05);
+	// Mistral-7b: its 36000 s limit over 10 epochs on 8 GPUs, 28800 s per epoch on one GPU.
+	const json::Value mistral = prepared.at(2);
+	ck_assert_double_eq_tol(*mistral.get("epoch_time_1gpu").as_number(), 28800, 1e-6);
+	ck_assert(*mistral.get("runtime_from_limit").as_bool());
+}
+END_TEST
 
 int main(void)
 {
@@ -251,6 +313,7 @@ int main(void)
 	tcase_add_test(tc, each_cycle_is_written_and_replays_to_the_same_decisions);
 	tcase_add_test(tc, the_last_200_are_kept_earlier_ones_included);
 	tcase_add_test(tc, a_directory_it_cannot_write_costs_the_cycle_nothing);
+	tcase_add_test(tc, an_unknown_model_learns_from_its_own_history);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
