@@ -32,6 +32,7 @@
 #include "model/speed_samples.h"
 #include "policy/free_map.h"
 #include "policy/scheduler.h"
+#include "predict/evidence.h"
 #include "predict/hints.h"
 #include "predict/overhead.h"
 #include "predict/profile_reader.h"
@@ -212,7 +213,7 @@ std::string str(const char* s)
 struct ConvertedView {
 	std::vector<dlsched::Job> jobs;
 	double requeue_delay = 0;        // version 8 views: added to every running job's resume cost
-	std::vector<bool> from_profile;  // per job: its epoch time is the model profile's
+	std::vector<dlsched::predict::Claims> claims;  // per job: what its user said of its length
 	dlsched::predict::HintLimits limits;
 	dlsched::ClusterView view;
 };
@@ -386,26 +387,9 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		j.epoch_time_1gpu = v.epoch_time_1gpu;
 		j.time_limit = v.time_limit > 0 ? v.time_limit : dlsched::kNoTimeLimit;
 		j.time_min = v.time_min > 0 ? v.time_min : 0;
-		out.from_profile.push_back(false);
-		if (!(j.epoch_time_1gpu > 0)) {
-			const double profiled = sched->models.epoch_time_1gpu(j.model);
-			if (v.epochs_total > 0 && profiled > 0) {
-				// Its epochs, at its model's measured epoch time (the profile DB's history of
-				// the model replaces it in decide, where there is one).
-				j.epoch_time_1gpu = profiled;
-				out.from_profile.back() = true;
-			} else if (v.time_limit > 0) {
-				// Nothing to go by but the time limit, as Slurm's backfill: its epochs (one,
-				// when it gave none) last all of it at its requested size. dlsched-sim's
-				// predicted estimates assume the same (predict/hints.h).
-				j.epoch_time_1gpu = dlsched::predict::epoch_time_for_runtime(j, sched->models, limits.gpus_per_node,
-				                                                             v.time_limit);
-				j.runtime_from_limit = true;
-			} else {
-				j.epochs_total = 1;
-				j.epoch_time_1gpu = 0;
-			}
-		}
+		// Its user's word; what it comes to (with no evidence yet: the profile DB's comes in
+		// decide) is prepare_runtime()'s, after its placement is known (below).
+		out.claims.push_back({v.epoch_time_1gpu > 0 ? v.epoch_time_1gpu : 0, v.epochs_total > 0});
 		j.deadline = v.deadline > 0 ? v.deadline : dlsched::kNoDeadline;
 		j.state = v.state == DLSCHED_RUNNING ? dlsched::JobState::kRunning : dlsched::JobState::kPending;
 		j.start_time = v.start_time;
@@ -437,7 +421,10 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 			}
 			j.gpus_allocated = sum;
 		}
-		(void) dlsched::predict::bound_hints(j, sched->models, limits);
+		// The claims alone (predict/evidence.h); with nothing to go by, one epoch of unknown length.
+		if (dlsched::predict::prepare_runtime(j, dlsched::predict::NoEvidence(), sched->models, limits,
+		                                      out.claims.back()) == dlsched::predict::RuntimeSource::kUnknown)
+			j.epochs_total = 1;
 		if (v.epochs_done < 0) {
 			// The host does not track progress: estimate it from the seconds run at the current
 			// allocation and the model's speed there (exact for jobs that never changed size).
@@ -883,6 +870,8 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		} else {
 			sched->reader->refresh(c.view.running, sched->models, cv->now, c.view.pending);
 		}
+		// Then each job's length by the one order of precedence both hosts use (predict/evidence.h),
+		// from the profile DB's evidence.
 		for (std::size_t i = 0; !sched->replay && i < c.jobs.size(); ++i) {
 			dlsched::Job& j = c.jobs[i];
 			if (j.running()) {
@@ -890,18 +879,12 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 				                            element(cv->jobs, i).epochs_done < 0);
 				// Slurm holds a requeued job back before it may start again: part of every restart.
 				j.preempt_cost.resume += c.requeue_delay;
+			} else {
+				sched->reader->checkpoint_progress(j);
 			}
-			// A runtime taken from the time limit is no claim either: its model's history replaces it.
-			const bool limit = j.runtime_from_limit;
-			if (sched->reader->estimate_runtime(j, sched->models, c.from_profile[i] || limit,
-			                                    dlsched::predict::kUnmeasuredRuntimeCv) &&
-			    limit) {
-				j.runtime_from_limit = false;
-				continue;  // measured: not bounded as a claim is
-			}
-			// The epochs are still the user's claim: bounded as at conversion.
-			if (c.from_profile[i])
-				(void) dlsched::predict::bound_hints(j, sched->models, c.limits);
+			if (dlsched::predict::prepare_runtime(j, *sched->reader, sched->models, c.limits, c.claims[i]) ==
+			    dlsched::predict::RuntimeSource::kUnknown)
+				j.epochs_total = 1;
 		}
 
 		dlsched::StepLog steps;  // the learned ordering's steps of this call

@@ -273,12 +273,13 @@ START_TEST(an_unknown_model_learns_from_its_own_history)
 	dlsched_scheduler_t* s = scheduler("Policy=fifo\nProfileDB=" + db + "\nDumpViews=" + dir);
 	ck_assert_int_eq(dlsched_scheduler_set_cluster(s, "lab"), DLSCHED_OK);
 	CView v(1, 10000);
-	// Job 42: llama-7b, 10 epochs on 4 GPUs, 10 hours' limit; job 43: mistral-7b (8 GPUs), also
-	// unknown, never run: its limit is all there is.
+	// Job 42: llama-7b, 10 epochs on 4 GPUs, a 2000 s limit; job 43: mistral-7b (8 GPUs), also
+	// unknown, never run: its limit is all there is. (The epochs are still the user's claim: the
+	// runtime counts within [limit / HintTrustFactor, limit], here [200, 2000] s.)
 	v.jobs[1].model = "llama-7b";
-	v.jobs[1].time_limit = 36000;
+	v.jobs[1].time_limit = 2000;
 	v.jobs[2].model = "mistral-7b";
-	v.jobs[2].time_limit = 36000;
+	v.jobs[2].time_limit = 2000;
 	(void) decide(s, v);
 	char status[256];
 	ck_assert_int_eq(dlsched_scheduler_profile_status(s, status, sizeof status), DLSCHED_OK);
@@ -298,9 +299,9 @@ START_TEST(an_unknown_model_learns_from_its_own_history)
 	ck_assert_double_eq_tol(*llama.get("epoch_time_1gpu").as_number(), 103, 1e-6);
 	ck_assert(!*llama.get("runtime_from_limit").as_bool());
 	ck_assert_double_eq_tol(*llama.get("runtime_cv").as_number(), 0.0, 0.05);
-	// Mistral-7b: its 36000 s limit over 10 epochs on 8 GPUs, 28800 s per epoch on one GPU.
+	// Mistral-7b: its 2000 s limit over 10 epochs on 8 GPUs, 1600 s per epoch on one GPU.
 	const json::Value mistral = prepared.at(2);
-	ck_assert_double_eq_tol(*mistral.get("epoch_time_1gpu").as_number(), 28800, 1e-6);
+	ck_assert_double_eq_tol(*mistral.get("epoch_time_1gpu").as_number(), 1600, 1e-6);
 	ck_assert(*mistral.get("runtime_from_limit").as_bool());
 }
 END_TEST
