@@ -425,17 +425,10 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		if (dlsched::predict::prepare_runtime(j, dlsched::predict::NoEvidence(), sched->models, limits,
 		                                      out.claims.back()) == dlsched::predict::RuntimeSource::kUnknown)
 			j.epochs_total = 1;
-		if (v.epochs_done < 0) {
-			// The host does not track progress: estimate it from the seconds run at the current
-			// allocation and the model's speed there (exact for jobs that never changed size).
-			j.epochs_done = 0;
-			if (j.running() && j.epoch_time_1gpu > 0 && j.gpus_allocated > 0) {
-				const int n = static_cast<int>(std::max<size_t>(1, v.share_count));
-				j.epochs_done = std::min(j.epochs_total, j.executed_s *
-				                                             sched->models.speedup(j.model, j.gpus_allocated, n) /
-				                                             j.epoch_time_1gpu);
-			}
-		}
+		// The host does not track progress: from the seconds run (predict/evidence.h); the profile
+		// DB's records replace it in decide, where there are some.
+		if (v.epochs_done < 0)
+			j.epochs_done = dlsched::predict::progress_from_time(j, sched->models);
 	}
 	dlsched::ClusterView& view = out.view;
 	view.now = cv->now;

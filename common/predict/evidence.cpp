@@ -24,6 +24,14 @@ const char* runtime_source_name(RuntimeSource s)
 	return "?";
 }
 
+double progress_from_time(const Job& j, const ModelCatalog& models)
+{
+	if (!j.running() || !(j.epoch_time_1gpu > 0) || j.gpus_allocated <= 0)
+		return 0;
+	const int nodes = std::max<int>(1, static_cast<int>(j.placement.size()));
+	return std::min(j.epochs_total, j.executed_s * models.speedup(j.model, j.gpus_allocated, nodes) / j.epoch_time_1gpu);
+}
+
 Estimate history_epoch(const Job& j, const Evidence& evidence, const ModelCatalog& models)
 {
 	const History* h = evidence.model_history(j);

@@ -67,6 +67,12 @@ struct Claims {
 RuntimeSource prepare_runtime(Job& job, const Evidence& evidence, const ModelCatalog& models,
                               const HintLimits& limits, const Claims& claims, std::size_t* samples = nullptr);
 
+// Progress where the host tracks none (Slurm: no epochs reported yet): the seconds the job has run
+// at its current allocation times the model's speed there over its epoch time on one GPU, at most
+// its epochs (exact for a job that never changed size); 0 for a job not running or of unknown
+// length. Its records (ProfileReader::apply) replace it where the profile DB has some.
+double progress_from_time(const Job& job, const ModelCatalog& models);
+
 // Step 3 alone: the history's epoch time on one reference GPU at the job's size (its warm-up
 // spread over the epochs it has left) and its spread (stddev), the host's error applied; unknown
 // without history.
