@@ -24,6 +24,15 @@ const char* runtime_source_name(RuntimeSource s)
 	return "?";
 }
 
+PreemptionCost preemption_cost(const Job& j, const Evidence& evidence, const ModelCatalog& models,
+                               const OverheadParams& params, double now)
+{
+	JobEvidence e;
+	if (evidence.cost_evidence(j, e))
+		return measured_cost(j, models, params, e, now);
+	return profile_cost(j, models, params);
+}
+
 double progress_from_time(const Job& j, const ModelCatalog& models)
 {
 	if (!j.running() || !(j.epoch_time_1gpu > 0) || j.gpus_allocated <= 0)

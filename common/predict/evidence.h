@@ -11,7 +11,9 @@
 //  5. its time limit, as Slurm's backfill (all of it at the requested size; runtime_from_limit);
 //  6. nothing (epoch_time_1gpu 0).
 // sched/dlsched's host (the C ABI) feeds it the profile DB (ProfileReader); dlsched-sim's
-// --estimates predicted feeds it simulated measurements (contribs/sim/estimates.h).
+// --estimates predicted feeds it simulated measurements (contribs/sim/estimates.h). The preemption
+// cost and the progress a host does not track are filled here too (preemption_cost,
+// progress_from_time).
 #ifndef DLSCHED_PREDICT_EVIDENCE_H
 #define DLSCHED_PREDICT_EVIDENCE_H
 
@@ -19,6 +21,7 @@
 #include "model/model_catalog.h"
 #include "predict/hints.h"
 #include "predict/history.h"
+#include "predict/overhead.h"
 #include "predict/predict.h"
 
 namespace dlsched::predict {
@@ -40,6 +43,9 @@ public:
 		double min_cv = 0;
 	};
 	virtual HistoryError history_error(const Job&, std::size_t) const { return {}; }
+	// What was measured of stopping the running job (its checkpoints and warm-ups, its model's, the
+	// cluster's: overhead.h); false: nothing, the model profile's cost stands.
+	virtual bool cost_evidence(const Job&, JobEvidence&) const { return false; }
 };
 
 // A host without evidence (no profile DB; dlsched_scheduler_place's conversion).
@@ -66,6 +72,12 @@ struct Claims {
 // `samples` (optional) gets the number of epochs (kMeasured) or past jobs (kHistory) it rests on.
 RuntimeSource prepare_runtime(Job& job, const Evidence& evidence, const ModelCatalog& models,
                               const HintLimits& limits, const Claims& claims, std::size_t* samples = nullptr);
+
+// The cost of stopping a running job now (PreemptionCost): measured_cost where the evidence has
+// measurements, profile_cost otherwise. sched/dlsched fills it from the profile DB
+// (ProfileReader::apply); dlsched-sim's RestartCost=model from the profiles (no evidence).
+PreemptionCost preemption_cost(const Job& job, const Evidence& evidence, const ModelCatalog& models,
+                               const OverheadParams& params, double now);
 
 // Progress where the host tracks none (Slurm: no epochs reported yet): the seconds the job has run
 // at its current allocation times the model's speed there over its epoch time on one GPU, at most

@@ -182,7 +182,16 @@ bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadPara
 		const double frac = epoch_s > 0 ? std::clamp(since / epoch_s, 0.0, 0.999) : 0.0;
 		j.epochs_done = std::min(j.epochs_total, base + frac);
 	}
-	JobEvidence e;
+	j.preempt_cost = preemption_cost(j, *this, models, params, now);
+	return true;
+}
+
+bool ProfileReader::cost_evidence(const Job& j, JobEvidence& e) const
+{
+	const JobRecords* r = job(j.id);
+	const History* h = model(j.model);
+	if (!r && !h)
+		return false;
 	e.own = r ? &r->measured : nullptr;
 	e.model = h;
 	if (r) {
@@ -202,7 +211,6 @@ bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadPara
 	e.cluster = &everyone_;
 	if (e.checkpoint_bytes == 0 && h && !h->saves.empty())
 		e.checkpoint_bytes = h->saves.back().bytes;
-	j.preempt_cost = measured_cost(j, models, params, e, now);
 	return true;
 }
 

@@ -62,6 +62,8 @@ public:
 	// spread of its remaining time; its model's history (as model()).
 	Estimate own_epoch(const Job& job, const ModelCatalog& models) const override;
 	const History* model_history(const Job& job) const override { return model(job.model); }
+	// Its records, its model's and the cluster's as evidence of what stopping it costs.
+	bool cost_evidence(const Job& job, JobEvidence& out) const override;
 	// A requeued pending job's progress: the epoch its latest checkpoint holds.
 	void checkpoint_progress(Job& job) const;
 
