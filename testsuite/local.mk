@@ -102,3 +102,9 @@ testsuite_metrics_metrics_json_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 testsuite_metrics_metrics_json_LDADD = contribs/sim/libsim.la common/libdlsched.la $(JANSSON_LIBS) $(SQLITE_LIBS)
 TESTS += testsuite/metrics/test-metrics-agree.sh
 EXTRA_DIST += testsuite/metrics/test-metrics-agree.sh testsuite/metrics/outcomes.csv testsuite/metrics/to-sacct.py
+
+# Recorded cycles as tests: cycles sched/dlsched recorded (DumpViews=) on a real cluster replay to the
+# same decisions (dlsched-sim decide --view; testsuite/cluster/test-preemption.sh records them).
+TESTS += testsuite/replay/test-replay.sh
+EXTRA_DIST += testsuite/replay/test-replay.sh testsuite/replay/view-1795765831-000012.json \
+	testsuite/replay/view-1795765832-000013.json testsuite/replay/README.md

@@ -2,11 +2,17 @@
 // exception firewall on every entry point.
 #include "dlsched/api.h"
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <fstream>
 #include <map>
@@ -19,12 +25,14 @@
 #include <utility>
 #include <vector>
 
+#include "capi/dump.h"
 #include "config/config.h"
 #include "model/job_metadata.h"
 #include "model/policy_step.h"
 #include "model/speed_samples.h"
 #include "policy/free_map.h"
 #include "policy/scheduler.h"
+#include "predict/evidence.h"
 #include "predict/hints.h"
 #include "predict/overhead.h"
 #include "predict/profile_reader.h"
@@ -43,12 +51,25 @@ struct ExperienceLog {
 	double refresh_s = 60;  // ProfileRefresh=: after a failed open, the next try waits this long
 	double retry_at = -1;   // (the steps' clock); meanwhile steps are dropped, not tried
 	std::uint64_t rows = 0, errors = 0, dropped = 0;
-	std::string last_error;
+	// The latest error: a fixed buffer, so that recording an error (out of memory among them)
+	// never allocates.
+	char last_error[512] = "";
 };
 
 // A write that waits longer than this for another writer (dlsched-ingestd) gives up: the cycle
 // goes on without its experience rows.
 constexpr int kExperienceBusyMs = 50;
+
+// DumpViews=DIR: each cycle's view and decisions as one JSON file (capi/dump.h), the last
+// kDumpViewsKept kept. A file that cannot be written costs the cycle nothing: counted, its reason
+// kept (fixed buffer: no allocation on the error path), the cycles go on.
+struct ViewDump {
+	std::string dir;                 // "": off
+	bool scanned = false;            // the files already there were adopted (oldest removed first)
+	std::deque<std::string> files;   // written, oldest first
+	std::uint64_t written = 0, errors = 0;
+	char last_error[512] = "";
+};
 
 // The speed observations made of the last view's epoch samples (model/speed_samples.h): made again
 // only when the samples or the nodes they name change, so that every view of one refresh carries
@@ -67,6 +88,10 @@ struct dlsched_scheduler {
 	dlsched::PolicyRegistry registry;
 	std::unique_ptr<dlsched::Scheduler> scheduler;
 	ExperienceLog experience;
+	ViewDump dump;
+	int learned_models = 0;  // unprofiled models added to `models` (model_index())
+	// dlsched_replay(): each job as the recording's "prepared" entries say (no profile DB read).
+	const dlsched::json::Value* replay = nullptr;
 	// ProfileDB= read off the host's locks: running jobs' progress and preemption costs.
 	std::unique_ptr<dlsched::predict::ProfileReader> reader;
 	dlsched::predict::OverheadParams overhead;
@@ -188,7 +213,7 @@ std::string str(const char* s)
 struct ConvertedView {
 	std::vector<dlsched::Job> jobs;
 	double requeue_delay = 0;        // version 8 views: added to every running job's resume cost
-	std::vector<bool> from_profile;  // per job: its epoch time is the model profile's
+	std::vector<dlsched::predict::Claims> claims;  // per job: what its user said of its length
 	dlsched::predict::HintLimits limits;
 	dlsched::ClusterView view;
 };
@@ -240,6 +265,28 @@ const std::vector<dlsched::SpeedObservation>& view_observations(dlsched_schedule
 	c.observations = dlsched::speed_observations(runs, dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size()),
 	                                             sched->models);
 	return c.observations;
+}
+
+// A model the profiles do not know (--dl-model=llama-7b with no llama-7b profile) is added to the
+// scheduler's catalog as an unprofiled model (linear scaling, no profile epoch time), so that it has
+// an index the profile DB's same-model history is read under: after a few finished jobs of it, a
+// new one's runtime comes from them, not from its time limit. At most kLearnedModels such names
+// per scheduler (a typo per job must not grow the catalog without bound); beyond them, unknown.
+constexpr int kLearnedModels = 64;
+
+int model_index(dlsched_scheduler_t* sched, const char* name)
+{
+	if (!name || !*name)
+		return -1;
+	const int known = sched->models.find(name);
+	if (known >= 0 || sched->learned_models >= kLearnedModels || std::strlen(name) > 64)
+		return known;
+	dlsched::ModelProfile p;
+	p.name = name;
+	p.points = {{1, 1, 1.0}};
+	p.source = "learned from the profile DB (no profile)";
+	++sched->learned_models;
+	return sched->models.add(std::move(p));
 }
 
 // Checks and converts a C cluster view (struct sizes, GPU counts, share indices), naming the job
@@ -328,7 +375,7 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		j.user = str(v.user);
 		j.partition = str(v.partition);
 		j.qos = str(v.qos);
-		j.model = v.model ? sched->models.find(v.model) : -1;
+		j.model = model_index(sched, v.model);
 		j.submit_time = v.submit_time;
 		j.gpus_requested = v.gpus_requested;
 		j.gpus_min = v.gpus_min ? v.gpus_min : v.gpus_requested;
@@ -340,26 +387,9 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		j.epoch_time_1gpu = v.epoch_time_1gpu;
 		j.time_limit = v.time_limit > 0 ? v.time_limit : dlsched::kNoTimeLimit;
 		j.time_min = v.time_min > 0 ? v.time_min : 0;
-		out.from_profile.push_back(false);
-		if (!(j.epoch_time_1gpu > 0)) {
-			const double profiled = sched->models.epoch_time_1gpu(j.model);
-			if (v.epochs_total > 0 && profiled > 0) {
-				// Its epochs, at its model's measured epoch time (the profile DB's history of
-				// the model replaces it in decide, where there is one).
-				j.epoch_time_1gpu = profiled;
-				out.from_profile.back() = true;
-			} else if (v.time_limit > 0) {
-				// Nothing to go by but the time limit, as Slurm's backfill: its epochs (one,
-				// when it gave none) last all of it at its requested size. dlsched-sim's
-				// predicted estimates assume the same (predict/hints.h).
-				j.epoch_time_1gpu = dlsched::predict::epoch_time_for_runtime(j, sched->models, limits.gpus_per_node,
-				                                                             v.time_limit);
-				j.runtime_from_limit = true;
-			} else {
-				j.epochs_total = 1;
-				j.epoch_time_1gpu = 0;
-			}
-		}
+		// Its user's word; what it comes to (with no evidence yet: the profile DB's comes in
+		// decide) is prepare_runtime()'s, after its placement is known (below).
+		out.claims.push_back({v.epoch_time_1gpu > 0 ? v.epoch_time_1gpu : 0, v.epochs_total > 0});
 		j.deadline = v.deadline > 0 ? v.deadline : dlsched::kNoDeadline;
 		j.state = v.state == DLSCHED_RUNNING ? dlsched::JobState::kRunning : dlsched::JobState::kPending;
 		j.start_time = v.start_time;
@@ -391,18 +421,14 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 			}
 			j.gpus_allocated = sum;
 		}
-		(void) dlsched::predict::bound_hints(j, sched->models, limits);
-		if (v.epochs_done < 0) {
-			// The host does not track progress: estimate it from the seconds run at the current
-			// allocation and the model's speed there (exact for jobs that never changed size).
-			j.epochs_done = 0;
-			if (j.running() && j.epoch_time_1gpu > 0 && j.gpus_allocated > 0) {
-				const int n = static_cast<int>(std::max<size_t>(1, v.share_count));
-				j.epochs_done = std::min(j.epochs_total, j.executed_s *
-				                                             sched->models.speedup(j.model, j.gpus_allocated, n) /
-				                                             j.epoch_time_1gpu);
-			}
-		}
+		// The claims alone (predict/evidence.h); with nothing to go by, one epoch of unknown length.
+		if (dlsched::predict::prepare_runtime(j, dlsched::predict::NoEvidence(), sched->models, limits,
+		                                      out.claims.back()) == dlsched::predict::RuntimeSource::kUnknown)
+			j.epochs_total = 1;
+		// The host does not track progress: from the seconds run (predict/evidence.h); the profile
+		// DB's records replace it in decide, where there are some.
+		if (v.epochs_done < 0)
+			j.epochs_done = dlsched::predict::progress_from_time(j, sched->models);
 	}
 	dlsched::ClusterView& view = out.view;
 	view.now = cv->now;
@@ -430,39 +456,120 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 // (the cycles between drop their steps without trying).
 void record_experience(ExperienceLog& log, const std::vector<dlsched::PolicyStep>& steps) noexcept
 {
-	std::string why;
 	const double now = steps.empty() ? 0 : steps.front().now;
 	if (!log.db && now < log.retry_at) {
 		log.dropped += steps.size();  // backing off: the last error stands
 		return;
 	}
+	// Every error path below formats into the fixed buffer: none allocates, so that a
+	// std::bad_alloc cannot become a second exception in this noexcept function (std::terminate).
+	auto failed = [&log, &steps](const char* what, const char* detail) noexcept {
+		log.errors++;
+		log.dropped += steps.size();
+		std::snprintf(log.last_error, sizeof log.last_error, "%s%s", what, detail);
+	};
 	try {
 		if (!log.db) {
 			auto db = dlsched::db::ProfileDb::open_writer(log.path, kExperienceBusyMs, !log.checked);
 			if (!db.is_ok()) {
-				why = db.status().message();
 				log.retry_at = now + log.refresh_s;
-			} else {
-				log.db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
-				log.checked = true;
+				return failed(db.status().message().c_str(), "");
 			}
+			log.db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
+			log.checked = true;
 		}
-		if (log.db) {
-			const dlsched::Status st = log.db->add_experience(log.cluster, steps);
-			if (st.is_ok()) {
-				log.rows += steps.size();
-				return;
-			}
-			why = st.message();
+		const dlsched::Status st = log.db->add_experience(log.cluster, steps);
+		if (st.is_ok()) {
+			log.rows += steps.size();
+			return;
 		}
+		failed(st.message().c_str(), "");
+	} catch (const std::bad_alloc&) {
+		failed("recording experience: ", "out of memory");
 	} catch (const std::exception& e) {
-		why = std::string("recording experience: ") + e.what();
+		failed("recording experience: ", e.what());
 	} catch (...) {
-		why = "recording experience: unknown exception";
+		failed("recording experience: ", "unknown exception");
 	}
-	log.errors++;
-	log.dropped += steps.size();
-	log.last_error = why;
+}
+
+// The files DumpViews= already holds (an earlier slurmctld's), oldest first: removed first.
+void adopt_dumps(ViewDump& dump)
+{
+	dump.scanned = true;
+	DIR* d = opendir(dump.dir.c_str());
+	if (!d)
+		return;
+	std::vector<std::string> names;
+	while (const dirent* e = readdir(d)) {
+		const std::string name = e->d_name;
+		if (name.size() > 10 && name.compare(0, 5, "view-") == 0 && name.compare(name.size() - 5, 5, ".json") == 0)
+			names.push_back(dump.dir + "/" + name);
+	}
+	closedir(d);
+	std::sort(names.begin(), names.end());  // view-<now>-<cycle>.json: in time order
+	dump.files.assign(names.begin(), names.end());
+}
+
+// Writes one cycle's file (DumpViews=): the view as the host gave it, each job as the evidence
+// prepared it, and the decisions. Never fails the cycle: an error is counted and kept, and told
+// on stderr once.
+void dump_cycle(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, const std::vector<dlsched::Job>& jobs,
+                const dlsched_decisions_t* d) noexcept
+{
+	ViewDump& dump = sched->dump;
+	auto failed = [&dump](const char* what, const char* detail) noexcept {
+		if (dump.errors++ == 0)
+			std::fprintf(stderr, "dlsched: DumpViews=%s: %s%s; views are not written, the cycles go on\n",
+			             dump.dir.c_str(), what, detail);
+		std::snprintf(dump.last_error, sizeof dump.last_error, "%s%s", what, detail);
+	};
+	try {
+		if (!dump.scanned)
+			adopt_dumps(dump);
+		dlsched::json::Value f = dlsched::json::Value::object();
+		f.set("schema", dlsched::json::Value::integer(dlsched::capi::kDumpSchema));
+		f.set("cycle", dlsched::json::Value::integer(static_cast<std::int64_t>(cv->cycle)));
+		f.set("now", dlsched::json::Value::number(cv->now));
+		dlsched::json::Value conf = dlsched::json::Value::object();
+		for (const dlsched::ConfigKey& k : dlsched::config_keys())
+			if (sched->config.is_set(k.name))
+				conf.set(k.name, dlsched::json::Value::string(sched->config.get_text(k.name)));
+		f.set("config", conf);
+		f.set("view", dlsched::capi::view_json(*cv));
+		dlsched::json::Value prepared = dlsched::json::Value::array();
+		for (const dlsched::Job& j : jobs)
+			prepared.push_back(dlsched::capi::prepared_json(j));
+		f.set("prepared", prepared);
+		f.set("decisions", dlsched::capi::decisions_json(d));
+		const std::string text = f.dump(1, true) + "\n";
+		char name[96];
+		std::snprintf(name, sizeof name, "/view-%010.0f-%06llu.json", std::floor(cv->now),
+		              static_cast<unsigned long long>(cv->cycle));
+		const std::string path = dump.dir + name;
+		const std::string tmp = path + ".tmp";
+		FILE* out = std::fopen(tmp.c_str(), "w");
+		if (!out)
+			return failed(tmp.c_str(), ": cannot be created");
+		const bool wrote = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+		if (std::fclose(out) != 0 || !wrote || std::rename(tmp.c_str(), path.c_str()) != 0) {
+			std::remove(tmp.c_str());
+			return failed(path.c_str(), ": cannot be written");
+		}
+		++dump.written;
+		if (dump.files.empty() || dump.files.back() != path)
+			dump.files.push_back(path);
+		while (dump.files.size() > dlsched::capi::kDumpViewsKept) {
+			std::remove(dump.files.front().c_str());
+			dump.files.pop_front();
+		}
+	} catch (const std::bad_alloc&) {
+		failed("out of memory", "");
+	} catch (const std::exception& e) {
+		failed(e.what(), "");
+	} catch (...) {
+		failed("unknown exception", "");
+	}
 }
 
 // For placement alone (select/dlsched_cons_tres): a learned ordering or allocation that this
@@ -532,6 +639,9 @@ int create_scheduler(const char* conf_path, bool for_placement, dlsched_schedule
 	s->experience.enabled =
 	        !for_placement && s->config.get_bool("RecordExperience") && !s->experience.path.empty();
 	s->experience.refresh_s = s->config.get_double("ProfileRefresh");
+	// A scheduler for placement never decides a cycle: nothing to dump.
+	if (!for_placement)
+		s->dump.dir = s->config.get_string("DumpViews");
 	s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
 	s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
 	                                                               s->config.get_double("ProfileRefresh"));
@@ -673,6 +783,23 @@ int dlsched_scheduler_notes(const dlsched_scheduler_t* sched, char* buf, size_t 
 			     (x.cluster.empty() ? std::string() : " (cluster " + x.cluster + ")"));
 		else if (sched->config.get_bool("RecordExperience"))
 			line("experience: RecordExperience=yes but ProfileDB= is empty: nothing is recorded");
+		const ViewDump& v = sched->dump;
+		if (!v.dir.empty()) {
+			struct stat st;
+			const char* why = nullptr;
+			if (stat(v.dir.c_str(), &st) != 0)
+				why = std::strerror(errno);
+			else if (!S_ISDIR(st.st_mode))
+				why = "not a directory";
+			else if (access(v.dir.c_str(), W_OK | X_OK) != 0)
+				why = std::strerror(errno);
+			if (why)
+				line("views: DumpViews=" + v.dir + " is not a writable directory (" + why +
+				     "): no views are written; create it, or unset DumpViews=");
+			else
+				line("views: each cycle's view and decisions are written to " + v.dir + "/view-*.json (the last " +
+				     std::to_string(dlsched::capi::kDumpViewsKept) + " kept)");
+		}
 		std::snprintf(buf, len, "%s", notes.c_str());
 		return notes.size() < len ? DLSCHED_OK : DLSCHED_EINVAL;
 	});
@@ -701,7 +828,7 @@ int dlsched_scheduler_experience_stats(const dlsched_scheduler_t* sched, dlsched
 		out->rows = x.rows;
 		out->errors = x.errors;
 		out->dropped = x.dropped;
-		std::snprintf(out->last_error, sizeof out->last_error, "%s", x.last_error.c_str());
+		std::snprintf(out->last_error, sizeof out->last_error, "%s", x.last_error);
 		return DLSCHED_OK;
 	});
 }
@@ -794,19 +921,37 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		// Running jobs' progress and preemption costs from the profile DB (off the host's locks).
 		// Runtimes and their spread from the same records and same-model histories: a queued job's
 		// model history (read every ProfileRefresh seconds), a requeued one's checkpoints.
-		sched->reader->refresh(c.view.running, sched->models, cv->now, c.view.pending);
-		for (std::size_t i = 0; i < c.jobs.size(); ++i) {
+		if (sched->replay) {
+			// A recorded cycle: each job as the recording's evidence prepared it.
+			for (dlsched::Job& j : c.jobs) {
+				const dlsched::json::Value& prepared = *sched->replay;
+				std::size_t k = 0;
+				while (k < prepared.size() && prepared.at(k).get("job_id").as_number() != static_cast<double>(j.id))
+					++k;
+				if (k == prepared.size())
+					return report(err, DLSCHED_EINVAL, "replay: job " + std::to_string(j.id) +
+					                                           " of the view has no \"prepared\" entry");
+				if (dlsched::Status st = dlsched::capi::apply_prepared(prepared.at(k), j); !st.is_ok())
+					return report(err, st);
+			}
+		} else {
+			sched->reader->refresh(c.view.running, sched->models, cv->now, c.view.pending);
+		}
+		// Then each job's length by the one order of precedence both hosts use (predict/evidence.h),
+		// from the profile DB's evidence.
+		for (std::size_t i = 0; !sched->replay && i < c.jobs.size(); ++i) {
 			dlsched::Job& j = c.jobs[i];
 			if (j.running()) {
 				(void) sched->reader->apply(j, sched->models, sched->overhead, cv->now,
 				                            element(cv->jobs, i).epochs_done < 0);
 				// Slurm holds a requeued job back before it may start again: part of every restart.
 				j.preempt_cost.resume += c.requeue_delay;
+			} else {
+				sched->reader->checkpoint_progress(j);
 			}
-			sched->reader->estimate_runtime(j, sched->models, c.from_profile[i], dlsched::predict::kUnmeasuredRuntimeCv);
-			// The epochs are still the user's claim: bounded as at conversion.
-			if (c.from_profile[i])
-				(void) dlsched::predict::bound_hints(j, sched->models, c.limits);
+			if (dlsched::predict::prepare_runtime(j, *sched->reader, sched->models, c.limits, c.claims[i]) ==
+			    dlsched::predict::RuntimeSource::kUnknown)
+				j.epochs_total = 1;
 		}
 
 		dlsched::StepLog steps;  // the learned ordering's steps of this call
@@ -824,6 +969,8 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 			d->shares.push_back(std::move(sh));
 		}
 		d->order.assign(d->decisions.order.begin(), d->decisions.order.end());
+		if (!sched->dump.dir.empty() && !sched->replay)
+			dump_cycle(sched, cv, c.jobs, d.get());
 		*out = d.release();
 		return ok(err);
 	});
@@ -1135,3 +1282,36 @@ void dlsched_decisions_free(dlsched_decisions_t* d)
 }
 
 }  // extern "C"
+
+int dlsched_replay(dlsched_scheduler_t* sched, const std::string& text, const std::string& source,
+                   std::string& decisions, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_replay", [&]() -> int {
+		if (!sched)
+			return report(err, DLSCHED_EINVAL, "dlsched_replay: NULL scheduler");
+		auto file = dlsched::json::Value::parse(text, source);
+		if (!file.is_ok())
+			return report(err, file.status());
+		const dlsched::json::Value& f = file.value();
+		const auto schema = f.is_object() ? f.get("schema").as_number() : std::nullopt;
+		if (!schema || *schema != dlsched::capi::kDumpSchema)
+			return report(err, DLSCHED_EPARSE, source + ": not a DumpViews= file of schema " +
+			                                           std::to_string(dlsched::capi::kDumpSchema) +
+			                                           " (no \"schema\": 1)");
+		dlsched::capi::OwnedView view;
+		if (dlsched::Status st = dlsched::capi::parse_view(f.get("view"), source, view); !st.is_ok())
+			return report(err, st);
+		const dlsched::json::Value prepared = f.get("prepared");
+		if (!prepared.is_valid() || !prepared.is_array())
+			return report(err, DLSCHED_EPARSE, source + ": prepared: missing or not an array");
+		dlsched_decisions_t* d = nullptr;
+		sched->replay = &prepared;
+		const int rc = dlsched_scheduler_decide(sched, &view.view, &d, err);
+		sched->replay = nullptr;
+		if (rc != DLSCHED_OK)
+			return rc;
+		std::unique_ptr<dlsched_decisions_t, void (*)(dlsched_decisions_t*)> owned(d, dlsched_decisions_free);
+		decisions = dlsched::capi::decisions_json(d).dump(1, true);
+		return ok(err);
+	});
+}

@@ -43,6 +43,10 @@ const std::vector<ConfigKey>& config_keys()
 	        {"RecordExperience", ConfigType::kBool, "no", 0, 0,
 	         "sched/dlsched: append each cycle of a learned ordering (state, action, reward) to "
 	         "ProfileDB's experience table, for online fine-tuning"},
+	        {"DumpViews", ConfigType::kString, "", 0, 0,
+	         "sched/dlsched: directory to write each cycle's view and decisions to as JSON "
+	         "(view-NOW-CYCLE.json, the last 200 kept; replay one with dlsched-sim decide --view FILE); "
+	         "empty: none"},
 	        // ---- Priority classes and preemption (policy/preempt_*.cpp, predict/overhead.h) ----
 	        {"PriorityQos", ConfigType::kString, "high", 0, 0,
 	         "QoS names, highest class first (comma-separated), whose jobs go ahead of all other jobs "

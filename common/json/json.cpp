@@ -146,11 +146,11 @@ std::vector<std::string> Value::keys() const
 	return out;
 }
 
-std::string Value::dump(int indent) const
+std::string Value::dump(int indent, bool exact) const
 {
 	if (!j_)
 		return "";
-	std::size_t flags = JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10);
+	std::size_t flags = JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(exact ? 17 : 10);
 	if (indent > 0)
 		flags |= JSON_INDENT(indent);
 	else

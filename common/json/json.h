@@ -55,7 +55,8 @@ public:
 	// Keys of an object, in document order.
 	std::vector<std::string> keys() const;
 
-	std::string dump(int indent = 2) const;
+	// Reals with 10 significant digits, or with `exact` 17: every double reads back bit for bit.
+	std::string dump(int indent = 2, bool exact = false) const;
 
 private:
 	explicit Value(json_t* owned) : j_(owned) {}

@@ -13,3 +13,6 @@ common_libdlsched_la_SOURCES += \
 common_libdlsched_la_SOURCES += \
 	common/predict/profile_reader.h \
 	common/predict/profile_reader.cpp
+common_libdlsched_la_SOURCES += \
+	common/predict/evidence.h \
+	common/predict/evidence.cpp

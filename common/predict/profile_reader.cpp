@@ -182,7 +182,16 @@ bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadPara
 		const double frac = epoch_s > 0 ? std::clamp(since / epoch_s, 0.0, 0.999) : 0.0;
 		j.epochs_done = std::min(j.epochs_total, base + frac);
 	}
-	JobEvidence e;
+	j.preempt_cost = preemption_cost(j, *this, models, params, now);
+	return true;
+}
+
+bool ProfileReader::cost_evidence(const Job& j, JobEvidence& e) const
+{
+	const JobRecords* r = job(j.id);
+	const History* h = model(j.model);
+	if (!r && !h)
+		return false;
 	e.own = r ? &r->measured : nullptr;
 	e.model = h;
 	if (r) {
@@ -202,35 +211,55 @@ bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadPara
 	e.cluster = &everyone_;
 	if (e.checkpoint_bytes == 0 && h && !h->saves.empty())
 		e.checkpoint_bytes = h->saves.back().bytes;
-	j.preempt_cost = measured_cost(j, models, params, e, now);
 	return true;
 }
 
-void ProfileReader::estimate_runtime(Job& j, const ModelCatalog& models, bool from_profile, double profile_cv) const
+Estimate ProfileReader::own_epoch(const Job& j, const ModelCatalog& models) const
+{
+	const JobRecords* r = job(j.id);
+	if (!j.running() || !r || r->measured.runs.empty() || j.gpus_allocated <= 0)
+		return {};
+	const std::vector<double>& epochs = r->measured.runs.back().epoch_s;
+	const Estimate epoch = steady_epoch_time(epochs);
+	if (!epoch.known() || !(epoch.value > 0))
+		return {};
+	const int nodes = std::max<int>(1, static_cast<int>(j.placement.size()));
+	Estimate out;
+	out.value = epoch.value * models.speedup(j.model, j.gpus_allocated, nodes);
+	const Estimate left = remaining_time(epochs, j.epochs_total, j.epochs_done);
+	const double cv = left.known() && left.value > 0 ? left.stddev / left.value : kUnmeasuredRuntimeCv;
+	out.stddev = cv * out.value;
+	out.samples = epoch.samples;
+	return out;
+}
+
+void ProfileReader::checkpoint_progress(Job& j) const
 {
 	const JobRecords* r = job(j.id);
 	if (!j.running() && r && r->last_save_epoch > 0)
 		j.epochs_done = std::min(j.epochs_total, std::max(j.epochs_done, r->last_save_epoch));
+}
+
+bool ProfileReader::estimate_runtime(Job& j, const ModelCatalog& models, bool from_profile, double profile_cv) const
+{
+	checkpoint_progress(j);
 	j.runtime_cv = profile_cv;
+	const JobRecords* r = job(j.id);
 	if (j.running() && r && !r->measured.runs.empty()) {
 		const Estimate left = remaining_time(r->measured.runs.back().epoch_s, j.epochs_total, j.epochs_done);
 		if (left.known() && left.value > 0) {
 			j.runtime_cv = left.stddev / left.value;
-			return;
+			return false;
 		}
 	}
-	const History* h = model(j.model);
-	if (!h)
-		return;
-	const int gpus = j.running() ? j.gpus_allocated : j.gpus_requested;
-	const int nodes = std::max<int>(1, static_cast<int>(j.placement.size()));
-	const double epochs = std::max(1.0, j.epochs_left());
-	const Estimate e = predict_runtime(models, j.model, *h, epochs, gpus, nodes);
-	if (!e.known() || e.value <= 0)
-		return;
+	const Estimate e = history_epoch(j, *this, models);
+	if (!e.known())
+		return false;
 	j.runtime_cv = e.stddev / e.value;
-	if (from_profile)
-		j.epoch_time_1gpu = e.value / epochs * models.speedup(j.model, gpus, nodes);
+	if (!from_profile)
+		return false;
+	j.epoch_time_1gpu = e.value;
+	return true;
 }
 
 double ProfileReader::checkpoint_since(JobId id, double since, double now)

@@ -15,6 +15,7 @@
 
 #include "model/job.h"
 #include "model/model_catalog.h"
+#include "predict/evidence.h"
 #include "predict/history.h"
 #include "predict/overhead.h"
 #include "profiledb/profile_db.h"
@@ -33,7 +34,8 @@ struct JobRecords {
 	bool fractional_saves = false;   // saved at fractions of an epoch: stops at the next iteration
 };
 
-class ProfileReader {
+// The profile DB as the evidence of decide()'s one path (predict/evidence.h).
+class ProfileReader : public Evidence {
 public:
 	// `path` empty: no database (every job is estimated from the profiles). A controller reader
 	// waits at most `busy_ms` for the writer's lock.
@@ -56,12 +58,23 @@ public:
 	bool apply(Job& job, const ModelCatalog& models, const OverheadParams& params, double now,
 	           bool estimate_progress) const;
 
+	// Evidence: a running job's own steady epochs in its latest run at the GPUs it holds, the
+	// spread of its remaining time; its model's history (as model()).
+	Estimate own_epoch(const Job& job, const ModelCatalog& models) const override;
+	const History* model_history(const Job& job) const override { return model(job.model); }
+	// Its records, its model's and the cluster's as evidence of what stopping it costs.
+	bool cost_evidence(const Job& job, JobEvidence& out) const override;
+	// A requeued pending job's progress: the epoch its latest checkpoint holds.
+	void checkpoint_progress(Job& job) const;
+
 	// A job's runtime for the deadline policies, from the best evidence there is: its own steady
 	// epochs (running jobs), else its model's history in the DB (replacing epoch_time_1gpu only when
 	// `from_profile`: the host took it from the model profile, not from the user or a measurement),
 	// else what it has. Sets runtime_cv to the evidence's relative spread (`profile_cv` when there
-	// is none). A requeued pending job's progress is the epoch its latest checkpoint holds.
-	void estimate_runtime(Job& job, const ModelCatalog& models, bool from_profile, double profile_cv) const;
+	// is none). A requeued pending job's progress is the epoch its latest checkpoint holds. True when
+	// the history replaced epoch_time_1gpu. Without the bounds on claims: decide() prepares jobs with
+	// prepare_runtime() (evidence.h), whose history step this shares.
+	bool estimate_runtime(Job& job, const ModelCatalog& models, bool from_profile, double profile_cv) const;
 
 	// The time of the job's latest checkpoint save recorded at or after `since` (absolute), read
 	// from the database now; -1 when there is none or the database cannot be read.

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "policy/free_map.h"
+#include "predict/evidence.h"
 #include "util/random.h"
 
 namespace dlsched::sim {
@@ -345,8 +346,8 @@ Seconds Engine::resume_seconds(std::size_t i, bool resize) const
 // physics (the model profile under RestartCost=model, else the flat restart cost).
 PreemptionCost Engine::cost_estimate(const Job& j) const
 {
-	if (opt_.restart_model)
-		return predict::profile_cost(j, models_, opt_.overhead);
+	if (opt_.restart_model)  // the controller's fill, with no measurements: the profile's
+		return predict::preemption_cost(j, predict::NoEvidence(), models_, opt_.overhead, now_);
 	PreemptionCost c;
 	c.resume = opt_.restart_cost;
 	return c;

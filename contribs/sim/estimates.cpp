@@ -18,6 +18,10 @@ struct AccuracyRow {
 };
 constexpr AccuracyRow kHistoryAccuracy[] = {{1, 3.34}, {2, 2.75}, {4, 2.62}, {8, 2.29}};
 
+// A simulated user claims no epoch time, and the workload's epochs are exact: a runtime from the
+// history is not bounded as a claim (the profile's and the time limit's are).
+constexpr predict::Claims kClaims{0, true, false};
+
 }  // namespace
 
 const char* estimates_name(Estimates e)
@@ -102,61 +106,72 @@ const EstimateModel::History& EstimateModel::history(int model)
 	if (!h.stale)
 		return h;
 	// Each same-model job is one past job of one steady epoch: its mean time on one GPU.
-	std::vector<predict::PastJob> past;
-	past.reserve(h.jobs.size());
+	h.pooled.runs.clear();
 	for (std::size_t j : h.jobs)
-		past.push_back({1, 1, {jobs_[j].sum_1gpu / jobs_[j].epochs}});
-	h.per_epoch = predict::runtime_from_history(models_, model, past, 1, 1, 1);
+		h.pooled.runs.push_back({1, 1, {jobs_[j].sum_1gpu / jobs_[j].epochs}});
+	h.pooled.jobs = h.jobs.size();
 	h.stale = false;
 	return h;
 }
 
+// One job's simulated measurements, as predict::prepare_runtime asks for them.
+class EstimateModel::JobEvidence : public predict::Evidence {
+public:
+	JobEvidence(const Known& k, const predict::History* h, double epoch_sd, bool error)
+	    : k_(k), h_(h), epoch_sd_(epoch_sd), error_(error)
+	{
+	}
+
+	predict::Estimate own_epoch(const Job& job, const ModelCatalog&) const override
+	{
+		if (!(k_.epochs > 0))
+			return {};
+		// The spread as predict::remaining_time reckons it, with the timing noise as the epochs'
+		// spread: sd x sqrt(1/left + 1/timed) relative to what is left.
+		predict::Estimate e;
+		e.value = k_.sum_1gpu / k_.epochs;
+		e.stddev = e.value * epoch_sd_ * std::sqrt(1 / std::max(1.0, job.epochs_left()) + 1 / k_.epochs);
+		e.samples = static_cast<std::size_t>(k_.epochs);
+		return e;
+	}
+	const predict::History* model_history(const Job&) const override { return h_; }
+	HistoryError history_error(const Job&, std::size_t k) const override
+	{
+		if (!error_)
+			return {};
+		const double sigma = history_sigma(k);
+		return {std::exp(sigma * k_.history_z), sigma};
+	}
+
+private:
+	const Known& k_;
+	const predict::History* h_;
+	double epoch_sd_;
+	bool error_;
+};
+
 JobEstimate EstimateModel::estimate(std::size_t i, const Job& job)
 {
 	const Known& k = jobs_[i];
-	JobEstimate e;
-	if (k.epochs > 0) {
-		// Its own epochs; the spread as predict::remaining_time reckons it, with the timing noise as
-		// the epochs' spread: sd x sqrt(1/left + 1/timed) relative to what is left.
-		e.epoch_time_1gpu = k.sum_1gpu / k.epochs;
-		e.runtime_cv = epoch_sd_ * std::sqrt(1 / std::max(1.0, job.epochs_left()) + 1 / k.epochs);
-		e.source = EstimateSource::kMeasured;
-		e.samples = static_cast<std::size_t>(k.epochs);
-		return e;
-	}
+	const predict::History* h = nullptr;
 	if (k.model >= 0 && static_cast<std::size_t>(k.model) < models_history_.size()) {
-		const History& h = history(k.model);
-		if (h.per_epoch.known() && h.per_epoch.value > 0) {
-			const double sigma = history_sigma(h.per_epoch.samples);
-			e.epoch_time_1gpu = h.per_epoch.value * std::exp(sigma * k.history_z);
-			e.runtime_cv = std::max(h.per_epoch.stddev / h.per_epoch.value, sigma);
-			e.source = EstimateSource::kHistory;
-			e.samples = h.per_epoch.samples;
-			return e;
-		}
+		const History& mh = history(k.model);
+		if (!mh.pooled.runs.empty())
+			h = &mh.pooled;
 	}
-	// What the user gave: the model and its epochs (the profile's epoch time), and a time limit.
-	Job claim;
-	claim.model = job.model;
-	claim.gpus_requested = job.gpus_requested;
-	claim.gpus_min = job.gpus_min;
-	claim.gpus_max = job.gpus_max;
-	claim.epochs_total = job.epochs_total;
-	claim.time_limit = job.time_limit;
-	claim.executed_s = job.executed_s;
-	const double profiled = models_.epoch_time_1gpu(job.model);
-	if (profiled > 0) {
-		claim.epoch_time_1gpu = profiled;
-	} else {
-		// Nothing but the time limit, as Slurm's backfill: all of it at the requested size.
-		claim.epoch_time_1gpu = predict::epoch_time_for_runtime(claim, models_, limits_.gpus_per_node, job.time_limit);
-		if (!(claim.epoch_time_1gpu > 0))
-			return e;
-	}
-	(void) predict::bound_hints(claim, models_, limits_);
-	e.epoch_time_1gpu = claim.epoch_time_1gpu;
-	e.runtime_cv = kUnmeasuredCv;
-	e.source = EstimateSource::kUser;
+	Job seen = job;
+	std::size_t samples = 0;
+	const predict::RuntimeSource source =
+	        predict::prepare_runtime(seen, JobEvidence(k, h, epoch_sd_, history_error_), models_, limits_, kClaims, &samples);
+	JobEstimate e;
+	if (source == predict::RuntimeSource::kUnknown)
+		return e;
+	e.epoch_time_1gpu = seen.epoch_time_1gpu;
+	e.runtime_cv = seen.runtime_cv;
+	e.samples = samples;
+	e.source = source == predict::RuntimeSource::kMeasured  ? EstimateSource::kMeasured
+	           : source == predict::RuntimeSource::kHistory ? EstimateSource::kHistory
+	                                                        : EstimateSource::kUser;
 	return e;
 }
 

@@ -1,20 +1,22 @@
 // What dlsched-sim's policies see of a job's length (--estimates; dlsched-sim(1), ESTIMATES).
 //
 // kOracle: the truth, each job's epoch time as the workload gives it (every earlier figure).
-// kPredicted: what a controller would know, from the evidence sched/dlsched uses and in its order
-// (plugins/sched/dlsched/README.md, "The profile DB, read off the locks"):
+// kPredicted: what a controller would know, prepared by the controller's own code: the simulated
+// measurements below are the evidence (predict::Evidence) of predict::prepare_runtime, the one
+// order of precedence sched/dlsched uses (predict/evidence.h):
 //  1. the job's own timed epochs, from any of its runs: their mean, brought to one reference GPU by
 //     the speedup and GPU-type speed the catalog gives for where they ran (a machine's hidden speed
 //     factor stays in it, as it would in Slurm); each epoch timed with log-normal noise (mean 1, sd
 //     SimOptions::measurement_noise: 3%, the per-epoch spread of scripts/bench-predict's jobs);
 //  2. else its model's history in this run: the latest kHistoryJobs same-model jobs that have
-//     timed epochs (finished or still running), through predict::runtime_from_history at one GPU,
-//     with the error `dlsched-db accuracy` measured for a job predicted from k same-model jobs
-//     (doc/results.md, "Runtime and overhead prediction"): a per-job log-normal factor of sd
-//     history_sigma(k) (below);
+//     timed epochs (finished or still running), each one past job of its mean epoch time on one GPU,
+//     through predict::predict_runtime at the job's GPUs and nodes as in Slurm; with the error
+//     `dlsched-db accuracy` measured for a job predicted from k same-model jobs (doc/results.md,
+//     "Runtime and overhead prediction"): a per-job log-normal factor of sd history_sigma(k)
+//     (below; the simulated jobs of a model are otherwise alike);
 //  3. else what the user gave: its model's profile epoch time (samples per epoch over samples per
-//     second on one GPU) bounded by its time limit as users' hints are (predict::bound_hints); with
-//     no profile, its time limit spread over its epochs; with neither, unknown (0).
+//     second on one GPU); with no profile, its time limit spread over its epochs; with neither,
+//     unknown (0). What rests on the user's word is bounded by its time limit (predict::bound_hints).
 // The epochs are those the workload declares, exact: a training script runs the epochs it is given
 // (--dl-epochs), and `dlsched-db accuracy` predicts at a job's declared epochs too; no figure says how
 // far users' epoch counts stray. Progress (epochs done) is the engine's, as a collector reports it.
@@ -29,6 +31,7 @@
 
 #include "model/job.h"
 #include "model/model_catalog.h"
+#include "predict/evidence.h"
 #include "predict/hints.h"
 #include "predict/predict.h"
 #include "util/random.h"
@@ -79,6 +82,10 @@ public:
 	// What job `i` (whose state is `job`: time limit, sizes, epochs, time run) looks like now.
 	JobEstimate estimate(std::size_t i, const Job& job);
 
+	// From now on the history's prediction as the controller makes it, without the error drawn
+	// for it (tests that compare the two hosts' views of the same evidence).
+	void without_history_error() { history_error_ = false; }
+
 private:
 	struct Known {
 		int model = -1;
@@ -90,14 +97,16 @@ private:
 	};
 	struct History {
 		std::vector<std::size_t> jobs;  // most recent last, at most kHistoryJobs
-		predict::Estimate per_epoch;    // 1-GPU epoch time over them
+		predict::History pooled;        // each one past job of its mean 1-GPU epoch time
 		bool stale = true;
 	};
+	class JobEvidence;
 
 	const History& history(int model);
 
 	const ModelCatalog& models_;
 	double epoch_sd_;
+	bool history_error_ = true;
 	predict::HintLimits limits_;
 	std::vector<Known> jobs_;
 	std::vector<History> models_history_;  // by model index

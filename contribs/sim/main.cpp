@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench.h"
+#include "capi/dump.h"
 #include "cluster_spec.h"
 #include "engine.h"
 #include "generator.h"
@@ -33,6 +34,7 @@ const char kUsage[] =
         "       dlsched-sim compare --workload FILE --cluster SPEC --policies A,B,... [options]\n"
         "       dlsched-sim generate --jobs N [--cluster SPEC] [--load X] [--seed N] > FILE\n"
         "       dlsched-sim bench [--policies A,B,...] [--workload FILE] [--quick] [--json FILE]\n"
+        "       dlsched-sim decide --view FILE [--config FILE] [--set Key=Value]... [--profiles DIR]\n"
         "       dlsched-sim --print-config [--config FILE] [--set Key=Value]...\n"
         "       dlsched-sim --list-policies | --help | --version\n"
         "\n"
@@ -512,8 +514,121 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 
 }  // namespace
 
+namespace {
+
+// Keys of a recording that name files of the host that recorded it, or write: a replay leaves
+// them out (it reads no profile DB: the recording's "prepared" jobs stand for it).
+const char* const kHostKeys[] = {"ProfileDB", "RecordExperience", "DumpViews", "LoanStateFile",
+                                 "InferenceDemandFile"};
+
+// dlsched-sim decide --view FILE: replays one cycle sched/dlsched recorded (DumpViews=) through the
+// C ABI and prints its decisions as the recording's "decisions" JSON (dlsched-sim(1), DECIDE).
+int decide_main(int argc, char** argv)
+{
+	std::string view, config_file, profiles;
+	std::vector<std::string> sets;
+	for (int i = 2; i < argc; ++i) {
+		const std::string a = argv[i];
+		auto value = [&](std::string& dst, const char* what) {
+			if (i + 1 >= argc)
+				return usage_error(a + " needs " + what);
+			dst = argv[++i];
+			return -1;
+		};
+		int rc = -1;
+		if (a == "--view")
+			rc = value(view, "a file (a DumpViews= recording)");
+		else if (a == "--config")
+			rc = value(config_file, "a file");
+		else if (a == "--profiles")
+			rc = value(profiles, "a directory");
+		else if (a == "--set") {
+			std::string kv;
+			rc = value(kv, "Key=Value");
+			sets.push_back(kv);
+		} else if (a == "-h" || a == "--help") {
+			std::fputs(kUsage, stdout);
+			return 0;
+		} else
+			return usage_error("decide: unknown option '" + a + "'");
+		if (rc >= 0)
+			return rc;
+	}
+	if (view.empty())
+		return usage_error("decide needs --view FILE (a file DumpViews= wrote)");
+	std::ifstream in(view, std::ios::binary);
+	if (!in)
+		return fail(not_found(view + ": cannot be read"));
+	const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+	auto file = json::Value::parse(text, view);
+	if (!file.is_ok())
+		return fail(file.status());
+	// The configuration: --config's file, else the recording's keys (less the host's files); then
+	// --set and --profiles.
+	std::map<std::string, std::string> keys;
+	if (!config_file.empty()) {
+		auto c = Config::load_file(config_file);
+		if (!c.is_ok())
+			return fail(c.status());
+		for (const ConfigKey& k : config_keys())
+			if (c->is_set(k.name))
+				keys[k.name] = c->get_text(k.name);
+	} else {
+		const json::Value recorded = file->is_object() ? file->get("config") : json::Value();
+		if (!recorded.is_valid() || !recorded.is_object())
+			return fail(parse_error(view + ": config: missing or not an object (not a DumpViews= file?)"));
+		for (const std::string& k : recorded.keys()) {
+			bool host = false;
+			for (const char* h : kHostKeys)
+				host = host || k == h;
+			const auto v = recorded.get(k).as_string();
+			if (!host && v)
+				keys[k] = *v;
+		}
+	}
+	for (const std::string& kv : sets) {
+		const auto eq = kv.find('=');
+		if (eq == std::string::npos || eq == 0)
+			return usage_error("--set '" + kv + "' is not Key=Value");
+		keys[kv.substr(0, eq)] = kv.substr(eq + 1);
+	}
+	if (!profiles.empty())
+		keys["ModelProfiles"] = profiles;
+	char conf[] = "/tmp/dlsched-sim-decide.XXXXXX";
+	const int fd = mkstemp(conf);
+	if (fd < 0)
+		return fail(io_error(std::string("cannot create a temporary file in /tmp: ") + std::strerror(errno)));
+	std::string lines;
+	for (const auto& [k, v] : keys)
+		lines += k + "=" + (v.find_first_of(" \t#") == std::string::npos ? v : "\"" + v + "\"") + "\n";
+	const bool wrote = write(fd, lines.data(), lines.size()) == static_cast<ssize_t>(lines.size());
+	close(fd);
+#ifdef DLSCHED_WITH_MODELS
+	dlsched::models::install();  // dl2, dual-agent
+#endif
+	dlsched_error_t err;
+	dlsched_scheduler_t* sched = nullptr;
+	int rc = wrote ? dlsched_scheduler_create(conf, &sched, &err) : DLSCHED_EIO;
+	unlink(conf);
+	if (!wrote)
+		return fail(io_error(std::string(conf) + ": cannot be written"));
+	if (rc != DLSCHED_OK)
+		return fail(invalid_argument(std::string("the recording's configuration: ") + err.message));
+	std::string decisions;
+	rc = dlsched_replay(sched, text, view, decisions, &err);
+	dlsched_scheduler_destroy(sched);
+	if (rc != DLSCHED_OK)
+		return fail(invalid_argument(err.message));
+	std::printf("%s\n", decisions.c_str());
+	return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
+	if (argc >= 2 && std::strcmp(argv[1], "decide") == 0)
+		return decide_main(argc, argv);
 	Options o;
 	int rc = parse_args(argc, argv, o);
 	if (rc >= 0)

@@ -8,7 +8,10 @@
 #  - a job that ignores the signal is requeued when its grace (PreemptGrace=) runs out;
 #  - the preemptions are recorded in the profile DB with what was predicted, and dlsched-report
 #    measures the GPU-time they lost;
-#  - a corrupt profile DB is logged and the scheduler goes on from the model profiles.
+#  - a corrupt profile DB is logged and the scheduler goes on from the model profiles;
+#  - the cycles DumpViews= recorded replay to the same decisions (dlsched-sim decide --view, through
+#    the C ABI), the preemption's among them. DLSCHED_RECORD_REPLAY=DIR: copies the preemption's
+#    cycle and the next that starts a job there (how testsuite/replay/'s recordings were made).
 # (--no-requeue jobs, DOWN partitions and unmet dependencies: test-safety.sh.)
 # Skips (77) without root, Slurm/munge/MariaDB, the plugins, the collector or dlsched-ingestd.
 set -u
@@ -54,7 +57,8 @@ conf() {  # conf KEY=VALUE...: dlsched.conf for this test, then reconfigure
 	sleep 2
 }
 # emu-train stops at the next iteration (20 ms) when asked: iteration safe points.
-conf Policy=pickyman SchedInterval=1 PreemptGrace=20 CheckpointAt=iteration "ProfileDB=$db"
+mkdir -p "$dir/views"
+conf Policy=pickyman SchedInterval=1 PreemptGrace=20 CheckpointAt=iteration "ProfileDB=$db" "DumpViews=$dir/views"
 grep -q "sched/dlsched: loaded .*preset=pickyman.*preemption=overhead" "$log" && ok "sched/dlsched runs pickyman" ||
 	ko "no pickyman in $(grep 'sched/dlsched: loaded' "$log" | tail -1)"
 
@@ -97,6 +101,27 @@ grep -q "asked JobId=$b to checkpoint (preempted for job $h (overhead)" "$log" &
 	ko "no checkpoint request for job $b: $(grep 'asked JobId' "$log" | tail -3)"
 grep -q "asked JobId=$a to checkpoint" "$log" && ko "the bert job was asked to checkpoint too" ||
 	ok "the bert job (costlier to stop) was left alone"
+# The cycle that decided the preemption was recorded, and it and every other recorded cycle replay
+# to the decisions slurmctld got (now, before 200 newer ones replace them).
+pre_view=$(python3 -c 'import json, sys
+for f in sorted(sys.argv[2:]):
+    if any(a["kind"] == 3 and a["job_id"] == int(sys.argv[1]) for a in json.load(open(f))["decisions"]["actions"]):
+        print(f)
+        break' "$b" "$dir"/views/view-*.json 2>/dev/null)
+if [ -n "$pre_view" ]; then
+	ok "the preemption's cycle was recorded: $(basename "$pre_view")"
+	if [ -n "${DLSCHED_RECORD_REPLAY:-}" ]; then
+		# and the first cycle after it that starts a job
+		next_start=$(ls "$dir"/views/view-*.json | awk -v p="$pre_view" '$0 > p' | xargs -r grep -l '"kind": 1,' | head -1)
+		cp "$pre_view" $next_start "$DLSCHED_RECORD_REPLAY"/
+	fi
+else
+	ko "no recorded cycle requeues job $b: $(ls "$dir/views" | wc -l) files"
+fi
+DLSCHED_SIM="$build/contribs/sim/dlsched-sim" srcdir="$top" "$top/testsuite/replay/test-replay.sh" "$dir"/views/view-*.json \
+	>"$dir/replay.out" 2>&1 &&
+	ok "$(grep -c '^ok' "$dir/replay.out") recorded cycles replay to the decisions slurmctld got" ||
+	ko "replays: $(grep -v '^ok' "$dir/replay.out" | head -5)"
 grep -q "signal 10: checkpoint at epoch" "$dir/out/cifar-b.out" && ok "the victim got SIGUSR1 and saved" ||
 	ko "victim output: $(tail -3 "$dir/out/cifar-b.out")"
 # Requeued only after its checkpoint report: the save is in the DB, at or before the requeue.

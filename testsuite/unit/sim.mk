@@ -2,5 +2,5 @@
 check_PROGRAMS += testsuite/unit/test_estimates
 TESTS += testsuite/unit/test_estimates
 testsuite_unit_test_estimates_SOURCES = testsuite/unit/test_estimates.cpp testsuite/unit/check_main.h
-testsuite_unit_test_estimates_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)
+testsuite_unit_test_estimates_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir) $(JANSSON_CFLAGS)
 testsuite_unit_test_estimates_LDADD = contribs/sim/libsim.la $(UNIT_TEST_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)

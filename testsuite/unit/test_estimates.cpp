@@ -2,13 +2,22 @@
 // cases computed by hand, and the engine showing policies its estimates while running jobs at their
 // true speed (a spy ordering records what each cycle showed).
 #include <cmath>
+#include <fstream>
+#include <sys/stat.h>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include "capi/dump.h"
 #include "config/config.h"
 #include "contribs/sim/engine.h"
+#include "dlsched/api.h"
+#include "json/json.h"
+#include "profiledb/profile_db.h"
+#include "workload/workload.h"
 #include "contribs/sim/estimates.h"
 #include "policy/registry.h"
 #include "policy/scheduler.h"
@@ -296,6 +305,117 @@ START_TEST(the_engine_shows_estimates_and_runs_the_truth)
 }
 END_TEST
 
+// One evidence path: the same evidence (two earlier cifar10 jobs of 80 and 88 s steady epochs on
+// one GPU) fed to sched/dlsched's host (the C ABI, from a profile DB) and to dlsched-sim's (timed
+// epochs) gives the same view of the jobs waiting: a cifar10 job from that history, an imagenet
+// job from its profile, a llama-7b job (no profile, no history) from its time limit.
+START_TEST(both_hosts_prepare_the_same_view_of_the_same_evidence)
+{
+	auto loaded = load_model_catalog(DLSCHED_PROFILES);
+	ck_assert_msg(loaded.is_ok(), "%s", loaded.status().message().c_str());
+	const ModelCatalog& models = loaded.value();
+	char dir[] = "/tmp/dlsched-evidence-test.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	const std::string db_path = std::string(dir) + "/profiles.db", views = std::string(dir) + "/views";
+	ck_assert_int_eq(mkdir(views.c_str(), 0755), 0);
+	{
+		auto w = db::ProfileDb::open_writer(db_path);
+		ck_assert(w.is_ok());
+		const double steady[] = {80, 88};
+		for (std::int64_t id = 1; id <= 2; ++id) {
+			db::JobRecord r;
+			r.cluster = "lab", r.job_id = id, r.model = "cifar10", r.gpus = 1, r.epochs_total = 3;
+			r.user = "u" + std::to_string(id), r.submit_s = 100.0 * static_cast<double>(id);
+			ck_assert(w->put_job(r).is_ok());
+			double t = r.submit_s;
+			for (int e = 1; e <= 3; ++e) {  // no warm-up: the first epoch as fast as the rest
+				db::EpochRecord er;
+				er.cluster = "lab", er.job_id = id, er.run = 0, er.epoch = e, er.gpus = 1;
+				er.start_s = t;
+				er.end_s = t += steady[id - 1];
+				ck_assert(w->add_epoch(er).is_ok());
+			}
+		}
+	}
+	// The waiting jobs: 10 epochs on 2 GPUs each, a 2000 s limit (within which the claims count).
+	const char* names[] = {"cifar10", "imagenet", "llama-7b"};
+	dlsched_node_view_t node{};
+	node.struct_size = sizeof node;
+	node.name = "n1", node.gpus_total = 8, node.gpus_free = 0, node.partition = "train", node.up = 1;
+	dlsched_job_view_t cjobs[3]{};
+	std::vector<Job> jobs;
+	for (int i = 0; i < 3; ++i) {
+		dlsched_job_view_t& v = cjobs[i];
+		v.struct_size = sizeof v;
+		v.job_id = static_cast<std::uint32_t>(10 + i);
+		v.user = "alice", v.model = names[i], v.submit_time = i, v.gpus_requested = 2;
+		v.epochs_total = 10, v.time_limit = 2000, v.last_stop_time = -1;
+		Job j = job(10 + i, i, 10, 0, 2000, models.find(names[i]));
+		j.gpus_requested = j.gpus_min = j.gpus_max = 2;
+		jobs.push_back(j);
+	}
+	jobs.push_back(job(1, 0, 3, 80, 1e4, models.find("cifar10")));  // the two that ran, for the sim
+	jobs.push_back(job(2, 0, 3, 88, 1e4, models.find("cifar10")));
+	dlsched_cluster_view_t cv{};
+	cv.struct_size = sizeof cv;
+	cv.now = 10000, cv.cycle = 1, cv.nodes = &node, cv.node_count = 1, cv.jobs = cjobs, cv.job_count = 3;
+	cv.inference_demand = 1;
+
+	// sched/dlsched's host: the C ABI, reading the profile DB; what decide() saw, from DumpViews=.
+	const std::string conf = std::string(dir) + "/dlsched.conf";
+	{
+		std::ofstream f(conf);
+		f << "Policy=fifo\nProfileDB=" << db_path << "\nDumpViews=" << views << "\nModelProfiles=" << DLSCHED_PROFILES
+		  << "\n";
+	}
+	dlsched_scheduler_t* sched = nullptr;
+	dlsched_error_t err;
+	ck_assert_msg(dlsched_scheduler_create(conf.c_str(), &sched, &err) == DLSCHED_OK, "%s", err.message);
+	ck_assert_int_eq(dlsched_scheduler_set_cluster(sched, "lab"), DLSCHED_OK);
+	dlsched_decisions_t* d = nullptr;
+	ck_assert_msg(dlsched_scheduler_decide(sched, &cv, &d, &err) == DLSCHED_OK, "%s", err.message);
+	dlsched_decisions_free(d);
+	dlsched_scheduler_destroy(sched);
+	std::ifstream in(views + "/view-0000010000-000001.json");
+	const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+	auto file = json::Value::parse(text, "view");
+	ck_assert_msg(file.is_ok(), "%s", file.status().message().c_str());
+	const json::Value prepared = file->get("prepared");
+	ck_assert_uint_eq(prepared.size(), 3);
+
+	// dlsched-sim's host: the same epochs, timed without noise, the history without its error.
+	EstimateModel sim(models, jobs, 1, 0, {});
+	sim.without_history_error();
+	sim.timed(3, 2, 80);
+	sim.timed(4, 2, 88);
+	const double want[] = {84, 0, 2000.0 * 2 / 10};  // history; imagenet's profile (below); the limit
+	for (std::size_t i = 0; i < 3; ++i) {
+		const JobEstimate e = sim.estimate(i, jobs[i]);
+		const json::Value p = prepared.at(i);
+		const double slurm_epoch = p.get("epoch_time_1gpu").as_number().value_or(-1);
+		const double slurm_cv = p.get("runtime_cv").as_number().value_or(-1);
+		ck_assert_msg(std::fabs(e.epoch_time_1gpu - slurm_epoch) <= 1e-9 * slurm_epoch,
+		              "%s: sim %.12g s per epoch, sched/dlsched %.12g", names[i], e.epoch_time_1gpu, slurm_epoch);
+		ck_assert_msg(std::fabs(e.runtime_cv - slurm_cv) <= 1e-9, "%s: sim cv %.12g, sched/dlsched %.12g", names[i],
+		              e.runtime_cv, slurm_cv);
+		ck_assert(p.get("runtime_from_limit").as_bool().value_or(false) == (i == 2));
+		if (want[i] > 0)
+			ck_assert_msg(std::fabs(e.epoch_time_1gpu - want[i]) < 1e-9, "%s: %g", names[i], e.epoch_time_1gpu);
+	}
+	// The history's sources: 84 s from 2 jobs, their spread (80, 88: sd sqrt(32) x sqrt(1 + 1/2)).
+	ck_assert(sim.estimate(0, jobs[0]).source == EstimateSource::kHistory);
+	ck_assert_double_eq_tol(sim.estimate(0, jobs[0]).runtime_cv, std::sqrt(32.0 * 1.5) / 84, 1e-9);
+	// Imagenet's profile (an hour and more per epoch on one GPU) claims more than the limit allows:
+	// capped there, 10 epochs on 2 GPUs in 2000 s.
+	const int imagenet = models.find("imagenet");
+	ck_assert(models.epoch_time_1gpu(imagenet) * 10 / models.speedup(imagenet, 2) > 2000);
+	ck_assert_double_eq_tol(sim.estimate(1, jobs[1]).epoch_time_1gpu * 10 / models.speedup(imagenet, 2), 2000, 1e-6);
+	ck_assert(sim.estimate(2, jobs[2]).source == EstimateSource::kUser);
+	std::remove((views + "/view-0000010000-000001.json").c_str());
+	rmdir(views.c_str());
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("estimates");
@@ -306,6 +426,7 @@ int main()
 	tcase_add_test(tc, same_model_history_before_its_own_epochs);
 	tcase_add_test(tc, the_same_seed_gives_the_same_draws);
 	tcase_add_test(tc, the_engine_shows_estimates_and_runs_the_truth);
+	tcase_add_test(tc, both_hosts_prepare_the_same_view_of_the_same_evidence);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
