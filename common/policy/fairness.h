@@ -30,6 +30,9 @@
 
 namespace dlsched {
 
+// The start of the reason of every requeue that gives borrowed GPUs back (hosts count them).
+inline constexpr char kQuotaReclaimed[] = "quota reclaimed";
+
 enum class FairnessKind { kNone, kQuota, kFairshare };
 
 // "none", "quota", "fairshare" (as FairnessPolicy= writes them); anything else is kInvalidArgument.

@@ -483,7 +483,7 @@ void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job
 			a.grace = -1;
 			a.predicted_suspend = r->preempt_cost.suspend();
 			a.predicted_resume = r->preempt_cost.resume;
-			a.reason = "quota reclaimed for account '" + w->account + "' (job " + std::to_string(w->id) + ")";
+			a.reason = std::string(kQuotaReclaimed) + " for account '" + w->account + "' (job " + std::to_string(w->id) + ")";
 			actions.push_back(std::move(a));
 		}
 	}
@@ -655,7 +655,10 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 			Action a;
 			a.kind = ActionKind::kRequeue;
 			a.job = r->id;
-			a.reason = "preempted by ordering";
+			// A borrowing job behind work within quota: the order takes its GPUs back.
+			a.reason = fairness_ == FairnessKind::kQuota && !guaranteed.empty() && !guaranteed.count(r->id)
+			                   ? std::string(kQuotaReclaimed) + " from account '" + r->account + "' (preempted by ordering)"
+			                   : "preempted by ordering";
 			a.predicted_suspend = r->preempt_cost.suspend();
 			a.predicted_resume = r->preempt_cost.resume;
 			d.actions.push_back(std::move(a));
