@@ -82,7 +82,10 @@ std::unordered_set<JobId> quota_guaranteed(const ClusterView& view, const std::v
 	for (const Job* j : candidates) {
 		const double q = book.quota(j->account);
 		double& u = used[j->account];
-		if (u < q)  // below its quota before it: guaranteed (the job crossing the quota too)
+		// Within the quota; or the first job of an account whose quota is smaller than it (else such
+		// an account would never be served from its quota).
+		const double g = j->running() ? j->gpus_allocated : j->gpus_requested;
+		if (u + g <= q || (u == 0 && q > 0 && g > q))
 			out.insert(j->id);
 		u += j->running() ? j->gpus_allocated : j->gpus_requested;
 	}

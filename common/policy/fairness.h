@@ -3,9 +3,9 @@
 //
 //   none       the policies' order alone (dlsched before accounts).
 //   quota      each account is guaranteed its quota of GPUs while it has work. Jobs are split in two:
-//              guaranteed (its account holds less than its quota before it, in the policy's order; the
-//              job that crosses the quota is guaranteed too, so an account with a quota smaller than
-//              its jobs is still served) and borrowing (the rest). Guaranteed jobs go ahead of the
+//              guaranteed (in the policy's order, its account's GPUs with it stay within its quota; an
+//              account holding nothing whose quota is smaller than its job gets that one job, else it
+//              would never be served from its quota) and borrowing (the rest). Guaranteed jobs go ahead of the
 //              borrowing ones of the same priority class; idle GPUs are lent to borrowing jobs. A
 //              guaranteed job that finds no free GPUs takes borrowed ones back: with a non-preemptive
 //              ordering, once no running job is predicted to end within QuotaReclaimTimeout= of its
@@ -13,8 +13,9 @@
 //              least lost time first (PreemptionCost::stop_loss(), the overhead model of
 //              PreemptionPolicy=overhead), never one the host cannot requeue nor one whose account it
 //              would leave below its quota, and drops every victim the job does not need. Preemptive
-//              orderings and elastic allocations take them back through their own plan (borrowing
-//              jobs are behind guaranteed work in it).
+//              orderings and elastic allocations take them back through their own plan first (borrowing
+//              jobs are behind guaranteed work in it); a guaranteed job their plan cannot place (its
+//              GPUs spread over borrowing jobs the plan keeps) reclaims as above.
 //   fairshare  Slurm's fair-share factor (priority/multifactor, classic: 2^(-U/S)) first, highest
 //              first, then the policy's order among equal factors.
 #ifndef DLSCHED_POLICY_FAIRNESS_H

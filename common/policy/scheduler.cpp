@@ -376,16 +376,18 @@ void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job
 
 void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job*>& waiting,
                             const std::unordered_set<JobId>& guaranteed, FreeMap& after,
-                            std::vector<Action>& actions) const
+                            std::vector<Action>& actions, std::unordered_set<JobId> moved) const
 {
 	QuotaBook book(view);
-	std::unordered_set<JobId> gone;  // requeued already this cycle (preempt_for), or chosen here
+	std::unordered_set<JobId> gone = std::move(moved);  // resized or requeued this cycle, or chosen here
 	for (const Action& a : actions)
 		if (a.kind == ActionKind::kRequeue)
 			gone.insert(a.job);
-	for (const Job* r : view.running)
-		if (gone.count(r->id))
-			book.add_held(r->account, -r->gpus_allocated);
+	for (const Action& a : actions)
+		if (a.kind == ActionKind::kRequeue)
+			for (const Job* r : view.running)
+				if (r->id == a.job && !r->stopping())
+					book.add_held(r->account, -r->gpus_allocated);
 	for (const Job* w : waiting) {
 		if (!guaranteed.count(w->id))
 			continue;
@@ -709,6 +711,34 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		// The order preempts here: say why a waiting job of a higher class did not take the GPUs
 		// of deadline work it may not stop. The cluster after the plan: requeued, stopping and
 		// resized jobs' GPUs freed, then the resizes' and the starts' taken.
+		// FairnessPolicy=quota: jobs within quota the plan could not place (the GPUs they need are
+		// spread over borrowing jobs it keeps) take them back as with a non-preemptive ordering.
+		std::vector<const Job*> owed;
+		for (const Job* w : waiting)
+			if (guaranteed.count(w->id))
+				owed.push_back(w);
+		if (!owed.empty()) {
+			std::unordered_map<JobId, const Job*> running;
+			for (const Job* r : view.running)
+				running[r->id] = r;
+			FreeMap after(view);
+			std::unordered_set<JobId> moved;
+			for (const Action& a : d.actions)
+				if (a.kind == ActionKind::kRequeue && running.count(a.job) && !running[a.job]->stopping())
+					after.release(running[a.job]->placement);
+			for (const Action& a : resizes) {
+				after.release(running[a.job]->placement);
+				moved.insert(a.job);
+			}
+			for (const Job* r : view.running)
+				if (r->stopping())
+					after.release(r->placement);
+			for (const Action& a : resizes)
+				after.take(a.placement);
+			for (const Action& a : starts)
+				after.take(a.placement);
+			reclaim_for(view, owed, guaranteed, after, d.actions, std::move(moved));
+		}
 		std::vector<const Job*> explain;
 		for (const Job* w : waiting)
 			if (priority_class(*w) > 0 && std::any_of(view.running.begin(), view.running.end(),

@@ -75,11 +75,13 @@ private:
 	// policy); appends the requeues and reserves the GPUs it frees in `after`.
 	void preempt_for(const ClusterView& view, const std::vector<const Job*>& waiting, FreeMap& after,
 	                 std::vector<Action>& actions) const;
-	// FairnessPolicy=quota with a non-preemptive ordering: waiting jobs within their account's quota
+	// FairnessPolicy=quota: waiting jobs within their account's quota
 	// (`guaranteed`), in order, take borrowed GPUs back (policy/fairness.h); appends the requeues
 	// and reserves the GPUs in `after`.
+	// `moved`: running jobs the plan resizes (not victims).
 	void reclaim_for(const ClusterView& view, const std::vector<const Job*>& waiting,
-	                 const std::unordered_set<JobId>& guaranteed, FreeMap& after, std::vector<Action>& actions) const;
+	                 const std::unordered_set<JobId>& guaranteed, FreeMap& after, std::vector<Action>& actions,
+	                 std::unordered_set<JobId> moved = {}) const;
 	// A kAdmission action (kWait) with the reason a waiting job of a higher class cannot take the
 	// GPUs of the deadline work it is held back by, when those GPUs would let it be placed.
 	void explain_wait(const ClusterView& view, const Job& waiting, const FreeMap& after,
