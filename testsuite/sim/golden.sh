@@ -225,7 +225,7 @@ fi
 # --print-config shows overrides with their origin; --list-policies lists every preset.
 "$sim" --print-config --set SchedInterval=30 | grep -q '^SchedInterval=30$' && ok "print-config" || ko "print-config"
 n=$("$sim" --list-policies | sed -n '/^presets/,/^ordering/p' | grep -c '^  ')
-want=16 # the builtin presets, dl2 and dual-agent included (they build only with libtorch)
+want=17 # the builtin presets, dl2 and dual-agent included (they build only with libtorch)
 [ "$n" -eq "$want" ] && ok "list-policies" || ko "list-policies ($n presets, want $want)"
 
 # Documentation keeps up with the key table: every key is in dlsched.conf(5) and in the example,
