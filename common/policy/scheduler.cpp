@@ -708,11 +708,9 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		if (!guaranteed.empty())
 			reclaim_for(view, waiting, guaranteed, after, d.actions);
 	} else if (reconsider) {
-		// The order preempts here: say why a waiting job of a higher class did not take the GPUs
-		// of deadline work it may not stop. The cluster after the plan: requeued, stopping and
-		// resized jobs' GPUs freed, then the resizes' and the starts' taken.
 		// FairnessPolicy=quota: jobs within quota the plan could not place (the GPUs they need are
-		// spread over borrowing jobs it keeps) take them back as with a non-preemptive ordering.
+		// spread over borrowing jobs it keeps) take them back as with a non-preemptive ordering, on
+		// the cluster after the plan.
 		std::vector<const Job*> owed;
 		for (const Job* w : waiting)
 			if (guaranteed.count(w->id))
@@ -739,6 +737,9 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 				after.take(a.placement);
 			reclaim_for(view, owed, guaranteed, after, d.actions, std::move(moved));
 		}
+		// The order preempts here: say why a waiting job of a higher class did not take the GPUs
+		// of deadline work it may not stop. The cluster after the plan: requeued, stopping and
+		// resized jobs' GPUs freed, then the resizes' and the starts' taken.
 		std::vector<const Job*> explain;
 		for (const Job* w : waiting)
 			if (priority_class(*w) > 0 && std::any_of(view.running.begin(), view.running.end(),
