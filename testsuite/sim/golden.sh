@@ -52,6 +52,31 @@ run compare --workload "$data/fragmented.csv" --cluster 2x4 --policies fifo,srtf
 [ $? -eq 2 ] && grep -q "expected count or nodes" "$tmp/err" && ok "bad placement model" ||
 	ko "bad placement model: $(cat "$tmp/err")"
 
+# 3d. Two teams on 1x4, each guaranteed 2 GPUs (--quotas FILE), QuotaReclaimTimeout=0. Team a's two
+#     1000 s jobs (2 GPUs each) fill the node at 0, borrowing b's half; b's 500 s job arrives at 100.
+#     FairnessPolicy=quota: a keeps its quota, its job 1 (tie with job 2: the lower id) is requeued
+#     for b at 100 (no restart cost), b runs 100-600, job 1 resumes at 600 with 900 s left and ends
+#     at 1500. JCTs 1500, 1000, 500: avg 1000; nobody below quota; owed a 2 x 1500 + b 2 x 500 =
+#     4000; a held 4000 (borrowed 2 x 100 + 2 x 400 = 1000), b 1000: Jain (4/3, 1) = 49/50. rho: a
+#     alone on 2 GPUs runs its jobs 0-1000, 1000-2000 (avg 1500) against 1250 shared, b 500/500: 1.
+#     Without the policy b waits until 1000 (JCT 1400): below quota 2 x 900 = 1800 of 2 x 1000 +
+#     2 x 1400 = 4800 owed.
+run run --workload "$data/two-teams.csv" --cluster 1x4 --policy fifo --set FairnessPolicy=quota \
+	--set QuotaReclaimTimeout=0 --quotas "$data/two-teams-quotas.csv" --json "$tmp/3d.json" &&
+	$check "$tmp/3d.json" 0 avg_jct_s=1000 fairness.below_quota_gpu_s=0 fairness.demanded_quota_gpu_s=4000 \
+		fairness.jain_index=0.98 fairness.max_rho=1 fairness.reclaims=1 by_account.a.borrowed_gpu_s=1000 \
+		by_account.a.quota_gpus=2 by_account.b.avg_jct_s=500 by_account.a.jobs=2 &&
+	run run --workload "$data/two-teams.csv" --cluster 1x4 --policy fifo --set QuotaReclaimTimeout=0 \
+		--quotas "$data/two-teams-quotas.csv" --json "$tmp/3e.json" &&
+	$check "$tmp/3e.json" 0 avg_jct_s=1133.3333333333333 fairness.below_quota_gpu_s=1800 \
+		fairness.demanded_quota_gpu_s=4800 fairness.reclaims=0 by_account.b.avg_queue_s=900 &&
+	ok "quotas: reclaim for a team, figures" || ko "quotas: reclaim for a team, figures: $(cat "$tmp/err")"
+printf 'a,2\nb;2\n' >"$tmp/bad-quotas.csv"
+"$sim" run --workload "$data/two-teams.csv" --cluster 1x4 --policy fifo --quotas "$tmp/bad-quotas.csv" \
+	--quiet 2>"$tmp/err" >/dev/null
+[ $? -eq 1 ] && grep -q "bad-quotas.csv:2: 'b;2' is not" "$tmp/err" && ok "bad quota file" ||
+	ko "bad quota file: $(cat "$tmp/err")"
+
 # 4. One elastic job (1 to 4 GPUs, 400 s at 1 GPU) alone on 1x4 under optimus: it gets all 4 GPUs
 #    on one node and runs 400 / speedup(cifar10, 4) = 400 / 3.758879897100826 s (Pollux measurement);
 #    the bound is its runtime at the 1 GPU it asked for. fifo keeps it rigid at 1 GPU: 400 s.
