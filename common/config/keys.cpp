@@ -22,8 +22,7 @@ const std::vector<ConfigKey>& config_keys()
 	        {"FairnessPolicy", ConfigType::kString, "", 0, 0,
 	         "override the preset's fairness between accounts (none: the preset's order alone; quota: "
 	         "each account guaranteed its GPUs while it has work, idle quota lent, borrowed GPUs "
-	         "reclaimed; fairshare: Slurm's fair-share factor first, then the preset's order)",
-	         "none|quota|fairshare"},
+	         "reclaimed; fairshare: Slurm's fair-share factor first, then the preset's order)"},
 	        // ---- Scheduling cycles ----
 	        {"SchedInterval", ConfigType::kDouble, "60", 1, 86400,
 	         "seconds between periodic scheduling cycles"},
