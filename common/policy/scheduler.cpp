@@ -156,6 +156,62 @@ bool same_placement(std::vector<NodeShare> a, std::vector<NodeShare> b)
 	return a == b;
 }
 
+// FairnessPolicy=quota under an allocation that does not keep the order's blocks (elastic ones: a
+// learned or knapsack allocation picks its own jobs): a job within its account's quota that the
+// plan leaves waiting takes the GPUs the plan gives borrowing jobs it starts, the latest in the
+// order first, as many as it needs. `free` is what the allocation planned on.
+void serve_guaranteed_first(const ClusterView& view, const std::vector<const Job*>& ordered,
+                            const std::unordered_set<JobId>& guaranteed, const FreeMap& free, bool reconsider,
+                            const Placement& placement, Plan& plan)
+{
+	std::unordered_map<JobId, std::size_t> at;
+	for (std::size_t i = 0; i < plan.size(); ++i)
+		at[plan[i].job->id] = i;
+	FreeMap after = free;
+	for (const Assignment& a : plan)
+		if (reconsider || !a.job->running())
+			after.take(a.placement);
+	std::vector<std::size_t> borrowers;  // the plan's borrowing starts, latest in the order first
+	for (auto it = ordered.rbegin(); it != ordered.rend(); ++it) {
+		auto f = at.find((*it)->id);
+		if (!(*it)->running() && !guaranteed.count((*it)->id) && f != at.end())
+			borrowers.push_back(f->second);
+	}
+	std::vector<bool> dropped(plan.size(), false);
+	Plan added;
+	for (const Job* w : ordered) {
+		if (w->running() || !guaranteed.count(w->id) || at.count(w->id))
+			continue;
+		FreeMap trial = after;
+		std::vector<std::size_t> given;
+		std::vector<NodeShare> where;
+		bool fits = placement.place(view, *w, w->gpus_requested, trial, where);
+		for (std::size_t k = 0; !fits && k < borrowers.size(); ++k) {
+			if (dropped[borrowers[k]])
+				continue;
+			trial.release(plan[borrowers[k]].placement);
+			given.push_back(borrowers[k]);
+			fits = placement.place(view, *w, w->gpus_requested, trial, where);
+		}
+		if (!fits)
+			continue;
+		for (std::size_t k : given)
+			dropped[k] = true;
+		trial.take(where);
+		after = trial;
+		added.push_back({w, w->gpus_requested, std::move(where)});
+	}
+	if (added.empty())
+		return;
+	Plan kept;
+	for (std::size_t i = 0; i < plan.size(); ++i)
+		if (!dropped[i])
+			kept.push_back(std::move(plan[i]));
+	for (Assignment& a : added)
+		kept.push_back(std::move(a));
+	plan = std::move(kept);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const PolicyRegistry& registry)
@@ -640,6 +696,8 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 	Plan plan;
 	AllocationInput in{view, candidates, *placement_, free, reconsider, &standing};
 	allocation_->allocate(in, plan);
+	if (!guaranteed.empty() && allocation_->elastic())
+		serve_guaranteed_first(view, candidates, guaranteed, free, reconsider, *placement_, plan);
 	for (const Job* r : pinned)
 		plan.push_back({r, r->gpus_allocated, r->placement});
 
@@ -711,9 +769,11 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		// FairnessPolicy=quota: jobs within quota the plan could not place (the GPUs they need are
 		// spread over borrowing jobs it keeps) take them back as with a non-preemptive ordering, on
 		// the cluster after the plan.
+		// Not under elastic allocations: they choose their own jobs, and GPUs taken back for a job
+		// they then leave waiting would be taken back again every cycle.
 		std::vector<const Job*> owed;
 		for (const Job* w : waiting)
-			if (guaranteed.count(w->id))
+			if (guaranteed.count(w->id) && !allocation_->elastic())
 				owed.push_back(w);
 		if (!owed.empty()) {
 			std::unordered_map<JobId, const Job*> running;
