@@ -14,8 +14,11 @@
 //              PreemptionPolicy=overhead), never one the host cannot requeue nor one whose account it
 //              would leave below its quota, and drops every victim the job does not need. Preemptive
 //              orderings and elastic allocations take them back through their own plan first (borrowing
-//              jobs are behind guaranteed work in it); a guaranteed job their plan cannot place (its
-//              GPUs spread over borrowing jobs the plan keeps) reclaims as above.
+//              jobs are behind guaranteed work in it); a guaranteed job the plan of a rigid allocation cannot
+//              place (its GPUs spread over borrowing jobs the plan keeps) reclaims as above. Elastic
+//              allocations (dl2, mckp, optimus) choose their own jobs: there the plan's borrowing
+//              starts give way to guaranteed jobs it left waiting, and nothing else is reclaimed
+//              (GPUs taken back for a job they then leave waiting would be taken every cycle).
 //   fairshare  Slurm's fair-share factor (priority/multifactor, classic: 2^(-U/S)) first, highest
 //              first, then the policy's order among equal factors.
 #ifndef DLSCHED_POLICY_FAIRNESS_H
