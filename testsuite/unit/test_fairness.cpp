@@ -139,6 +139,21 @@ START_TEST(test_preemptive_ordering_plans_the_reclaim)
 }
 END_TEST
 
+// Under an elastic allocation (mckp) too, b's job within quota starts before a's shorter borrowing
+// one, which srtf alone starts first.
+START_TEST(test_elastic_allocation_serves_quota_first)
+{
+	World w({4});
+	std::vector<Account> acc{{"a", 0, 1, 0}, {"b", 4, 1, 0}};
+	w.pending(1, 0, 4, 1).account = "a";
+	w.pending(2, 1, 4, 100).account = "b";
+	ClusterView v = w.view();
+	v.accounts = Span<const Account>(acc.data(), acc.size());
+	expect(render(make_scheduler("mckp", {{"FairnessPolicy", "quota"}})->decide(v)), "start 2 [0:4]; prio 1=1");
+	expect(render(make_scheduler("mckp")->decide(v)), "start 1 [0:4]; prio 2=1");
+}
+END_TEST
+
 // Slurm's classic factor 2^(-U/S): equal shares, a used 3/4 of all usage: 2^-1.5; b 2^-0.5; an
 // account without shares 0. fairshare puts b's later job first.
 START_TEST(test_fairshare_factor_and_order)
@@ -187,6 +202,7 @@ int main()
 	tcase_add_test(tc, test_ties);
 	tcase_add_test(tc, test_reclaim_timeout_awaits_jobs_ending_soon);
 	tcase_add_test(tc, test_preemptive_ordering_plans_the_reclaim);
+	tcase_add_test(tc, test_elastic_allocation_serves_quota_first);
 	tcase_add_test(tc, test_fairshare_factor_and_order);
 	tcase_add_test(tc, test_unknown_fairness_is_an_error);
 	suite_add_tcase(s, tc);
