@@ -214,6 +214,7 @@ struct ConvertedView {
 	std::vector<dlsched::Job> jobs;
 	double requeue_delay = 0;        // version 8 views: added to every running job's resume cost
 	std::vector<dlsched::predict::Claims> claims;  // per job: what its user said of its length
+	std::vector<dlsched::Account> accounts;  // version 9 views
 	dlsched::predict::HintLimits limits;
 	dlsched::ClusterView view;
 };
@@ -313,6 +314,23 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 			                                           " is not in [0, 86400] seconds");
 		out.requeue_delay = cv->requeue_delay;
 	}
+	if (cv->struct_size >= offsetof(dlsched_cluster_view_t, account_count) + sizeof cv->account_count &&
+	    cv->account_count) {
+		if (!cv->accounts)
+			return report(err, DLSCHED_EINVAL, "cluster view: NULL accounts with a non-zero account_count");
+		if (cv->accounts[0].struct_size < sizeof(dlsched_account_view_t))
+			return report(err, DLSCHED_EINVAL, "account 0: struct_size too small");
+		for (size_t i = 0; i < cv->account_count; ++i) {
+			const dlsched_account_view_t& a = element(cv->accounts, i);
+			const std::string who = "account " + std::to_string(i) + " ('" + str(a.name) + "')";
+			if (a.struct_size != cv->accounts[0].struct_size)
+				return report(err, DLSCHED_EINVAL, who + ": struct_size differs from account 0's");
+			if (!std::isfinite(a.quota_gpus) || !std::isfinite(a.shares) || !std::isfinite(a.usage_gpu_s) ||
+			    a.quota_gpus < 0 || a.shares < 0 || a.usage_gpu_s < 0)
+				return report(err, DLSCHED_EINVAL, who + ": quota_gpus, shares and usage_gpu_s must be finite and >= 0");
+			out.accounts.push_back({str(a.name), a.quota_gpus, a.shares, a.usage_gpu_s});
+		}
+	}
 	sched->view_nodes.resize(cv->node_count);
 	std::vector<dlsched::Node>& nodes = sched->view_nodes;
 	for (size_t i = 0; i < cv->node_count; ++i) {
@@ -375,6 +393,7 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		j.user = str(v.user);
 		j.partition = str(v.partition);
 		j.qos = str(v.qos);
+		j.account = str(v.account);
 		j.model = model_index(sched, v.model);
 		j.submit_time = v.submit_time;
 		j.gpus_requested = v.gpus_requested;
@@ -436,6 +455,7 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 	view.inference_demand = std::isfinite(cv->inference_demand) ? std::clamp(cv->inference_demand, 0.0, 1.0) : 1.0;
 	view.nodes = dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size());
 	view.models = &sched->models;
+	view.accounts = dlsched::Span<const dlsched::Account>(out.accounts.data(), out.accounts.size());
 	view.observations = dlsched::Span<const dlsched::SpeedObservation>(
 	        view_observations(sched, has_samples ? cv->epoch_samples : nullptr, has_samples ? cv->epoch_sample_count : 0,
 	                           nodes));

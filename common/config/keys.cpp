@@ -20,6 +20,10 @@ const std::vector<ConfigKey>& config_keys()
 	        {"AdmissionPolicy", ConfigType::kString, "", 0, 0, "override the preset's admission policy"},
 	        {"PreemptionPolicy", ConfigType::kString, "", 0, 0, "override the preset's preemption policy"},
 	        {"LoaningPolicy", ConfigType::kString, "", 0, 0, "override the preset's loaning policy"},
+	        {"FairnessPolicy", ConfigType::kString, "", 0, 0,
+	         "override the preset's fairness between accounts (none: the preset's order alone; quota: "
+	         "each account guaranteed its GPUs while it has work, idle quota lent, borrowed GPUs "
+	         "reclaimed; fairshare: Slurm's fair-share factor first, then the preset's order)"},
 	        // ---- Scheduling cycles ----
 	        {"SchedInterval", ConfigType::kDouble, "60", 1, 86400,
 	         "seconds between periodic scheduling cycles"},
@@ -72,6 +76,14 @@ const std::vector<ConfigKey>& config_keys()
 	        {"LeastSlackBase", ConfigType::kString, "srtf", 0, 0,
 	         "least-slack: the ordering of the jobs without a deadline, behind those with one",
 	         "srtf|fifo|edf|drf"},
+	        // ---- Fairness between accounts (policy/fairness.cpp) ----
+	        {"QuotaReclaimTimeout", ConfigType::kDouble, "300", 0, 86400,
+	         "quota: seconds an account below its quota waits for borrowed GPUs to come back on their own "
+	         "(jobs predicted to end by then are awaited) before the cheapest borrowing jobs are "
+	         "checkpointed and requeued for it"},
+	        {"PriorityDecayHalfLife", ConfigType::kDouble, "604800", 0, 1e9,
+	         "fairshare: half-life, seconds, of the usage the fair-share factor counts (as slurm.conf's; "
+	         "dlsched-sim decays its accounts' usage with it; 0: never decays)"},
 	        // ---- Capacity loaning (policy/loaning_aryl.cpp) ----
 	        {"ReclaimTimeout", ConfigType::kDouble, "300", 1, 86400,
 	         "aryl: seconds within which a loaned node taken back must be free for inference; its "

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/account.h"
 #include "model/job.h"
 #include "model/model_catalog.h"
 #include "model/node.h"
@@ -41,6 +42,9 @@ struct ClusterView {
 	// by an inference autoscaler or an admin; dlsched-sim --inference-demand). Inference uses the
 	// nodes that are not loaned; the Loaning policy lends the rest and takes nodes back when it rises.
 	double inference_demand = 0;
+	// The accounts the jobs are charged to: their quotas, shares and usage (FairnessPolicy=). A job
+	// whose account is not listed has no quota and no shares. Not owned.
+	Span<const Account> accounts;
 
 	int total_gpus() const;
 	int free_gpus() const;

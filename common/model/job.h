@@ -50,6 +50,9 @@ struct Job {
 	std::string user;       // user name (Slurm: from the uid); used by fairness policies
 	std::string partition;  // empty: the default training partition
 	std::string qos;
+	// The account (team) it is charged to (Slurm: its association's account); FairnessPolicy=
+	// groups by it. Empty: none (no quota, a fair-share factor of 0 where shares are known).
+	std::string account;
 	int model = -1;          // index into ModelCatalog; -1 when the model is unknown
 	Seconds submit_time = 0;
 	int gpus_requested = 1;  // the size a rigid job runs at

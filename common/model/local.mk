@@ -3,6 +3,7 @@ common_libdlsched_la_SOURCES += \
 	common/model/job.h \
 	common/model/node.h \
 	common/model/partition_list.h \
+	common/model/account.h \
 	common/model/cluster_view.h \
 	common/model/policy_step.h \
 	common/model/cluster_view.cpp \

@@ -125,6 +125,11 @@ void register_builtin_policies(PolicyRegistry& r)
 	             spec("fifo", "rigid-strict"));
 	r.add_preset("slurm-backfill", "FIFO with EASY backfill on time limits (sched/backfill)",
 	             spec("fifo", "easy-backfill"));
+	SchedulerSpec fairshare = spec("fifo", "easy-backfill");
+	fairshare.fairness = "fairshare";
+	r.add_preset("slurm-fairshare",
+	             "Slurm's multifactor fair-share (accounts' shares and decayed usage) with EASY backfill",
+	             fairshare);
 	r.add_preset("srtf", "preemptive shortest remaining time first (oracle)", spec("srtf", "rigid"));
 	r.add_preset("drf", "dominant resource fairness between users, elastic", spec("drf", "drf"));
 	r.add_preset("tiresias-las", "Tiresias 2D-LAS with discretised queues (NSDI'19)",

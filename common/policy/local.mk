@@ -13,6 +13,8 @@ common_libdlsched_la_SOURCES += \
 	common/policy/scheduler.h \
 	common/policy/scheduler.cpp \
 	common/policy/estimates.h \
+	common/policy/fairness.h \
+	common/policy/fairness.cpp \
 	common/policy/builtin_policies.h \
 	common/policy/builtin.cpp \
 	common/policy/fifo.cpp \

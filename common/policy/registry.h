@@ -28,6 +28,7 @@ struct SchedulerSpec {
 	std::string admission = "admit-all";
 	std::string preemption = "none";
 	std::string loaning = "none";
+	std::string fairness = "none";  // none | quota | fairshare (policy/fairness.h)
 };
 
 template <class T>

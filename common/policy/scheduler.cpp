@@ -156,6 +156,62 @@ bool same_placement(std::vector<NodeShare> a, std::vector<NodeShare> b)
 	return a == b;
 }
 
+// FairnessPolicy=quota under an allocation that does not keep the order's blocks (elastic ones: a
+// learned or knapsack allocation picks its own jobs): a job within its account's quota that the
+// plan leaves waiting takes the GPUs the plan gives borrowing jobs it starts, the latest in the
+// order first, as many as it needs. `free` is what the allocation planned on.
+void serve_guaranteed_first(const ClusterView& view, const std::vector<const Job*>& ordered,
+                            const std::unordered_set<JobId>& guaranteed, const FreeMap& free, bool reconsider,
+                            const Placement& placement, Plan& plan)
+{
+	std::unordered_map<JobId, std::size_t> at;
+	for (std::size_t i = 0; i < plan.size(); ++i)
+		at[plan[i].job->id] = i;
+	FreeMap after = free;
+	for (const Assignment& a : plan)
+		if (reconsider || !a.job->running())
+			after.take(a.placement);
+	std::vector<std::size_t> borrowers;  // the plan's borrowing starts, latest in the order first
+	for (auto it = ordered.rbegin(); it != ordered.rend(); ++it) {
+		auto f = at.find((*it)->id);
+		if (!(*it)->running() && !guaranteed.count((*it)->id) && f != at.end())
+			borrowers.push_back(f->second);
+	}
+	std::vector<bool> dropped(plan.size(), false);
+	Plan added;
+	for (const Job* w : ordered) {
+		if (w->running() || !guaranteed.count(w->id) || at.count(w->id))
+			continue;
+		FreeMap trial = after;
+		std::vector<std::size_t> given;
+		std::vector<NodeShare> where;
+		bool fits = placement.place(view, *w, w->gpus_requested, trial, where);
+		for (std::size_t k = 0; !fits && k < borrowers.size(); ++k) {
+			if (dropped[borrowers[k]])
+				continue;
+			trial.release(plan[borrowers[k]].placement);
+			given.push_back(borrowers[k]);
+			fits = placement.place(view, *w, w->gpus_requested, trial, where);
+		}
+		if (!fits)
+			continue;
+		for (std::size_t k : given)
+			dropped[k] = true;
+		trial.take(where);
+		after = trial;
+		added.push_back({w, w->gpus_requested, std::move(where)});
+	}
+	if (added.empty())
+		return;
+	Plan kept;
+	for (std::size_t i = 0; i < plan.size(); ++i)
+		if (!dropped[i])
+			kept.push_back(std::move(plan[i]));
+	for (Assignment& a : added)
+		kept.push_back(std::move(a));
+	plan = std::move(kept);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const PolicyRegistry& registry)
@@ -180,6 +236,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 	override_from(config, "AdmissionPolicy", s->spec_.admission);
 	override_from(config, "PreemptionPolicy", s->spec_.preemption);
 	override_from(config, "LoaningPolicy", s->spec_.loaning);
+	override_from(config, "FairnessPolicy", s->spec_.fairness);
 
 	// A part the preset chose is located at Policy= (named as the preset's), one set by its own key there.
 	auto part = [&](const char* key, const Status& st) -> Status {
@@ -199,6 +256,12 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 		st = part("PreemptionPolicy", take(registry.make_preemption(sp.preemption, config), s->preemption_));
 	if (st.is_ok())
 		st = part("LoaningPolicy", take(registry.make_loaning(sp.loaning, config), s->loaning_));
+	if (st.is_ok()) {
+		Result<FairnessKind> f = parse_fairness(sp.fairness);
+		st = part("FairnessPolicy", f.status());
+		if (f.is_ok())
+			s->fairness_ = f.value();
+	}
 	if (!st.is_ok())
 		return st;
 	// A preset whose ordering is preemptive or whose allocation is elastic reconsiders running jobs
@@ -215,6 +278,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 		                             "PreemptionPolicy=none"));
 	s->priority_qos_ = split_names(config.get_string("PriorityQos"));
 	s->deadline_z_ = normal_quantile(config.get_double("DeadlineConfidence"));
+	s->quota_reclaim_timeout_ = config.get_double("QuotaReclaimTimeout");
+	s->preempt_grace_ = config.get_double("PreemptGrace");
 	return s;
 }
 
@@ -365,6 +430,123 @@ void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job
 	}
 }
 
+void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job*>& waiting,
+                            const std::unordered_set<JobId>& guaranteed, FreeMap& after,
+                            std::vector<Action>& actions, std::unordered_set<JobId> moved) const
+{
+	QuotaBook book(view);
+	std::unordered_set<JobId> gone = std::move(moved);  // resized or requeued this cycle, or chosen here
+	for (const Action& a : actions)
+		if (a.kind == ActionKind::kRequeue)
+			gone.insert(a.job);
+	for (const Action& a : actions)
+		if (a.kind == ActionKind::kRequeue)
+			for (const Job* r : view.running)
+				if (r->id == a.job && !r->stopping())
+					book.add_held(r->account, -r->gpus_allocated);
+	for (const Job* w : waiting) {
+		if (!guaranteed.count(w->id))
+			continue;
+		std::vector<NodeShare> where;
+		// On GPUs free or freeing: it waits for them, and takes nobody's.
+		if (placement_->place(view, *w, w->gpus_requested, after, where)) {
+			after.take(where);
+			continue;
+		}
+		// Within QuotaReclaimTimeout= of its wait, running jobs predicted to end by then are awaited:
+		// when they make room, nothing is stopped (their GPUs are reserved for it).
+		const Seconds waited = view.now - std::max(w->submit_time, w->last_stop_time);
+		const Seconds budget = quota_reclaim_timeout_ - waited;
+		if (budget > 0) {
+			FreeMap trial = after;
+			bool any = false;
+			for (const Job* r : view.running) {
+				if (gone.count(r->id) || r->stopping())
+					continue;
+				const double left = remaining_time(view, *r, std::max(1, r->gpus_allocated));
+				if (left > 0 && left <= budget) {
+					trial.release(r->placement);
+					any = true;
+				}
+			}
+			if (any && placement_->place(view, *w, w->gpus_requested, trial, where))
+				continue;  // it waits for them
+
+		}
+		// Victims: borrowing jobs of other accounts, above their quota even without them.
+		struct Cand {
+			const Job* job;
+			double loss;
+		};
+		std::vector<Cand> pool;
+		for (const Job* r : view.running) {
+			if (gone.count(r->id) || r->stopping() || !r->requeueable || r->account == w->account)
+				continue;
+			if (book.held(r->account) - r->gpus_allocated < book.quota(r->account))
+				continue;
+			pool.push_back({r, r->preempt_cost.stop_loss(preempt_grace_) * r->gpus_allocated});
+		}
+		// Least lost GPU time first; ties: fewer GPUs, then the one started last, then the lower id.
+		std::sort(pool.begin(), pool.end(), [](const Cand& a, const Cand& b) {
+			if (a.loss != b.loss)
+				return a.loss < b.loss;
+			if (a.job->gpus_allocated != b.job->gpus_allocated)
+				return a.job->gpus_allocated < b.job->gpus_allocated;
+			if (a.job->start_time != b.job->start_time)
+				return a.job->start_time > b.job->start_time;
+			return a.job->id < b.job->id;
+		});
+		// Cheapest first until it fits, each account kept at its quota or above.
+		std::vector<const Job*> chosen;
+		std::unordered_map<std::string, double> taken;  // GPUs taken from each account here
+		FreeMap trial = after;
+		bool fits = false;
+		for (const Cand& c : pool) {
+			const Job* r = c.job;
+			if (book.held(r->account) - taken[r->account] - r->gpus_allocated < book.quota(r->account))
+				continue;
+			trial.release(r->placement);
+			taken[r->account] += r->gpus_allocated;
+			chosen.push_back(r);
+			if (placement_->place(view, *w, w->gpus_requested, trial, where)) {
+				fits = true;
+				break;
+			}
+		}
+		if (!fits)
+			continue;  // borrowed GPUs cannot make room for it: it waits for GPUs to free
+		// No more than it needs: drop the dearest victims it fits without.
+		for (std::size_t k = chosen.size(); k-- > 0;) {
+			FreeMap without = after;
+			for (std::size_t m = 0; m < chosen.size(); ++m)
+				if (m != k)
+					without.release(chosen[m]->placement);
+			std::vector<NodeShare> w2;
+			if (placement_->place(view, *w, w->gpus_requested, without, w2))
+				chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(k));
+		}
+		trial = after;
+		for (const Job* r : chosen)
+			trial.release(r->placement);
+		if (!placement_->place(view, *w, w->gpus_requested, trial, where))
+			continue;
+		trial.take(where);
+		after = trial;
+		for (const Job* r : chosen) {
+			gone.insert(r->id);
+			book.add_held(r->account, -r->gpus_allocated);
+			Action a;
+			a.kind = ActionKind::kRequeue;
+			a.job = r->id;
+			a.grace = -1;
+			a.predicted_suspend = r->preempt_cost.suspend();
+			a.predicted_resume = r->preempt_cost.resume;
+			a.reason = std::string(kQuotaReclaimed) + " for account '" + w->account + "' (job " + std::to_string(w->id) + ")";
+			actions.push_back(std::move(a));
+		}
+	}
+}
+
 Decisions Scheduler::decide(const ClusterView& view) const
 {
 	// Loaning first: nodes lent now serve this cycle's plan, nodes taken back do not, and the jobs
@@ -489,16 +671,33 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		}
 	}
 	ordering_->order(view, candidates);
+	// FairnessPolicy=: fair-share before the policy's order; quota: within each priority class,
+	// the jobs within their account's quota ahead of the borrowing ones (a standing the allocation
+	// keeps, as it keeps the classes).
+	if (fairness_ == FairnessKind::kFairshare)
+		order_by_fairshare(view, candidates);
+	std::unordered_set<JobId> guaranteed;
+	if (fairness_ == FairnessKind::kQuota) {
+		std::vector<const Job*> holding = pinned;
+		if (!reconsider)
+			holding.assign(view.running.begin(), view.running.end());
+		guaranteed = quota_guaranteed(view, candidates, holding);
+	}
 	if (!best_effort.empty())
 		std::stable_partition(candidates.begin(), candidates.end(),
 		                      [&](const Job* j) { return !best_effort.count(j->id); });
-	apply_standing(candidates, [this](const Job& j) { return priority_class(j); });
-	const std::vector<int> standing =
-	        standing_blocks(candidates, [this](const Job& j) { return priority_class(j); });
+	auto standing_of = [&](const Job& j) {
+		const int c = priority_class(j);
+		return fairness_ == FairnessKind::kQuota ? 2 * c + (guaranteed.count(j.id) ? 1 : 0) : c;
+	};
+	apply_standing(candidates, standing_of);
+	const std::vector<int> standing = standing_blocks(candidates, standing_of);
 
 	Plan plan;
 	AllocationInput in{view, candidates, *placement_, free, reconsider, &standing};
 	allocation_->allocate(in, plan);
+	if (!guaranteed.empty() && allocation_->elastic())
+		serve_guaranteed_first(view, candidates, guaranteed, free, reconsider, *placement_, plan);
 	for (const Job* r : pinned)
 		plan.push_back({r, r->gpus_allocated, r->placement});
 
@@ -516,7 +715,10 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 			Action a;
 			a.kind = ActionKind::kRequeue;
 			a.job = r->id;
-			a.reason = "preempted by ordering";
+			// A borrowing job behind work within quota: the order takes its GPUs back.
+			a.reason = fairness_ == FairnessKind::kQuota && !guaranteed.empty() && !guaranteed.count(r->id)
+			                   ? std::string(kQuotaReclaimed) + " from account '" + r->account + "' (preempted by ordering)"
+			                   : "preempted by ordering";
 			a.predicted_suspend = r->preempt_cost.suspend();
 			a.predicted_resume = r->preempt_cost.resume;
 			d.actions.push_back(std::move(a));
@@ -561,7 +763,40 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 			if (r->stopping())
 				after.release(r->placement);
 		preempt_for(view, waiting, after, d.actions);
+		if (!guaranteed.empty())
+			reclaim_for(view, waiting, guaranteed, after, d.actions);
 	} else if (reconsider) {
+		// FairnessPolicy=quota: jobs within quota the plan could not place (the GPUs they need are
+		// spread over borrowing jobs it keeps) take them back as with a non-preemptive ordering, on
+		// the cluster after the plan.
+		// Not under elastic allocations: they choose their own jobs, and GPUs taken back for a job
+		// they then leave waiting would be taken back again every cycle.
+		std::vector<const Job*> owed;
+		for (const Job* w : waiting)
+			if (guaranteed.count(w->id) && !allocation_->elastic())
+				owed.push_back(w);
+		if (!owed.empty()) {
+			std::unordered_map<JobId, const Job*> running;
+			for (const Job* r : view.running)
+				running[r->id] = r;
+			FreeMap after(view);
+			std::unordered_set<JobId> moved;
+			for (const Action& a : d.actions)
+				if (a.kind == ActionKind::kRequeue && running.count(a.job) && !running[a.job]->stopping())
+					after.release(running[a.job]->placement);
+			for (const Action& a : resizes) {
+				after.release(running[a.job]->placement);
+				moved.insert(a.job);
+			}
+			for (const Job* r : view.running)
+				if (r->stopping())
+					after.release(r->placement);
+			for (const Action& a : resizes)
+				after.take(a.placement);
+			for (const Action& a : starts)
+				after.take(a.placement);
+			reclaim_for(view, owed, guaranteed, after, d.actions, std::move(moved));
+		}
 		// The order preempts here: say why a waiting job of a higher class did not take the GPUs
 		// of deadline work it may not stop. The cluster after the plan: requeued, stopping and
 		// resized jobs' GPUs freed, then the resizes' and the starts' taken.

@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "model/cluster_view.h"
 #include "model/decisions.h"
+#include "policy/fairness.h"
 #include "policy/free_map.h"
 #include "policy/registry.h"
 #include "util/status.h"
@@ -38,6 +39,7 @@ public:
 	// The job's priority class from its QoS (PriorityQos=): 0 for every QoS not listed, then 1, 2,
 	// ... up to the first one listed. A higher class goes first and may preempt lower ones.
 	int priority_class(const Job& job) const;
+	FairnessKind fairness() const { return fairness_; }
 
 private:
 	Scheduler() = default;
@@ -55,6 +57,9 @@ private:
 	std::unique_ptr<Loaning> loaning_;
 	std::vector<std::string> priority_qos_;  // PriorityQos=, highest class first
 	double deadline_z_ = 0;                  // DeadlineConfidence='s normal quantile
+	FairnessKind fairness_ = FairnessKind::kNone;
+	double quota_reclaim_timeout_ = 0;       // QuotaReclaimTimeout=
+	double preempt_grace_ = 0;               // PreemptGrace=: what a reclaimed job gets to checkpoint
 
 	// Deadline work a waiting job of a higher class may not stop (doc/admin-guide.md, "Priority
 	// classes and deadlines"): `running` meets its deadline at its size, and its slack does not
@@ -70,6 +75,13 @@ private:
 	// policy); appends the requeues and reserves the GPUs it frees in `after`.
 	void preempt_for(const ClusterView& view, const std::vector<const Job*>& waiting, FreeMap& after,
 	                 std::vector<Action>& actions) const;
+	// FairnessPolicy=quota: waiting jobs within their account's quota
+	// (`guaranteed`), in order, take borrowed GPUs back (policy/fairness.h); appends the requeues
+	// and reserves the GPUs in `after`.
+	// `moved`: running jobs the plan resizes (not victims).
+	void reclaim_for(const ClusterView& view, const std::vector<const Job*>& waiting,
+	                 const std::unordered_set<JobId>& guaranteed, FreeMap& after, std::vector<Action>& actions,
+	                 std::unordered_set<JobId> moved = {}) const;
 	// A kAdmission action (kWait) with the reason a waiting job of a higher class cannot take the
 	// GPUs of the deadline work it is held back by, when those GPUs would let it be placed.
 	void explain_wait(const ClusterView& view, const Job& waiting, const FreeMap& after,

@@ -76,6 +76,7 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 		j.id = static_cast<JobId>(i + 1);
 		j.submit_time = (t.submit_s - t0) / opt.load_scale;
 		j.user = t.user;
+		j.account = t.account.empty() ? t.user : t.account;
 		j.qos = t.qos;
 		j.partition = t.partition;
 		j.gpus_requested = t.gpus;

@@ -35,6 +35,7 @@ Status read_philly(std::istream& in, const std::string& source, const ReadOption
 		j.id = id;
 		j.gpus = static_cast<int>(gpus);
 		j.user = cols.text("vc").empty() ? "philly" : "vc-" + cols.text("vc");
+		j.account = cols.text("vc").empty() ? "philly" : cols.text("vc");  // the team: its virtual cluster
 		j.where = cols.where();
 		out.jobs.push_back(std::move(j));
 	}

@@ -49,6 +49,7 @@ struct TraceJob {
 	std::string qos;
 	std::string partition;
 	std::string user;
+	std::string account;        // empty: the user's name stands for it (the native format)
 	std::string where;          // "file:line" for the builder's error messages
 	std::string model_where;    // "file:line:column" of the model field (empty: where)
 };

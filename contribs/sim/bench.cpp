@@ -26,9 +26,11 @@ double seconds_since(Clock::time_point t0)
 	return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// A 64x8 cluster with half its GPUs busy, `pending` Philly-sized jobs waiting (half of them elastic, 1
-// GPU to twice their request) and a full history of speed measurements (what the simulator's view
+// A 64x8 cluster with half its GPUs busy (all of them one account's, borrowed), `pending`
+// Philly-sized jobs waiting (half of them elastic, 1 GPU to twice their request) of kAccounts
+// accounts with equal quotas, and a full history of speed measurements (what the simulator's view
 // carries, for speed-aware placements): decide() latency.
+constexpr int kAccounts = 8;
 std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& models, std::size_t pending, int rounds)
 {
 	std::vector<Node> nodes = parse_cluster_spec("64x8").value();
@@ -43,6 +45,7 @@ std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& 
 			Job j;
 			j.id = id++;
 			j.user = "u" + std::to_string(rng.below(50));
+			j.account = "t0";  // one account borrowed the busy half (FairnessPolicy=quota reclaims it)
 			j.model = static_cast<int>(rng.below(static_cast<std::uint64_t>(models.size())));
 			j.gpus_requested = j.gpus_min = j.gpus_max = j.gpus_allocated = 2;
 			j.state = JobState::kRunning;
@@ -61,7 +64,9 @@ std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& 
 	for (std::size_t k = 0; k < pending; ++k) {
 		Job j;
 		j.id = id++;
-		j.user = "u" + std::to_string(rng.below(50));
+		const auto user = rng.below(50);
+		j.user = "u" + std::to_string(user);
+		j.account = "t" + std::to_string(user % kAccounts);
 		j.model = static_cast<int>(rng.below(static_cast<std::uint64_t>(models.size())));
 		const double u = rng.uniform();
 		j.gpus_requested = u < 0.93 ? 1 : u < 0.955 ? 2 : u < 0.98 ? 4 : 8;
@@ -84,7 +89,12 @@ std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& 
 		o.speed = std::exp(0.1 * rng.normal());
 		o.at = static_cast<double>(k);
 	}
+	// The teams (FairnessPolicy=): equal quotas summing to the cluster, usage of a few hours each.
+	std::vector<Account> accounts;
+	for (int a = 0; a < kAccounts; ++a)
+		accounts.push_back({"t" + std::to_string(a), 512.0 / kAccounts, 1, 3600.0 * (a + 1)});
 	ClusterView v;
+	v.accounts = Span<const Account>(accounts.data(), accounts.size());
 	v.now = static_cast<double>(pending) + 10;
 	v.nodes = Span<const Node>(nodes.data(), nodes.size());
 	v.models = &models;

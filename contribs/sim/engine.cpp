@@ -100,8 +100,23 @@ public:
 		}
 		std::sort(node_sizes_.begin(), node_sizes_.end(), std::greater<int>());
 		periodic_policy_ = scheduler_.ordering().preemptive() || scheduler_.allocation().elastic();
+		if (!o.accounts.empty()) {
+			std::map<std::string, int> idx;
+			for (std::size_t a = 0; a < o.accounts.size(); ++a)
+				idx[o.accounts[a].name] = static_cast<int>(a);
+			account_of_.assign(jobs_.size(), -1);
+			for (std::size_t i = 0; i < jobs_.size(); ++i) {
+				auto it = idx.find(jobs_[i].account);
+				account_of_[i] = it == idx.end() ? -1 : it->second;
+			}
+			std::vector<double> quota;
+			for (const Account& a : o.accounts)
+				quota.push_back(a.quota_gpus);
+			ledger_ = std::make_unique<AccountLedger>(quota, o.quota_reclaim_timeout);
+		}
 		for (std::size_t i = 0; i < jobs_.size(); ++i) {
 			outcome_[i].qos = jobs_[i].qos;
+			outcome_[i].account = jobs_[i].account;
 			state_[i].epoch_time_1gpu = jobs_[i].epoch_time_1gpu;
 		}
 		if (o.estimates == Estimates::kPredicted) {
@@ -211,6 +226,14 @@ private:
 	Seconds next_reclaim_deadline() const;
 	void enforce_reclaims();
 	void finish_reclaims();
+	// Accounts: each job's (index into opt_.accounts, -1: none), their usage now, the ledger.
+	std::vector<int> account_of_;
+	std::unique_ptr<AccountLedger> ledger_;
+	long quota_reclaims_ = 0;
+	double quota_reclaimed_gpus_ = 0;
+	// The accounts' demand and holdings from now_ to `until` (the state holds in between): their
+	// ledger, and their usage decayed.
+	void account_teams(Seconds until);
 };
 
 Status Engine::check_runnable()
@@ -576,6 +599,10 @@ Status Engine::apply(const Action& a)
 			return fail(a, "the job is stopping (checkpoint requested at " + seconds(j.checkpoint_requested_at) + ")");
 		if (!j.requeueable)
 			return fail(a, "the job cannot be requeued");
+		if (a.reason.rfind(kQuotaReclaimed, 0) == 0) {
+			++quota_reclaims_;
+			quota_reclaimed_gpus_ += j.gpus_allocated;
+		}
 		for (const NodeShare& sh : j.placement)
 			if (reclaimed_now_[sh.node]) {
 				++reclaim_preemptions_;
@@ -728,6 +755,30 @@ Status Engine::cycle()
 	return Status::ok();
 }
 
+void Engine::account_teams(Seconds until)
+{
+	const Seconds dt = until - now_;
+	if (!ledger_ || !(dt > 0))
+		return;
+	const std::size_t n = opt_.accounts.size();
+	std::vector<double> demand(n, 0), held(n, 0);
+	for (std::size_t i : pending_)
+		if (account_of_[i] >= 0 && !state_[i].done)
+			demand[static_cast<std::size_t>(account_of_[i])] += jobs_[i].gpus_requested;
+	for (std::size_t i : running_)
+		if (account_of_[i] >= 0) {
+			demand[static_cast<std::size_t>(account_of_[i])] += jobs_[i].gpus_allocated;
+			held[static_cast<std::size_t>(account_of_[i])] += jobs_[i].gpus_allocated;
+		}
+	ledger_->advance(now_, until, demand, held);
+	// Usage decays by half every half-life; GPU-seconds held meanwhile decay from when they were used.
+	const double hl = opt_.usage_half_life;
+	const double keep = hl > 0 ? std::exp2(-dt / hl) : 1.0;
+	const double gained = hl > 0 ? hl / std::log(2.0) * (1 - keep) : dt;
+	for (std::size_t a = 0; a < n; ++a)
+		opt_.accounts[a].usage_gpu_s = opt_.accounts[a].usage_gpu_s * keep + held[a] * gained;
+}
+
 ClusterView Engine::make_view() const
 {
 	ClusterView view;
@@ -738,6 +789,7 @@ ClusterView Engine::make_view() const
 	view.observations = Span<const SpeedObservation>(observations_.data(), observations_.size());
 	view.recorder = opt_.recorder;
 	view.inference_demand = demand_;
+	view.accounts = Span<const Account>(opt_.accounts.data(), opt_.accounts.size());
 	view.pending.reserve(pending_.size());
 	for (std::size_t i : pending_)
 		view.pending.push_back(&jobs_[i]);
@@ -889,6 +941,7 @@ Result<SimResult> Engine::run()
 		}
 		if (loaning)
 			account_inference(t);
+		account_teams(t);
 		now_ = std::max(now_, t);
 		bool event = false;
 		if (loaning) {
@@ -981,6 +1034,11 @@ Result<SimResult> Engine::run()
 	r.window_s = window_to_ - window_from_;
 	r.window_gpu_s = window_gpu_s_;
 	r.estimates = opt_.estimates;
+	r.accounts = opt_.accounts;
+	if (ledger_)
+		r.account_totals = ledger_->totals();
+	r.quota_reclaims = quota_reclaims_;
+	r.quota_reclaimed_gpus = quota_reclaimed_gpus_;
 	return r;
 }
 

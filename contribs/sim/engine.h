@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "estimates.h"
+#include "fairness.h"
 #include "model/cluster_view.h"
 #include "policy/scheduler.h"
 #include "predict/hints.h"
@@ -63,6 +64,12 @@ struct SimOptions {
 	// timeout the jobs still on it are killed (back to their last epoch boundary) and the reclaim is
 	// counted late. Inference GPUs still missing this long after the need arose are its shortfall.
 	Seconds reclaim_timeout = 300;
+	// The accounts the jobs are charged to (--quotas; FairnessPolicy=): every account of the workload,
+	// with its quota and shares. The engine decays their usage (usage_half_life; 0: never) into the
+	// views, and keeps each one's ledger (AccountLedger) with quota_reclaim_timeout. Empty: none.
+	std::vector<Account> accounts;
+	Seconds quota_reclaim_timeout = 300;
+	Seconds usage_half_life = 604800;
 	// Called about once a second of wall time with (simulated time, jobs done, jobs total).
 	std::function<void(Seconds, std::size_t, std::size_t)> progress;
 };
@@ -75,6 +82,7 @@ struct JobOutcome {
 	Seconds finish = -1;
 	Seconds deadline = kNoDeadline;
 	std::string qos;
+	std::string account;
 	double gpu_seconds = 0;  // GPUs held x time
 	double lost_gpu_s = 0;   // GPU-seconds of restart costs and work thrown away
 	int preemptions = 0;
@@ -103,6 +111,12 @@ struct SimResult {
 	Seconds window_s = 0;
 	double window_gpu_s = 0;
 	Estimates estimates = Estimates::kOracle;  // what the policies saw (SimOptions::estimates)
+	// Accounts (SimOptions::accounts), each one's ledger, and the quota reclaims: jobs requeued to
+	// give borrowed GPUs back, and their GPUs.
+	std::vector<Account> accounts;
+	std::vector<AccountLedger::Totals> account_totals;
+	long quota_reclaims = 0;
+	double quota_reclaimed_gpus = 0;
 };
 
 // Runs `workload` to completion under `scheduler`. Errors: a policy's invalid action (naming the

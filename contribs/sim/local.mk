@@ -7,6 +7,8 @@ contribs_sim_libsim_la_SOURCES = \
 	contribs/sim/engine.cpp \
 	contribs/sim/estimates.h \
 	contribs/sim/estimates.cpp \
+	contribs/sim/fairness.h \
+	contribs/sim/fairness.cpp \
 	contribs/sim/metrics.h \
 	contribs/sim/metrics.cpp \
 	contribs/sim/generator.h \

@@ -65,6 +65,10 @@ const char kUsage[] =
         "  --inference-demand FILE  inference demand (time_s,demand: the fraction of the inference\n"
         "                         nodes' GPUs inference needs) from the workload's start, repeated;\n"
         "                         a Loaning policy (preset aryl) lends the rest to training\n"
+        "  --quotas proportional|FILE  each account's guaranteed GPUs (FairnessPolicy=quota, the shares\n"
+        "                         of fairshare): in proportion to its GPU-hours in the workload, summing\n"
+        "                         to the training GPUs, or from FILE's account,gpus lines; every run then\n"
+        "                         reports by_account and fairness (accounts: Philly's vc, the user column)\n"
         "  --estimates oracle|predicted  what policies see of each job's length: the truth (default), or\n"
         "                         what a controller would know: its own timed epochs, else same-model\n"
         "                         history, else its model profile bounded by its time limit, with the\n"
@@ -75,7 +79,7 @@ const char kUsage[] =
 
 struct Options {
 	std::string command;
-	std::string workload, format = "auto", cluster, policy, config, json, profiles, experience, demand;
+	std::string workload, format = "auto", cluster, policy, config, json, profiles, experience, demand, quotas;
 	std::vector<std::string> policies;
 	std::vector<std::string> sets;
 	ReadOptions read;
@@ -207,6 +211,9 @@ int parse_args(int argc, char** argv, Options& o)
 		} else if (a == "--inference-demand") {
 			if (!value(o.demand))
 				return usage_error("--inference-demand needs a file of time_s,demand rows");
+		} else if (a == "--quotas") {
+			if (!value(o.quotas))
+				return usage_error("--quotas needs proportional or a file of account,gpus lines");
 		} else if (a == "--profiles") {
 			if (!value(o.profiles))
 				return usage_error("--profiles needs a directory");
@@ -425,6 +432,22 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 			                             " has no loanable inference nodes (a cluster file line with Kind=inference "
 			                             "Loanable=yes; dlsched-sim(1), CLUSTER FILES)"));
 	}
+	// The accounts: --quotas gives their quotas (and shares); without it every account of the
+	// workload has one share (fairshare) and no quota.
+	std::vector<Account> accounts = workload_accounts(*workload);
+	if (!o.quotas.empty()) {
+		int training = 0;
+		for (const Node& nd : nodes)
+			training += nd.kind == PartitionKind::kTraining ? nd.gpus_total : 0;
+		if (o.quotas == "proportional") {
+			accounts = proportional_quotas(*workload, bound, training);
+		} else {
+			auto q = load_quotas(o.quotas, *workload, training);
+			if (!q.is_ok())
+				return fail(q.status());
+			accounts = std::move(q.value());
+		}
+	}
 	// Progress on stderr: on a terminal a line that rewrites itself (unless --quiet); otherwise, for a
 	// run longer than a few seconds, one line every 10 s (always with --progress).
 	const bool tty = isatty(STDERR_FILENO);
@@ -457,6 +480,9 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		so.seed = static_cast<std::uint64_t>(c.get_int("Seed"));
 		so.inference_demand = demand;
 		so.reclaim_timeout = c.get_double("ReclaimTimeout");
+		so.accounts = accounts;
+		so.quota_reclaim_timeout = c.get_double("QuotaReclaimTimeout");
+		so.usage_half_life = c.get_double("PriorityDecayHalfLife");
 		so.estimates = o.estimates;
 		so.hint_limits.trust_factor = c.get_double("HintTrustFactor");
 		so.hint_limits.floor_no_limit_s = c.get_double("HintFloorNoTimeLimit");
@@ -489,6 +515,8 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 			std::fprintf(stderr, "dlsched-sim: dropped %zu job(s) no eligible nodes can hold\n", r->dropped);
 		runs.push_back(compute_metrics(p, *r, *workload, bound));
 		runs.back().fallback = fell_back;
+		if (!o.quotas.empty())
+			runs.back().fairness = compute_fairness(*r, *workload, bound);
 		if (!o.experience.empty()) {
 			Status st = write_experience(o.experience, steps.steps);
 			if (!st.is_ok())

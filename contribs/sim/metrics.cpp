@@ -204,6 +204,31 @@ json::Value to_json(const RunMetrics& m)
 		by_qos.set(qos, v);
 	}
 	o.set("by_qos", by_qos);
+	if (m.fairness) {
+		Value by_account = Value::object();
+		for (const auto& [name, a] : m.fairness->by_account) {
+			Value v = Value::object();
+			v.set("jobs", Value::integer(static_cast<std::int64_t>(a.jobs)));
+			v.set("avg_jct_s", Value::number(a.avg_jct_s));
+			v.set("avg_queue_s", Value::number(a.avg_queue_s));
+			v.set("gpu_s", Value::number(a.gpu_s));
+			v.set("quota_gpus", Value::number(a.quota_gpus));
+			v.set("borrowed_gpu_s", Value::number(a.borrowed_gpu_s));
+			v.set("below_quota_gpu_s", Value::number(a.below_quota_gpu_s));
+			v.set("demanded_quota_gpu_s", Value::number(a.demanded_quota_gpu_s));
+			v.set("rho", Value::number(a.rho));
+			by_account.set(name, v);
+		}
+		o.set("by_account", by_account);
+		Value f = Value::object();
+		f.set("below_quota_gpu_s", Value::number(m.fairness->below_quota_gpu_s));
+		f.set("demanded_quota_gpu_s", Value::number(m.fairness->demanded_quota_gpu_s));
+		f.set("jain_index", Value::number(m.fairness->jain_index));
+		f.set("max_rho", Value::number(m.fairness->max_rho));
+		f.set("reclaims", Value::integer(m.fairness->reclaims));
+		f.set("reclaimed_gpus", Value::number(m.fairness->reclaimed_gpus));
+		o.set("fairness", f);
+	}
 	return o;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine.h"
+#include "fairness.h"
 #include "json/json.h"
 
 namespace dlsched::sim {
@@ -46,6 +47,8 @@ struct RunMetrics {
 	double inference_shortfall_gpu_s = 0;
 	double cluster_gpu_util = 0;
 	double window_gpu_util = 0;  // the same over the arrival window (SimResult::window_s)
+	// --quotas: the accounts' figures (by_account and fairness in the JSON).
+	std::optional<FairnessMetrics> fairness;
 };
 
 // Nearest-rank percentile of `v` (copied and sorted); 0 for an empty vector.

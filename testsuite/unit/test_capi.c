@@ -600,6 +600,75 @@ START_TEST(unknown_progress_is_estimated_from_run_time)
 }
 END_TEST
 
+START_TEST(accounts_carry_quotas_and_reclaim)
+{
+	/* API version 9: account b (quota 4) returns to a node account a (no quota) borrowed whole;
+	 * under FairnessPolicy=quota a's job is requeued for it, the reason says so. Without the
+	 * accounts (an older host) nothing is reclaimed. */
+	dlsched_scheduler_t *s = NULL;
+	dlsched_error_t err;
+	dlsched_node_view_t nodes[1];
+	dlsched_job_view_t jobs[2];
+	dlsched_account_view_t accounts[2];
+	dlsched_share_t share = {0, 4};
+	dlsched_cluster_view_t view;
+	dlsched_decisions_t *d = NULL;
+	dlsched_action_t a;
+
+	write_conf("Policy=fifo\nFairnessPolicy=quota\nQuotaReclaimTimeout=0");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	nodes[0] = node("n1", 4, 0);
+	jobs[0] = pending(41, 0, 4);
+	jobs[0].account = "a";
+	jobs[0].epochs_total = 1000;
+	jobs[0].time_limit = 0;
+	jobs[0].state = DLSCHED_RUNNING;
+	jobs[0].shares = &share;
+	jobs[0].share_count = 1;
+	jobs[0].gpus_allocated = 4;
+	jobs[0].start_time = 0;
+	jobs[0].executed_s = 100;
+	jobs[1] = pending(42, 50, 4);
+	jobs[1].account = "b";
+	memset(accounts, 0, sizeof(accounts));
+	for (int i = 0; i < 2; i++)
+		accounts[i].struct_size = sizeof(accounts[i]);
+	accounts[0].name = "a";
+	accounts[0].shares = 1;
+	accounts[1].name = "b";
+	accounts[1].quota_gpus = 4;
+	accounts[1].shares = 1;
+	memset(&view, 0, sizeof(view));
+	view.struct_size = sizeof(view);
+	view.now = 100;
+	view.nodes = nodes;
+	view.node_count = 1;
+	view.jobs = jobs;
+	view.job_count = 2;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+	ck_assert_uint_eq(dlsched_decisions_count(d), 1);
+	dlsched_decisions_free(d);
+
+	view.accounts = accounts;
+	view.account_count = 2;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+	ck_assert_uint_eq(dlsched_decisions_count(d), 2);
+	memset(&a, 0, sizeof(a));
+	a.struct_size = sizeof(a);
+	ck_assert_int_eq(dlsched_decisions_get(d, 0, &a, &err), DLSCHED_OK);
+	ck_assert_int_eq(a.kind, DLSCHED_REQUEUE);
+	ck_assert_uint_eq(a.job_id, 41);
+	ck_assert_ptr_nonnull(strstr(a.reason, "quota reclaimed for account 'b'"));
+	dlsched_decisions_free(d);
+
+	accounts[1].quota_gpus = -1;
+	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "account 1 ('b')"));
+	dlsched_scheduler_destroy(s);
+	unlink(conf_path);
+}
+END_TEST
+
 START_TEST(preemptions_are_recorded_and_read_back)
 {
 	dlsched_scheduler_t *s = NULL;
@@ -910,6 +979,7 @@ int main(void)
 	tcase_add_test(tc, bad_views_are_errors);
 	tcase_add_test(tc, bad_configuration_is_an_error_naming_the_file);
 	tcase_add_test(tc, views_of_other_api_versions);
+	tcase_add_test(tc, accounts_carry_quotas_and_reclaim);
 	tcase_add_test(tc, safety_settings_of_a_file_that_does_not_load);
 	tcase_add_test(tc, typed_config_getters_read_values_and_defaults);
 	tcase_add_test(tc, notes_and_learned_policies_without_models);

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define DLSCHED_API_VERSION 8
+#define DLSCHED_API_VERSION 9
 
 /* The priorities a host gives the jobs it orders for dlsched (sched/dlsched: above priority/basic's
  * range). An administrator's priority at or above DLSCHED_PRIORITY_FLOOR pins a job ahead of every
@@ -126,7 +126,21 @@ typedef struct dlsched_job_view {
 				 * policy touches it again); <= 0: not asked */
 	/* ---- API version 8 ---- */
 	double time_min;        /* seconds it may run at least (Slurm's --time-min); <= 0: none */
+	/* ---- API version 9 ---- */
+	const char *account;    /* the account (team) it is charged to (Slurm: its association's);
+				 * FairnessPolicy= groups jobs by it. NULL or "": none */
 } dlsched_job_view_t;
+
+/* ---- API version 9 ---- */
+/* One account (team) sharing the cluster, as FairnessPolicy= reads it. */
+typedef struct dlsched_account_view {
+	size_t struct_size;
+	const char *name;
+	double quota_gpus;      /* GPUs guaranteed while it has work (FairnessPolicy=quota); 0: none */
+	double shares;          /* raw fair-share shares (sacctmgr Fairshare=), normalised over the
+				 * view's accounts */
+	double usage_gpu_s;     /* decayed GPU-seconds used (the association's usage) */
+} dlsched_account_view_t;
 
 /* ---- API version 6 ---- */
 /* One run's measured speed on one node, as dlsched_epoch_reader_read() finds it in the profile DB:
@@ -164,6 +178,10 @@ typedef struct dlsched_cluster_view {
 	double requeue_delay;	/* seconds a requeued job must wait before it may start again (Slurm:
 				 * AuthInfo's cred_expire + 1, 121 s by default): every running job's
 				 * resume cost includes it, so preemptions and resizes count it. 0: none */
+	/* ---- API version 9 ---- */
+	const dlsched_account_view_t *accounts; /* the accounts the jobs are charged to, any order;
+				  * NULL: none (FairnessPolicy= then orders as none) */
+	size_t account_count;
 } dlsched_cluster_view_t;
 
 /* The size of a version 5 cluster view (no epoch samples): still accepted. */

@@ -1,0 +1,95 @@
+// FairnessPolicy= (policy/fairness.h). The fair-share factor follows the formula Slurm documents for
+// priority/multifactor's classic algorithm (doc/html/priority_multifactor.shtml: "F = 2**(-U/S)"),
+// on a flat tree of accounts; our own code.
+#include "policy/fairness.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dlsched {
+
+Result<FairnessKind> parse_fairness(const std::string& name)
+{
+	if (name == "none" || name.empty())
+		return FairnessKind::kNone;
+	if (name == "quota")
+		return FairnessKind::kQuota;
+	if (name == "fairshare")
+		return FairnessKind::kFairshare;
+	return invalid_argument("unknown fairness policy '" + name + "' (known: none, quota, fairshare)");
+}
+
+std::unordered_map<std::string, double> fairshare_factors(Span<const Account> accounts)
+{
+	double shares = 0, usage = 0;
+	for (const Account& a : accounts) {
+		shares += std::max(0.0, a.shares);
+		usage += std::max(0.0, a.usage_gpu_s);
+	}
+	std::unordered_map<std::string, double> out;
+	for (const Account& a : accounts) {
+		const double s = shares > 0 ? std::max(0.0, a.shares) / shares : 0.0;
+		const double u = usage > 0 ? std::max(0.0, a.usage_gpu_s) / usage : 0.0;
+		out[a.name] = s > 0 ? std::exp2(-u / s) : 0.0;
+	}
+	return out;
+}
+
+void order_by_fairshare(const ClusterView& view, std::vector<const Job*>& jobs)
+{
+	if (view.accounts.empty())
+		return;
+	const auto factor = fairshare_factors(view.accounts);
+	auto of = [&](const Job* j) {
+		auto it = factor.find(j->account);
+		return it == factor.end() ? 0.0 : it->second;
+	};
+	std::stable_sort(jobs.begin(), jobs.end(), [&](const Job* a, const Job* b) { return of(a) > of(b); });
+}
+
+QuotaBook::QuotaBook(const ClusterView& view)
+{
+	for (const Account& a : view.accounts)
+		quota_[a.name] = std::max(0.0, a.quota_gpus);
+	for (const Job* r : view.running)
+		if (!r->stopping())
+			held_[r->account] += r->gpus_allocated;
+}
+
+double QuotaBook::quota(const std::string& account) const
+{
+	auto it = quota_.find(account);
+	return it == quota_.end() ? 0.0 : it->second;
+}
+
+double QuotaBook::held(const std::string& account) const
+{
+	auto it = held_.find(account);
+	return it == held_.end() ? 0.0 : it->second;
+}
+
+std::unordered_set<JobId> quota_guaranteed(const ClusterView& view, const std::vector<const Job*>& candidates,
+                                           const std::vector<const Job*>& holding)
+{
+	std::unordered_set<JobId> out;
+	if (view.accounts.empty())
+		return out;
+	const QuotaBook book(view);
+	std::unordered_map<std::string, double> used;  // GPUs counted against each quota so far
+	for (const Job* r : holding)
+		if (!r->stopping())
+			used[r->account] += r->gpus_allocated;
+	for (const Job* j : candidates) {
+		const double q = book.quota(j->account);
+		double& u = used[j->account];
+		// Within the quota; or the first job of an account whose quota is smaller than it (else such
+		// an account would never be served from its quota).
+		const double g = j->running() ? j->gpus_allocated : j->gpus_requested;
+		if (u + g <= q || (u == 0 && q > 0 && g > q))
+			out.insert(j->id);
+		u += j->running() ? j->gpus_allocated : j->gpus_requested;
+	}
+	return out;
+}
+
+}  // namespace dlsched

@@ -1,0 +1,75 @@
+// FairnessPolicy=: what the accounts (teams) sharing the cluster are owed, composed with any ordering
+// and allocation (doc/admin-guide.md, "Teams, shares and quotas").
+//
+//   none       the policies' order alone (dlsched before accounts).
+//   quota      each account is guaranteed its quota of GPUs while it has work. Jobs are split in two:
+//              guaranteed (in the policy's order, its account's GPUs with it stay within its quota; an
+//              account holding nothing whose quota is smaller than its job gets that one job, else it
+//              would never be served from its quota) and borrowing (the rest). Guaranteed jobs go ahead of the
+//              borrowing ones of the same priority class; idle GPUs are lent to borrowing jobs. A
+//              guaranteed job that finds no free GPUs takes borrowed ones back: with a non-preemptive
+//              ordering, once no running job is predicted to end within QuotaReclaimTimeout= of its
+//              wait, the reclaim picks victims among the borrowing jobs of accounts above their quota,
+//              least lost time first (PreemptionCost::stop_loss(), the overhead model of
+//              PreemptionPolicy=overhead), never one the host cannot requeue nor one whose account it
+//              would leave below its quota, and drops every victim the job does not need. Preemptive
+//              orderings and elastic allocations take them back through their own plan first (borrowing
+//              jobs are behind guaranteed work in it); a guaranteed job the plan of a rigid allocation cannot
+//              place (its GPUs spread over borrowing jobs the plan keeps) reclaims as above. Elastic
+//              allocations (dl2, mckp, optimus) choose their own jobs: there the plan's borrowing
+//              starts give way to guaranteed jobs it left waiting, and nothing else is reclaimed
+//              (GPUs taken back for a job they then leave waiting would be taken every cycle).
+//   fairshare  Slurm's fair-share factor (priority/multifactor, classic: 2^(-U/S)) first, highest
+//              first, then the policy's order among equal factors.
+#ifndef DLSCHED_POLICY_FAIRNESS_H
+#define DLSCHED_POLICY_FAIRNESS_H
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "model/cluster_view.h"
+#include "util/status.h"
+
+namespace dlsched {
+
+// The start of the reason of every requeue that gives borrowed GPUs back (hosts count them).
+inline constexpr char kQuotaReclaimed[] = "quota reclaimed";
+
+enum class FairnessKind { kNone, kQuota, kFairshare };
+
+// "none", "quota", "fairshare" (as FairnessPolicy= writes them); anything else is kInvalidArgument.
+Result<FairnessKind> parse_fairness(const std::string& name);
+
+// Slurm's classic fair-share factor of each account in `accounts`: F = 2^(-U/S), where S is its
+// shares over the sum of all accounts' shares and U its decayed usage over the sum of all accounts'
+// usage (0 when nobody used anything). An account without shares gets 0 (it only runs on what
+// nobody else wants), as in Slurm. Accounts not listed: 0.
+std::unordered_map<std::string, double> fairshare_factors(Span<const Account> accounts);
+
+// Stable-sorts `jobs` by their account's fair-share factor, highest first.
+void order_by_fairshare(const ClusterView& view, std::vector<const Job*>& jobs);
+
+// Each account's quota, and the GPUs its running jobs hold.
+class QuotaBook {
+public:
+	explicit QuotaBook(const ClusterView& view);
+	double quota(const std::string& account) const;
+	// GPUs held by running jobs that are not stopping.
+	double held(const std::string& account) const;
+	void add_held(const std::string& account, double gpus) { held_[account] += gpus; }
+
+private:
+	std::unordered_map<std::string, double> quota_;
+	std::unordered_map<std::string, double> held_;
+};
+
+// The candidates (in the policy's order) within their account's quota. `holding`: the running jobs
+// that keep their GPUs whatever the plan (not candidates), counted first.
+std::unordered_set<JobId> quota_guaranteed(const ClusterView& view, const std::vector<const Job*>& candidates,
+                                           const std::vector<const Job*>& holding);
+
+}  // namespace dlsched
+
+#endif
