@@ -99,6 +99,14 @@ public:
 		}
 		std::sort(node_sizes_.begin(), node_sizes_.end(), std::greater<int>());
 		periodic_policy_ = scheduler_.ordering().preemptive() || scheduler_.allocation().elastic();
+		if (o.guard_scheduler && o.guard.enabled) {
+			guard_ = std::make_unique<GuardState>(o.guard.margin);
+			active_ = o.guard_scheduler;
+			periodic_policy_ = periodic_policy_ || o.guard_scheduler->ordering().preemptive() ||
+			                   o.guard_scheduler->allocation().elastic();
+			if (!jobs_.empty())
+				next_guard_ = jobs_.front().submit_time + o.guard.interval;
+		}
 		for (std::size_t i = 0; i < jobs_.size(); ++i) {
 			outcome_[i].qos = jobs_[i].qos;
 			state_[i].epoch_time_1gpu = jobs_[i].epoch_time_1gpu;
@@ -143,6 +151,8 @@ private:
 	void release(std::size_t i);   // a stopping job's GPUs are free
 	PreemptionCost cost_estimate(const Job& j) const;
 	Status cycle();
+	// The guard's shadow evaluation now: both replays, then the choice of the next cycles.
+	void guard_evaluate();
 	ClusterView make_view() const;
 	Status apply(const Action& a);
 	Status fail(const Action& a, const std::string& what) const;
@@ -159,6 +169,7 @@ private:
 	const ModelCatalog& models_;
 	std::vector<Node> nodes_;
 	const Scheduler& scheduler_;
+	const Scheduler* active_ = &scheduler_;  // who decides the cycles (the guard's choice)
 	SimOptions opt_;
 	std::vector<Job> jobs_;
 	std::vector<SimJob> state_;
@@ -183,6 +194,13 @@ private:
 	std::vector<SpeedObservation> observations_;  // oldest first, at most opt_.observation_history
 	Rng noise_rng_;
 	std::unique_ptr<EstimateModel> estimates_;  // Estimates::kPredicted only
+	std::size_t next_arrival_ = 0;  // jobs [0, next_arrival_) have been submitted
+	// The guard (SimOptions::guard).
+	std::unique_ptr<GuardState> guard_;
+	Seconds next_guard_ = INFINITY;
+	std::vector<GuardVerdict> guard_log_;
+	std::vector<double> guard_eval_ms_;
+	std::size_t learned_cycles_ = 0;
 	// Capacity loaning.
 	int inference_gpus_ = 0;
 	Seconds demand_origin_ = 0;         // the workload's first submission: the demand series' time 0
@@ -691,9 +709,15 @@ Status Engine::cycle()
 		refresh_estimates();
 	for (std::size_t i : running_)
 		jobs_[i].preempt_cost = cost_estimate(jobs_[i]);
+	if (guard_ && now_ + kEps >= next_guard_) {
+		guard_evaluate();
+		next_guard_ = now_ + opt_.guard.interval;
+	}
+	if (active_ == &scheduler_)
+		++learned_cycles_;
 	ClusterView view = make_view();
 	const auto t0 = std::chrono::steady_clock::now();
-	Decisions d = scheduler_.decide(view);
+	Decisions d = active_->decide(view);
 	const auto t1 = std::chrono::steady_clock::now();
 	decision_ms_.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
 
@@ -722,7 +746,7 @@ Status Engine::cycle()
 		if (a.kind == ActionKind::kStart && jobs_[index_of_[a.job]].running())
 			running_.push_back(index_of_[a.job]);
 	std::sort(running_.begin(), running_.end(), [&](std::size_t x, std::size_t y) { return jobs_[x].id < jobs_[y].id; });
-	const Seconds change = scheduler_.ordering().next_change(make_view());
+	const Seconds change = active_->ordering().next_change(make_view());
 	next_change_ = change > now_ + kEps ? change : INFINITY;
 	return Status::ok();
 }
@@ -839,13 +863,71 @@ void Engine::finish_reclaims()
 			reclaim_at_[n] = -1;
 }
 
+void Engine::guard_evaluate()
+{
+	const auto t0 = std::chrono::steady_clock::now();
+	// What the controller knows now: the jobs submitted so far; a finished one at the length its
+	// run measured, the others as the policies see them (their estimates).
+	std::vector<GuardKnown> known;
+	const Seconds from = now_ - opt_.guard.window;
+	for (std::size_t i = 0; i < next_arrival_; ++i) {
+		if (state_[i].dropped || outcome_[i].cancelled || jobs_[i].submit_time <= from)
+			continue;
+		GuardKnown k;
+		k.job = jobs_[i];
+		k.finished = state_[i].done;
+		k.measured_epoch_time_1gpu = state_[i].epoch_time_1gpu;
+		known.push_back(std::move(k));
+	}
+	Workload w;
+	w.jobs = guard_snapshot(known, now_, opt_.guard.window, opt_.hint_limits.floor_no_limit_s);
+	if (opt_.guard_observer)
+		opt_.guard_observer(now_, w.jobs);
+	// The replays: an empty copy of the cluster, what the controller believes is the truth (no
+	// hidden machine speeds, no measurement noise), no guard of their own.
+	SimOptions so = opt_;
+	so.guard_scheduler = nullptr;
+	so.guard.enabled = false;
+	so.guard_observer = nullptr;
+	so.progress = nullptr;
+	so.recorder = nullptr;
+	so.estimates = Estimates::kOracle;
+	so.speed_factor.clear();
+	so.inference_demand = InferenceDemand();
+	so.drop_unrunnable = true;
+	std::vector<Node> empty = nodes_;
+	for (Node& n : empty) {
+		n.gpus_free = n.gpus_total;
+		n.loaned = false;
+	}
+	auto mean_jct = [&](const Scheduler& s) -> double {
+		if (w.jobs.empty())
+			return 0;
+		auto r = simulate(w, models_, empty, s, so);
+		if (!r.is_ok() || r->jobs.empty())
+			return INFINITY;  // a replay that fails counts as lost
+		double sum = 0;
+		for (const JobOutcome& o : r->jobs)
+			sum += o.finish - o.submit;
+		return sum / static_cast<double>(r->jobs.size());
+	};
+	const double learned = mean_jct(scheduler_);
+	const double heuristic = mean_jct(*opt_.guard_scheduler);
+	GuardVerdict v = guard_->evaluate(now_, w.jobs.size(), learned, heuristic);
+	active_ = v.after == GuardChoice::kLearned ? &scheduler_ : opt_.guard_scheduler;
+	guard_log_.push_back(v);
+	guard_eval_ms_.push_back(
+	        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
 Result<SimResult> Engine::run()
 {
 	Status st = check_runnable();
 	if (!st.is_ok())
 		return st;
 	const std::size_t n = jobs_.size();
-	std::size_t done = dropped_, next_arrival = 0;
+	std::size_t done = dropped_;
+	std::size_t& next_arrival = next_arrival_;
 	Seconds last_cycle = -INFINITY;
 	auto wall_last = std::chrono::steady_clock::now();
 	while (done < n) {
@@ -980,6 +1062,11 @@ Result<SimResult> Engine::run()
 	r.window_s = window_to_ - window_from_;
 	r.window_gpu_s = window_gpu_s_;
 	r.estimates = opt_.estimates;
+	r.guard = guard_ != nullptr;
+	r.guard_log = std::move(guard_log_);
+	r.guard_switches = guard_ ? guard_->switches() : 0;
+	r.guard_learned_cycles = learned_cycles_;
+	r.guard_eval_ms = std::move(guard_eval_ms_);
 	return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include "estimates.h"
 #include "model/cluster_view.h"
+#include "policy/guard.h"
 #include "policy/scheduler.h"
 #include "predict/hints.h"
 #include "predict/overhead.h"
@@ -63,6 +64,16 @@ struct SimOptions {
 	// timeout the jobs still on it are killed (back to their last epoch boundary) and the reclaim is
 	// counted late. Inference GPUs still missing this long after the need arose are its shortfall.
 	Seconds reclaim_timeout = 300;
+	// The learned policy's guard (LearnedGuard=, policy/guard.h): with `guard_scheduler` (the
+	// GuardPolicy= preset) and guard.enabled, the scheduler given to simulate() is the learned one;
+	// every guard.interval of simulated time the engine replays guard_snapshot() of what it knows
+	// then (jobs arrived, finished ones at their measured length, the others at the estimates the
+	// policies see) on an empty copy of the cluster with each of the two, and the GuardState's choice
+	// decides the cycles until the next evaluation. The replays' wall time is not a decision's.
+	const Scheduler* guard_scheduler = nullptr;
+	GuardSettings guard;
+	// Tests: called with each evaluation's time and the jobs it replays.
+	std::function<void(Seconds, const std::vector<Job>&)> guard_observer;
 	// Called about once a second of wall time with (simulated time, jobs done, jobs total).
 	std::function<void(Seconds, std::size_t, std::size_t)> progress;
 };
@@ -103,6 +114,13 @@ struct SimResult {
 	Seconds window_s = 0;
 	double window_gpu_s = 0;
 	Estimates estimates = Estimates::kOracle;  // what the policies saw (SimOptions::estimates)
+	// The guard (SimOptions::guard): every evaluation, switches among them, cycles decided by the
+	// learned policy, and each evaluation's wall time (both replays).
+	bool guard = false;
+	std::vector<GuardVerdict> guard_log;
+	long guard_switches = 0;
+	std::size_t guard_learned_cycles = 0;
+	std::vector<double> guard_eval_ms;
 };
 
 // Runs `workload` to completion under `scheduler`. Errors: a policy's invalid action (naming the
