@@ -452,6 +452,10 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		if (guard->enabled) {
 			Config gc = c;
 			Status st = gc.set("Policy", guard->policy, "GuardPolicy=");
+			// A learned ordering or allocation set over the preset stays with the learned side.
+			for (const char* key : {"OrderingPolicy", "AllocationPolicy"})
+				if (st.is_ok() && gc.get_string(key) == kLearnedPolicy)
+					st = gc.set(key, "", "GuardPolicy=");
 			if (!st.is_ok())
 				return fail(st);
 			auto g = Scheduler::create(gc, registry);
@@ -507,6 +511,16 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 			return fail(r.status());
 		if (r->dropped)
 			std::fprintf(stderr, "dlsched-sim: dropped %zu job(s) no eligible nodes can hold\n", r->dropped);
+		// Every switch of the guard, logged as the plugin logs it.
+		for (const GuardVerdict& v : r->guard_log)
+			if (v.switched())
+				std::fprintf(stderr,
+				             "dlsched-sim: [%s] guard at %s: %s -> %s (replay of %zu job(s) of the last %s: %s %s, "
+				             "%s %s)\n",
+				             p.c_str(), human_duration(v.at).c_str(), guard_choice_name(v.before),
+				             guard_choice_name(v.after), v.jobs, human_duration(guard->window).c_str(), p.c_str(),
+				             human_duration(v.learned_jct).c_str(), guard->policy.c_str(),
+				             human_duration(v.heuristic_jct).c_str());
 		runs.push_back(compute_metrics(p, *r, *workload, bound));
 		runs.back().fallback = fell_back;
 		runs.back().learned = learned;
