@@ -54,7 +54,9 @@ std::vector<Job> guard_snapshot(const std::vector<GuardKnown>& known, Seconds no
 	std::vector<Job> out;
 	for (const GuardKnown& k : known) {
 		const Job& src = k.job;
-		if (src.submit_time > now || src.submit_time <= now - window)
+		if (src.submit_time > now || (!k.carried && src.submit_time <= now - window))
+			continue;
+		if (k.carried && !(k.epochs_left_then > 0))
 			continue;
 		Job j;
 		// What the user asked for.
@@ -63,11 +65,12 @@ std::vector<Job> guard_snapshot(const std::vector<GuardKnown>& known, Seconds no
 		j.partition = src.partition;
 		j.qos = src.qos;
 		j.model = src.model;
-		j.submit_time = src.submit_time;
+		j.submit_time = k.carried ? std::max(src.submit_time, now - window) : src.submit_time;
 		j.gpus_requested = src.gpus_requested;
 		j.gpus_min = src.gpus_min;
 		j.gpus_max = src.gpus_max;
-		j.epochs_total = src.epochs_total > 0 ? src.epochs_total : 1;
+		j.epochs_total = k.carried ? std::min(k.epochs_left_then, src.epochs_total)
+		                           : (src.epochs_total > 0 ? src.epochs_total : 1);
 		j.time_limit = src.time_limit;
 		j.time_min = src.time_min;
 		j.deadline = src.deadline;
@@ -81,7 +84,7 @@ std::vector<Job> guard_snapshot(const std::vector<GuardKnown>& known, Seconds no
 			const Seconds whole = std::isfinite(src.time_limit) && src.time_limit > 0 ? src.time_limit
 			                                                                          : unknown_runtime_s;
 			// The time limit is wall time at the requested size: its GPU-seconds on one GPU.
-			epoch = whole * std::max(1, src.gpus_requested) / j.epochs_total;
+			epoch = whole * std::max(1, src.gpus_requested) / (src.epochs_total > 0 ? src.epochs_total : 1);
 		}
 		j.epoch_time_1gpu = epoch;
 		j.runtime_cv = k.finished ? 0 : src.runtime_cv;

@@ -76,13 +76,18 @@ struct GuardKnown {
 	// A finished job: its epoch time on one reference GPU as measured over its whole run (the truth
 	// of its length, known once it ended). Ignored otherwise.
 	Seconds measured_epoch_time_1gpu = 0;
+	// Submitted before the window and still unfinished at its start: replayed from the window's
+	// start with the epochs it had left then (as the controller recorded them at that time).
+	bool carried = false;
+	double epochs_left_then = 0;
 };
 
 // The workload a shadow evaluation at `now` replays: the jobs submitted in (now - window, now], each
-// from its submission on an empty cluster, with the length the controller knew then (finished: as
-// measured; else as estimated; unknown: its time limit, else `unknown_runtime_s`). A job submitted
-// after `now` is never in it, whatever `known` holds. Sorted by submit time then id, run state
-// cleared.
+// from its submission on an empty cluster, and the carried ones (GuardKnown::carried: the backlog at
+// the window's start) submitted at the window's start with the epochs they had left then; each at
+// the length per epoch the controller knows now (finished: as measured; else as estimated; unknown:
+// its time limit, else `unknown_runtime_s`). A job submitted after `now` is never in it, whatever
+// `known` holds. Sorted by submit time then id, run state cleared.
 std::vector<Job> guard_snapshot(const std::vector<GuardKnown>& known, Seconds now, Seconds window,
                                 Seconds unknown_runtime_s = 3600);
 

@@ -199,6 +199,13 @@ private:
 	std::unique_ptr<GuardState> guard_;
 	Seconds next_guard_ = INFINITY;
 	std::vector<GuardVerdict> guard_log_;
+	// What the controller recorded at each evaluation: the unfinished jobs and their epochs done then
+	// (the backlog a later evaluation's window starts with).
+	struct GuardMark {
+		Seconds at;
+		std::vector<std::pair<std::size_t, double>> active;
+	};
+	std::vector<GuardMark> guard_marks_;
 	std::vector<double> guard_eval_ms_;
 	std::size_t learned_cycles_ = 0;
 	// Capacity loaning.
@@ -868,19 +875,44 @@ void Engine::guard_evaluate()
 	const auto t0 = std::chrono::steady_clock::now();
 	// What the controller knows now: the jobs submitted so far; a finished one at the length its
 	// run measured, the others as the policies see them (their estimates).
+	// The window starts at the latest earlier evaluation at most GuardWindow= back, with the backlog
+	// recorded then; before there is one, GuardWindow= back with none.
+	Seconds from = now_ - opt_.guard.window;
+	const GuardMark* mark = nullptr;
+	for (const GuardMark& m : guard_marks_)
+		if (m.at + kEps >= from && m.at < now_) {
+			mark = &m;
+			break;
+		}
+	if (mark)
+		from = mark->at;
 	std::vector<GuardKnown> known;
-	const Seconds from = now_ - opt_.guard.window;
-	for (std::size_t i = 0; i < next_arrival_; ++i) {
-		if (state_[i].dropped || outcome_[i].cancelled || jobs_[i].submit_time <= from)
-			continue;
+	auto add = [&](std::size_t i, bool carried, double left) {
 		GuardKnown k;
 		k.job = jobs_[i];
 		k.finished = state_[i].done;
 		k.measured_epoch_time_1gpu = state_[i].epoch_time_1gpu;
+		k.carried = carried;
+		k.epochs_left_then = left;
 		known.push_back(std::move(k));
-	}
+	};
+	if (mark)
+		for (const auto& [i, done_then] : mark->active)
+			add(i, true, jobs_[i].epochs_total - done_then);
+	for (std::size_t i = 0; i < next_arrival_; ++i)
+		if (!state_[i].dropped && !outcome_[i].cancelled && jobs_[i].submit_time > from)
+			add(i, false, 0);
 	Workload w;
-	w.jobs = guard_snapshot(known, now_, opt_.guard.window, opt_.hint_limits.floor_no_limit_s);
+	w.jobs = guard_snapshot(known, now_, now_ - from, opt_.hint_limits.floor_no_limit_s);
+	// This evaluation's backlog, for the later ones; marks no window reaches any more are dropped.
+	GuardMark here;
+	here.at = now_;
+	for (std::size_t i = 0; i < next_arrival_; ++i)
+		if (!state_[i].dropped && !state_[i].done && !outcome_[i].cancelled)
+			here.active.emplace_back(i, jobs_[i].epochs_done);
+	guard_marks_.push_back(std::move(here));
+	while (!guard_marks_.empty() && guard_marks_.front().at + opt_.guard.window < now_)
+		guard_marks_.erase(guard_marks_.begin());
 	if (opt_.guard_observer)
 		opt_.guard_observer(now_, w.jobs);
 	// The replays: an empty copy of the cluster, what the controller believes is the truth (no

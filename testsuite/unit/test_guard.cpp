@@ -126,6 +126,20 @@ START_TEST(the_snapshot_holds_what_was_known_then)
 	ck_assert_double_eq_tol(s[0].epoch_time_1gpu, 120, kTol);  // measured once it ended
 	ck_assert_double_eq_tol(s[1].epoch_time_1gpu, 100, kTol);  // the estimate, not a truth unknown then
 	ck_assert_double_eq_tol(s[2].epoch_time_1gpu, 800.0 * 2 / 4, kTol);
+	// The backlog at the window's start: job 1 (submitted at 4000, 6 of its 10 epochs left when the
+	// window began) is replayed from 5000 with 6 epochs; a carried job with nothing left is not.
+	GuardKnown c1 = known(j1);
+	c1.carried = true;
+	c1.epochs_left_then = 6;
+	GuardKnown c0 = known(job(6, 3000, 5, 100));
+	c0.carried = true;
+	c0.epochs_left_then = 0;
+	const std::vector<Job> with = guard_snapshot({known(j2, true, 120), c1, c0}, 10000, 5000);
+	ck_assert_uint_eq(with.size(), 2);
+	ck_assert_int_eq(with[0].id, 1);
+	ck_assert_double_eq_tol(with[0].submit_time, 5000, kTol);
+	ck_assert_double_eq_tol(with[0].epochs_total, 6, kTol);
+	ck_assert_double_eq_tol(with[0].epoch_time_1gpu, 100, kTol);
 	// A later evaluation sees job 5; an earlier one neither 4 nor 5.
 	ck_assert_uint_eq(guard_snapshot(k, 10001, 5000).size(), 4);
 	ck_assert_uint_eq(guard_snapshot(k, 9000, 5000).size(), 2);
@@ -270,13 +284,21 @@ START_TEST(an_evaluation_never_reads_the_future)
 	const Workload w = workload(8, 250);
 	std::size_t estimated = 0, measured = 0;
 	for (const auto& [t, jobs] : g.snapshots) {
-		std::size_t expected = 0;
+		// Every job submitted since the previous evaluation (3000 s) is there, no job submitted after
+		// t, and each job once.
 		for (const Job& j : w.jobs)
-			expected += j.submit_time <= t && j.submit_time > t - 6000 ? 1 : 0;
-		ck_assert_uint_eq(jobs.size(), expected);  // every job of the window arrived by then, no other
+			if (j.submit_time <= t && j.submit_time > t - 3000) {
+				bool in = false;
+				for (const Job& r : jobs)
+					in = in || r.id == j.id;
+				ck_assert_msg(in, "evaluation at %g misses job %u", t, static_cast<unsigned>(j.id));
+			}
 		for (const Job& j : jobs) {
-			ck_assert_msg(j.submit_time <= t, "evaluation at %g replays job %u submitted at %g", t,
-			              static_cast<unsigned>(j.id), j.submit_time);
+			ck_assert_msg(w.jobs[j.id - 1].submit_time <= t, "evaluation at %g replays job %u submitted at %g", t,
+			              static_cast<unsigned>(j.id), w.jobs[j.id - 1].submit_time);
+			ck_assert(j.submit_time >= w.jobs[j.id - 1].submit_time);
+			for (const Job& r : jobs)
+				ck_assert(&r == &j || r.id != j.id);
 			// Its finish in the real run: before t its measured length is known, else an estimate.
 			Seconds finish = -1;
 			for (const JobOutcome& o : g.result.jobs)
