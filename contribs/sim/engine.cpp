@@ -198,6 +198,7 @@ private:
 	// The guard (SimOptions::guard).
 	std::unique_ptr<GuardState> guard_;
 	Seconds next_guard_ = INFINITY;
+	std::size_t guard_arrivals_ = 0;  // next_arrival_ at the last evaluation
 	std::vector<GuardVerdict> guard_log_;
 	// What the controller recorded at each evaluation: the unfinished jobs and their epochs done then
 	// (the backlog a later evaluation's window starts with).
@@ -716,8 +717,11 @@ Status Engine::cycle()
 		refresh_estimates();
 	for (std::size_t i : running_)
 		jobs_[i].preempt_cost = cost_estimate(jobs_[i]);
-	if (guard_ && now_ + kEps >= next_guard_) {
+	// No job submitted since the last evaluation: nothing new to judge, the choice stands (the long
+	// tail after the last arrival costs no replays).
+	if (guard_ && now_ + kEps >= next_guard_ && next_arrival_ > guard_arrivals_) {
 		guard_evaluate();
+		guard_arrivals_ = next_arrival_;
 		next_guard_ = now_ + opt_.guard.interval;
 	}
 	if (active_ == &scheduler_)

@@ -213,6 +213,29 @@ if "$sim" --list-policies | grep -q '^  dl2 .*learned ordering'; then
 		grep -q "^dl2 (fallback: tiresias-las) " "$tmp/out" &&
 		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; sys.exit(0 if r["policy"] == "dl2" and r["fallback"] == "tiresias-las" else 1)' "$tmp/fb.json" &&
 		ok "fallback labelled (stderr, row, JSON)" || ko "fallback labelling: $(cat "$tmp/err" "$tmp/out")"
+	# The guard (LearnedGuard=, on by default): evaluations, switches logged on stderr and counted in
+	# the JSON, the learned policy's share of the cycles below 1 (it starts with GuardPolicy=);
+	# LearnedGuard=no: no evaluation, every cycle learned; a learned GuardPolicy= is refused.
+	# guard.csv: on one GPU, every 3000 s a 2000 s job then three 100 s ones; fifo, the guard's policy
+	# here, makes the short ones wait, and dl2 takes over at the first evaluation.
+	"$sim" run --workload "$data/guard.csv" --cluster 1x1 --policy dl2 --set GuardInterval=3000 \
+		--set GuardWindow=6000 --set GuardPolicy=fifo --quiet --json "$tmp/guard.json" >"$tmp/out" 2>"$tmp/err" &&
+		python3 - "$tmp/guard.json" "$(grep -c '\] guard at .* -> ' "$tmp/err")" <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+ok = (r["guard"] is True and r["guard_policy"] == "fifo" and r["guard_evaluations"] > 5 and
+      r["guard_switches"] == int(sys.argv[2]) and r["guard_switches"] > 0 and
+      0 < r["guard_learned_fraction"] < 1 and r["guard_eval_ms_max"] > 0)
+sys.exit(0 if ok else 1)
+PY
+		grep -q "^guard of dl2: .* against fifo, 1 switch(es), learned policy decided" "$tmp/out" &&
+		ok "guard: switches logged and counted" || ko "guard: $(cat "$tmp/err" "$tmp/guard.json")"
+	"$sim" run --workload "$data/guard.csv" --cluster 1x1 --policy dl2 --set LearnedGuard=no --quiet --json "$tmp/noguard.json" \
+		>/dev/null 2>&1 && $check "$tmp/noguard.json" 0 guard_switches=0 guard_evaluations=0 guard_learned_fraction=1 &&
+		ok "LearnedGuard=no" || ko "LearnedGuard=no: $(cat "$tmp/noguard.json")"
+	"$sim" run --workload "$data/guard.csv" --cluster 1x1 --policy dl2 --set GuardPolicy=dual-agent >/dev/null 2>"$tmp/err"
+	[ $? -eq 1 ] && grep -q "GuardPolicy: 'dual-agent' is a learned policy; the guard's policy must be a heuristic preset" "$tmp/err" &&
+		ok "learned GuardPolicy= refused" || ko "learned GuardPolicy=: $(cat "$tmp/err")"
 	run run --workload "$data/two-jobs.csv" --cluster 1x1 --policy fifo --json "$tmp/nofb.json" &&
 		python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["runs"][0]["fallback"] is None else 1)' "$tmp/nofb.json" &&
 		ok "no fallback: null" || ko "fallback of fifo: $(cat "$tmp/nofb.json")"
