@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -187,10 +188,19 @@ Status Config::set(std::string_view key, std::string_view value, const std::stri
 	const ConfigKey* k = find_config_key(key);
 	if (!k)
 		return invalid_argument(where + ": unknown key '" + std::string(key) + "'" + suggestion(key));
-	std::string why = validate(*k, value);
+	std::string text(value);
+	if (k->percent && !text.empty() && text.back() == '%') {
+		double d;
+		if (!parse_double(std::string_view(text).substr(0, text.size() - 1), d))
+			return invalid_argument(where + ": " + k->name + ": '" + text + "' is not a number or a percentage");
+		char buf[40];
+		std::snprintf(buf, sizeof buf, "%.15g", d / 100);
+		text = buf;
+	}
+	std::string why = validate(*k, text);
 	if (!why.empty())
 		return invalid_argument(where + ": " + k->name + ": " + why);
-	values_[k->name] = Entry{std::string(value), where};
+	values_[k->name] = Entry{text, where};
 	return Status::ok();
 }
 

@@ -32,6 +32,8 @@ struct ConfigKey {
 	// heuristic orderings (a learned ordering cannot stand in for a learned one).
 	const char* refused = nullptr;
 	const char* refused_why = nullptr;
+	// A number that may be written as a percentage ("2%" is 0.02): GuardMargin=.
+	bool percent = false;
 };
 
 // The one table of every key dlsched knows (config/keys.cpp).

@@ -143,6 +143,24 @@ const std::vector<ConfigKey>& config_keys()
 	         "is logged)",
 	         "tiresias-las|srtf|fifo|drf|edf|least-slack", "dl2|dual-agent",
 	         "is a learned ordering; a fallback must be a heuristic ordering"},
+	        // ---- The learned policy's guard (policy/guard.h) ----
+	        {"LearnedGuard", ConfigType::kBool, "yes", 0, 0,
+	         "dl2, dual-agent: every GuardInterval= a shadow evaluation replays the recent jobs with the "
+	         "learned policy and with GuardPolicy=, and the better one schedules until the next; no: the "
+	         "learned policy always decides"},
+	        {"GuardInterval", ConfigType::kDouble, "21600", 60, 1e9,
+	         "guard: seconds of cluster time between shadow evaluations"},
+	        {"GuardWindow", ConfigType::kDouble, "86400", 60, 1e9,
+	         "guard: an evaluation replays the jobs submitted in the last this many seconds (finished, "
+	         "running and pending, as the controller knew them); at least GuardInterval="},
+	        {"GuardPolicy", ConfigType::kString, "mckp", 0, 0,
+	         "guard: the heuristic preset the learned policy is judged against, and that schedules while "
+	         "it does better",
+	         nullptr, "dl2|dual-agent", "is a learned policy; the guard's policy must be a heuristic preset"},
+	        {"GuardMargin", ConfigType::kDouble, "0.02", 0, 1,
+	         "guard: the learned policy takes the cluster back only when its replayed average JCT is this "
+	         "fraction better than GuardPolicy='s (0.02 or 2%)",
+	         nullptr, nullptr, nullptr, true},
 	        {"TiresiasStarveFactor", ConfigType::kDouble, "0", 0, 1000,
 	         "tiresias-las: a job waiting, since it was last preempted, this x its executed time goes to "
 	         "the top queue (0 = never)"},

@@ -12,6 +12,8 @@ common_libdlsched_la_SOURCES += \
 	common/policy/registry.cpp \
 	common/policy/scheduler.h \
 	common/policy/scheduler.cpp \
+	common/policy/guard.h \
+	common/policy/guard.cpp \
 	common/policy/estimates.h \
 	common/policy/fairness.h \
 	common/policy/fairness.cpp \

@@ -114,6 +114,14 @@ public:
 				quota.push_back(a.quota_gpus);
 			ledger_ = std::make_unique<AccountLedger>(quota, o.quota_reclaim_timeout);
 		}
+		if (o.guard_scheduler && o.guard.enabled) {
+			guard_ = std::make_unique<GuardState>(o.guard.margin);
+			active_ = o.guard_scheduler;
+			periodic_policy_ = periodic_policy_ || o.guard_scheduler->ordering().preemptive() ||
+			                   o.guard_scheduler->allocation().elastic();
+			if (!jobs_.empty())
+				next_guard_ = jobs_.front().submit_time + o.guard.interval;
+		}
 		for (std::size_t i = 0; i < jobs_.size(); ++i) {
 			outcome_[i].qos = jobs_[i].qos;
 			outcome_[i].account = jobs_[i].account;
@@ -159,6 +167,8 @@ private:
 	void release(std::size_t i);   // a stopping job's GPUs are free
 	PreemptionCost cost_estimate(const Job& j) const;
 	Status cycle();
+	// The guard's shadow evaluation now: both replays, then the choice of the next cycles.
+	void guard_evaluate();
 	ClusterView make_view() const;
 	Status apply(const Action& a);
 	Status fail(const Action& a, const std::string& what) const;
@@ -175,6 +185,7 @@ private:
 	const ModelCatalog& models_;
 	std::vector<Node> nodes_;
 	const Scheduler& scheduler_;
+	const Scheduler* active_ = &scheduler_;  // who decides the cycles (the guard's choice)
 	SimOptions opt_;
 	std::vector<Job> jobs_;
 	std::vector<SimJob> state_;
@@ -199,6 +210,21 @@ private:
 	std::vector<SpeedObservation> observations_;  // oldest first, at most opt_.observation_history
 	Rng noise_rng_;
 	std::unique_ptr<EstimateModel> estimates_;  // Estimates::kPredicted only
+	std::size_t next_arrival_ = 0;  // jobs [0, next_arrival_) have been submitted
+	// The guard (SimOptions::guard).
+	std::unique_ptr<GuardState> guard_;
+	Seconds next_guard_ = INFINITY;
+	std::size_t guard_arrivals_ = 0;  // next_arrival_ at the last evaluation
+	std::vector<GuardVerdict> guard_log_;
+	// What the controller recorded at each evaluation: the unfinished jobs and their epochs done then
+	// (the backlog a later evaluation's window starts with).
+	struct GuardMark {
+		Seconds at;
+		std::vector<std::pair<std::size_t, double>> active;
+	};
+	std::vector<GuardMark> guard_marks_;
+	std::vector<double> guard_eval_ms_;
+	std::size_t learned_cycles_ = 0;
 	// Capacity loaning.
 	int inference_gpus_ = 0;
 	Seconds demand_origin_ = 0;         // the workload's first submission: the demand series' time 0
@@ -719,9 +745,18 @@ Status Engine::cycle()
 		refresh_estimates();
 	for (std::size_t i : running_)
 		jobs_[i].preempt_cost = cost_estimate(jobs_[i]);
+	// No job submitted since the last evaluation: nothing new to judge, the choice stands (the long
+	// tail after the last arrival costs no replays).
+	if (guard_ && now_ + kEps >= next_guard_ && next_arrival_ > guard_arrivals_) {
+		guard_evaluate();
+		guard_arrivals_ = next_arrival_;
+		next_guard_ = now_ + opt_.guard.interval;
+	}
+	if (active_ == &scheduler_)
+		++learned_cycles_;
 	ClusterView view = make_view();
 	const auto t0 = std::chrono::steady_clock::now();
-	Decisions d = scheduler_.decide(view);
+	Decisions d = active_->decide(view);
 	const auto t1 = std::chrono::steady_clock::now();
 	decision_ms_.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
 
@@ -750,7 +785,7 @@ Status Engine::cycle()
 		if (a.kind == ActionKind::kStart && jobs_[index_of_[a.job]].running())
 			running_.push_back(index_of_[a.job]);
 	std::sort(running_.begin(), running_.end(), [&](std::size_t x, std::size_t y) { return jobs_[x].id < jobs_[y].id; });
-	const Seconds change = scheduler_.ordering().next_change(make_view());
+	const Seconds change = active_->ordering().next_change(make_view());
 	next_change_ = change > now_ + kEps ? change : INFINITY;
 	return Status::ok();
 }
@@ -892,13 +927,96 @@ void Engine::finish_reclaims()
 			reclaim_at_[n] = -1;
 }
 
+void Engine::guard_evaluate()
+{
+	const auto t0 = std::chrono::steady_clock::now();
+	// What the controller knows now: the jobs submitted so far; a finished one at the length its
+	// run measured, the others as the policies see them (their estimates).
+	// The window starts at the latest earlier evaluation at most GuardWindow= back, with the backlog
+	// recorded then; before there is one, GuardWindow= back with none.
+	Seconds from = now_ - opt_.guard.window;
+	const GuardMark* mark = nullptr;
+	for (const GuardMark& m : guard_marks_)
+		if (m.at + kEps >= from && m.at < now_) {
+			mark = &m;
+			break;
+		}
+	if (mark)
+		from = mark->at;
+	std::vector<GuardKnown> known;
+	auto add = [&](std::size_t i, bool carried, double left) {
+		GuardKnown k;
+		k.job = jobs_[i];
+		k.finished = state_[i].done;
+		k.measured_epoch_time_1gpu = state_[i].epoch_time_1gpu;
+		k.carried = carried;
+		k.epochs_left_then = left;
+		known.push_back(std::move(k));
+	};
+	if (mark)
+		for (const auto& [i, done_then] : mark->active)
+			add(i, true, jobs_[i].epochs_total - done_then);
+	for (std::size_t i = 0; i < next_arrival_; ++i)
+		if (!state_[i].dropped && !outcome_[i].cancelled && jobs_[i].submit_time > from)
+			add(i, false, 0);
+	Workload w;
+	w.jobs = guard_snapshot(known, now_, now_ - from, opt_.hint_limits.floor_no_limit_s);
+	// This evaluation's backlog, for the later ones; marks no window reaches any more are dropped.
+	GuardMark here;
+	here.at = now_;
+	for (std::size_t i = 0; i < next_arrival_; ++i)
+		if (!state_[i].dropped && !state_[i].done && !outcome_[i].cancelled)
+			here.active.emplace_back(i, jobs_[i].epochs_done);
+	guard_marks_.push_back(std::move(here));
+	while (!guard_marks_.empty() && guard_marks_.front().at + opt_.guard.window < now_)
+		guard_marks_.erase(guard_marks_.begin());
+	if (opt_.guard_observer)
+		opt_.guard_observer(now_, w.jobs);
+	// The replays: an empty copy of the cluster, what the controller believes is the truth (no
+	// hidden machine speeds, no measurement noise), no guard of their own.
+	SimOptions so = opt_;
+	so.guard_scheduler = nullptr;
+	so.guard.enabled = false;
+	so.guard_observer = nullptr;
+	so.progress = nullptr;
+	so.recorder = nullptr;
+	so.estimates = Estimates::kOracle;
+	so.speed_factor.clear();
+	so.inference_demand = InferenceDemand();
+	so.drop_unrunnable = true;
+	std::vector<Node> empty = nodes_;
+	for (Node& n : empty) {
+		n.gpus_free = n.gpus_total;
+		n.loaned = false;
+	}
+	auto mean_jct = [&](const Scheduler& s) -> double {
+		if (w.jobs.empty())
+			return 0;
+		auto r = simulate(w, models_, empty, s, so);
+		if (!r.is_ok() || r->jobs.empty())
+			return INFINITY;  // a replay that fails counts as lost
+		double sum = 0;
+		for (const JobOutcome& o : r->jobs)
+			sum += o.finish - o.submit;
+		return sum / static_cast<double>(r->jobs.size());
+	};
+	const double learned = mean_jct(scheduler_);
+	const double heuristic = mean_jct(*opt_.guard_scheduler);
+	GuardVerdict v = guard_->evaluate(now_, w.jobs.size(), learned, heuristic);
+	active_ = v.after == GuardChoice::kLearned ? &scheduler_ : opt_.guard_scheduler;
+	guard_log_.push_back(v);
+	guard_eval_ms_.push_back(
+	        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
 Result<SimResult> Engine::run()
 {
 	Status st = check_runnable();
 	if (!st.is_ok())
 		return st;
 	const std::size_t n = jobs_.size();
-	std::size_t done = dropped_, next_arrival = 0;
+	std::size_t done = dropped_;
+	std::size_t& next_arrival = next_arrival_;
 	Seconds last_cycle = -INFINITY;
 	auto wall_last = std::chrono::steady_clock::now();
 	while (done < n) {
@@ -1039,6 +1157,11 @@ Result<SimResult> Engine::run()
 		r.account_totals = ledger_->totals();
 	r.quota_reclaims = quota_reclaims_;
 	r.quota_reclaimed_gpus = quota_reclaimed_gpus_;
+	r.guard = guard_ != nullptr;
+	r.guard_log = std::move(guard_log_);
+	r.guard_switches = guard_ ? guard_->switches() : 0;
+	r.guard_learned_cycles = learned_cycles_;
+	r.guard_eval_ms = std::move(guard_eval_ms_);
 	return r;
 }
 

@@ -9,6 +9,7 @@
 #include "estimates.h"
 #include "fairness.h"
 #include "model/cluster_view.h"
+#include "policy/guard.h"
 #include "policy/scheduler.h"
 #include "predict/hints.h"
 #include "predict/overhead.h"
@@ -70,6 +71,16 @@ struct SimOptions {
 	std::vector<Account> accounts;
 	Seconds quota_reclaim_timeout = 300;
 	Seconds usage_half_life = 604800;
+	// The learned policy's guard (LearnedGuard=, policy/guard.h): with `guard_scheduler` (the
+	// GuardPolicy= preset) and guard.enabled, the scheduler given to simulate() is the learned one;
+	// every guard.interval of simulated time the engine replays guard_snapshot() of what it knows
+	// then (jobs arrived, finished ones at their measured length, the others at the estimates the
+	// policies see) on an empty copy of the cluster with each of the two, and the GuardState's choice
+	// decides the cycles until the next evaluation. The replays' wall time is not a decision's.
+	const Scheduler* guard_scheduler = nullptr;
+	GuardSettings guard;
+	// Tests: called with each evaluation's time and the jobs it replays.
+	std::function<void(Seconds, const std::vector<Job>&)> guard_observer;
 	// Called about once a second of wall time with (simulated time, jobs done, jobs total).
 	std::function<void(Seconds, std::size_t, std::size_t)> progress;
 };
@@ -117,6 +128,13 @@ struct SimResult {
 	std::vector<AccountLedger::Totals> account_totals;
 	long quota_reclaims = 0;
 	double quota_reclaimed_gpus = 0;
+	// The guard (SimOptions::guard): every evaluation, switches among them, cycles decided by the
+	// learned policy, and each evaluation's wall time (both replays).
+	bool guard = false;
+	std::vector<GuardVerdict> guard_log;
+	long guard_switches = 0;
+	std::size_t guard_learned_cycles = 0;
+	std::vector<double> guard_eval_ms;
 };
 
 // Runs `workload` to completion under `scheduler`. Errors: a policy's invalid action (naming the

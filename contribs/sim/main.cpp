@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "engine.h"
 #include "generator.h"
 #include "metrics.h"
+#include "policy/guard.h"
+#include "policy/registry.h"
 #include "policy/scheduler.h"
 #include "profiledb/profile_db.h"
 #include "util/csv.h"
@@ -464,6 +467,27 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		auto sched = Scheduler::create(c, registry);
 		if (!sched.is_ok())
 			return fail(sched.status());
+		// The learned policy's guard (LearnedGuard=): GuardPolicy='s scheduler beside it.
+		const bool learned = (*sched)->spec().ordering == std::string(kLearnedPolicy) ||
+		                     (*sched)->spec().allocation == std::string(kLearnedPolicy);
+		auto guard = GuardSettings::from_config(c, learned);
+		if (!guard.is_ok())
+			return fail(guard.status());
+		std::unique_ptr<Scheduler> guard_sched;
+		if (guard->enabled) {
+			Config gc = c;
+			Status st = gc.set("Policy", guard->policy, "GuardPolicy=");
+			// A learned ordering or allocation set over the preset stays with the learned side.
+			for (const char* key : {"OrderingPolicy", "AllocationPolicy"})
+				if (st.is_ok() && gc.get_string(key) == kLearnedPolicy)
+					st = gc.set(key, "", "GuardPolicy=");
+			if (!st.is_ok())
+				return fail(st);
+			auto g = Scheduler::create(gc, registry);
+			if (!g.is_ok())
+				return fail(invalid_argument("GuardPolicy=" + guard->policy + ": " + g.status().message()));
+			guard_sched = std::move(g.value());
+		}
 		const std::string fell_back = (*sched)->fallback();
 		if (!fell_back.empty())  // said once, where the run is named too
 			std::fprintf(stderr, "dlsched-sim: %s\n", (*sched)->notes().c_str());
@@ -486,6 +510,8 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		so.estimates = o.estimates;
 		so.hint_limits.trust_factor = c.get_double("HintTrustFactor");
 		so.hint_limits.floor_no_limit_s = c.get_double("HintFloorNoTimeLimit");
+		so.guard = guard.value();
+		so.guard_scheduler = guard_sched.get();
 		const auto started = std::chrono::steady_clock::now();
 		auto last_line = started;
 		bool drew = false;
@@ -513,10 +539,22 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 			return fail(r.status());
 		if (r->dropped)
 			std::fprintf(stderr, "dlsched-sim: dropped %zu job(s) no eligible nodes can hold\n", r->dropped);
+		// Every switch of the guard, logged as the plugin logs it.
+		for (const GuardVerdict& v : r->guard_log)
+			if (v.switched())
+				std::fprintf(stderr,
+				             "dlsched-sim: [%s] guard at %s: %s -> %s (replay of %zu job(s) of the last %s: %s %s, "
+				             "%s %s)\n",
+				             p.c_str(), human_duration(v.at).c_str(), guard_choice_name(v.before),
+				             guard_choice_name(v.after), v.jobs, human_duration(guard->window).c_str(), p.c_str(),
+				             human_duration(v.learned_jct).c_str(), guard->policy.c_str(),
+				             human_duration(v.heuristic_jct).c_str());
 		runs.push_back(compute_metrics(p, *r, *workload, bound));
 		runs.back().fallback = fell_back;
 		if (!o.quotas.empty())
 			runs.back().fairness = compute_fairness(*r, *workload, bound);
+		runs.back().learned = learned;
+		runs.back().guard_policy = guard->enabled ? guard->policy : std::string();
 		if (!o.experience.empty()) {
 			Status st = write_experience(o.experience, steps.steps);
 			if (!st.is_ok())

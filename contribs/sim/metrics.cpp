@@ -130,6 +130,15 @@ RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const 
 	m.cluster_gpu_util =
 	        r.makespan > 0 && r.total_gpus > 0 ? (held + r.inference_gpu_s) / (r.total_gpus * r.makespan) : 0;
 	m.window_gpu_util = r.window_s > 0 && r.total_gpus > 0 ? r.window_gpu_s / (r.total_gpus * r.window_s) : 0;
+	m.guard = r.guard;
+	if (r.guard) {
+		m.guard_evaluations = static_cast<long>(r.guard_log.size());
+		m.guard_switches = r.guard_switches;
+		m.guard_learned_fraction =
+		        r.cycles > 0 ? static_cast<double>(r.guard_learned_cycles) / static_cast<double>(r.cycles) : 0;
+		m.guard_eval_ms_p50 = percentile(r.guard_eval_ms, 50);
+		m.guard_eval_ms_max = percentile(r.guard_eval_ms, 100);
+	}
 	// Per QoS: the same figures over its jobs.
 	std::map<std::string, std::vector<const JobOutcome*>> groups;
 	for (const JobOutcome& o : r.jobs)
@@ -193,6 +202,15 @@ json::Value to_json(const RunMetrics& m)
 	o.set("inference_shortfall_gpu_s", Value::number(m.inference_shortfall_gpu_s));
 	o.set("cluster_gpu_util", Value::number(m.cluster_gpu_util));
 	o.set("window_gpu_util", Value::number(m.window_gpu_util));
+	if (m.learned || m.guard) {  // learned policies: with LearnedGuard=no, 0 switches and every cycle learned
+		o.set("guard", Value::boolean(m.guard));
+		o.set("guard_policy", m.guard ? Value::string(m.guard_policy) : Value::null());
+		o.set("guard_evaluations", Value::integer(m.guard_evaluations));
+		o.set("guard_switches", Value::integer(m.guard_switches));
+		o.set("guard_learned_fraction", Value::number(m.guard_learned_fraction));
+		o.set("guard_eval_ms_p50", Value::number(m.guard_eval_ms_p50));
+		o.set("guard_eval_ms_max", Value::number(m.guard_eval_ms_max));
+	}
 	Value by_qos = Value::object();
 	for (const auto& [qos, q] : m.by_qos) {
 		Value v = Value::object();
@@ -281,6 +299,16 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 		       "  dl met = deadlines met; preempt = checkpoint-and-requeues; lost GPUh = GPU-hours of restart costs and "
 		       "work redone;\n  cycle p99 = the slowest 1% of scheduling "
 		       "decisions (wall time of one decide())\n";
+	// The learned policies' guards (LearnedGuard=).
+	for (const RunMetrics& m : runs)
+		if (m.guard) {
+			std::snprintf(line, sizeof line,
+			              "guard of %s: %ld evaluation(s) against %s, %ld switch(es), learned policy decided %.0f%% of "
+			              "cycles; an evaluation took %.0f ms (p50), %.0f ms (max), outside the decisions\n",
+			              m.policy.c_str(), m.guard_evaluations, m.guard_policy.c_str(), m.guard_switches,
+			              100 * m.guard_learned_fraction, m.guard_eval_ms_p50, m.guard_eval_ms_max);
+			out += line;
+		}
 	// What the policies saw of the jobs' lengths (dlsched-sim: one --estimates for all runs).
 	bool mixed = false;
 	for (const RunMetrics& m : runs)

@@ -49,6 +49,13 @@ struct RunMetrics {
 	double window_gpu_util = 0;  // the same over the arrival window (SimResult::window_s)
 	// --quotas: the accounts' figures (by_account and fairness in the JSON).
 	std::optional<FairnessMetrics> fairness;
+	// A learned policy (dl2, dual-agent) and its guard (SimResult::guard*): set by the host.
+	bool learned = false;
+	bool guard = false;
+	std::string guard_policy;
+	long guard_evaluations = 0, guard_switches = 0;
+	double guard_learned_fraction = 1;  // of the scheduling cycles, decided by the learned policy
+	double guard_eval_ms_p50 = 0, guard_eval_ms_max = 0;  // wall time of one evaluation (both replays)
 };
 
 // Nearest-rank percentile of `v` (copied and sorted); 0 for an empty vector.
