@@ -20,17 +20,31 @@ const char* const kUsage =
         "       dlsched-train sacct --out FILE --sacct FILE [--init FILE] [--epochs N] [--cluster SPEC] [--time-scale N]\n"
         "       dlsched-train rl --init FILE --out FILE [--iterations N] [--episodes N] [--rollouts K] [--validate SPEC,...]\n"
         "                        [--curve FILE.csv] [--png FILE.png] [--checkpoint-dir DIR] [--resume] [options]\n"
+        "       dlsched-train site --out FILE (--sacct FILE | --workload FILE) --cluster SPEC [--holdout-fraction F]\n"
+        "                          [--json FILE] [--force] [--teacher NAME,...] [--iterations N] [options]\n"
         "       dlsched-train online --init FILE --out FILE --db FILE [--cluster-name NAME] [--since S] [--epochs N]\n"
         "       dlsched-train info FILE\n"
         "\n"
         "sl's teachers (--teacher, default mckp,optimus): presets that preempt or resize (mckp, optimus, srtf,\n"
         "tiresias-las, ...); their decisions are recorded as the unit picks the learned allocation would make.\n"
         "\n"
+        "site: the site's history (sacct -X -P -o JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment, or a workload\n"
+        "file dlsched-sim reads) split by submit time; warm-up from the best of srtf, mckp, optimus and\n"
+        "tiresias-las on the earlier part, PPO on it, a report card against them on the later part. --out is\n"
+        "written only when dl2 beats the best heuristic there (else exit status 3). Defaults: --restart-cost model,\n"
+        "--estimates predicted, --load-min 1 --load-max 1.5, --episodes 8 --epochs 3 (the warm-up),\n"
+        "--iterations 6.\n"
+        "\n"
         "options:\n"
         "  --workloads SPEC,...   training traces: FILE or FILE@START:COUNT (default: Philly 2017-10-02 jobs\n"
         "                         0-3999 and Pollux workloads 1-4, bundled)\n"
         "  --validate SPEC,...    validation traces, run whole (default: Philly 2017-10-02 jobs 4000-4999, Pollux 5)\n"
-        "  --cluster SPEC         simulated cluster, NxG or a cluster file (default 32x8)\n"
+        "  --cluster SPEC         simulated cluster, NxG or a cluster file (default 32x8; site: required)\n"
+        "  --sacct FILE           sacct, site: the cluster's history (sacct -X -P output with a header line)\n"
+        "  --workload FILE        site: the history as a workload file (any format dlsched-sim reads)\n"
+        "  --holdout-fraction F   site: the later fraction of the jobs, by submit time, judged on (default 0.3)\n"
+        "  --json FILE            site: the report card as JSON\n"
+        "  --force                site: write --out even when dl2 does not beat the best heuristic\n"
         "  --jobs N               jobs per training episode, a random slice (default 400)\n"
         "  --load-min X --load-max X   training load range, inter-arrival compression (default 1 to 3)\n"
         "  --val-loads X,...      validation loads (default 1,2)\n"
@@ -109,7 +123,8 @@ int parse_args(int argc, char** argv, Options& o)
 			return 0;
 		} else if (a == "--out" || a == "--init" || a == "--curve" || a == "--png" || a == "--checkpoint-dir" ||
 		           a == "--db" || a == "--cluster-name" || a == "--sacct" || a == "--cluster" || a == "--preset" ||
-		           a == "--teacher" || a == "--workloads" || a == "--validate" || a == "--val-loads") {
+		           a == "--teacher" || a == "--workloads" || a == "--validate" || a == "--val-loads" ||
+		           a == "--workload" || a == "--json") {
 			const char* v = need();
 			if (!v)
 				return usage_error(a + " needs a value");
@@ -122,9 +137,11 @@ int parse_args(int argc, char** argv, Options& o)
 			else if (a == "--db") o.db = s;
 			else if (a == "--cluster-name") { o.cluster_name = s; o.cluster_name_given = true; }
 			else if (a == "--sacct") o.sacct_file = s;
-			else if (a == "--cluster") o.ep.cluster = s;
+			else if (a == "--cluster") { o.ep.cluster = s; o.cluster_given = true; }
+			else if (a == "--workload") o.workload_file = s;
+			else if (a == "--json") o.json_out = s;
 			else if (a == "--preset") o.preset = s;
-			else if (a == "--teacher") o.teachers = split(s);
+			else if (a == "--teacher") { o.teachers = split(s); o.teacher_given = true; }
 			else if (a == "--workloads") o.workloads = split(s);
 			else if (a == "--validate") o.validate = split(s);
 			else {
@@ -150,6 +167,7 @@ int parse_args(int argc, char** argv, Options& o)
 		} else if (a == "--iterations") {
 			ok = whole(n, 0, 100000);
 			o.iterations = static_cast<int>(n);
+			o.iterations_given = true;
 		} else if (a == "--ppo-epochs") {
 			ok = whole(n, 1, 100);
 			o.ppo_epochs = static_cast<int>(n);
@@ -181,12 +199,19 @@ int parse_args(int argc, char** argv, Options& o)
 			ok = num(o.time_scale, 0.001, 1e6);
 		} else if (a == "--load-min") {
 			ok = num(o.ep.load_min, 0.01, 1000);
+			o.load_given = true;
 		} else if (a == "--load-max") {
 			ok = num(o.ep.load_max, 0.01, 1000);
+			o.load_given = true;
+		} else if (a == "--holdout-fraction") {
+			ok = num(o.holdout_fraction, 0.01, 0.99);
+		} else if (a == "--force") {
+			o.force = true;
 		} else if (a == "--elastic-fraction") {
 			ok = num(o.ep.elastic_fraction, 0, 1);
 		} else if (a == "--restart-cost") {
 			const char* v = need();
+			o.restart_given = true;
 			if (v && std::string(v) == "model")
 				o.ep.restart_model = true;
 			else
@@ -204,6 +229,7 @@ int parse_args(int argc, char** argv, Options& o)
 			if (std::string(v) != "oracle" && std::string(v) != "predicted")
 				return usage_error(std::string("--estimates: '") + v + "': want oracle or predicted");
 			o.ep.estimates = v;
+			o.estimates_given = true;
 		} else if (a == "--lr") {
 			ok = num(o.lr, 1e-7, 1);
 		} else if (a == "--since") {

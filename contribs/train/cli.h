@@ -19,6 +19,8 @@ namespace dlsched::train {
 
 struct Options {
 	std::string command, out, init, curve, png, checkpoint_dir, db, cluster_name, sacct_file, info_file;
+	std::string workload_file, json_out;  // site: the history as a workload file; the report card's JSON
+	double holdout_fraction = 0.3;        // site: the later part of the history judged on, never trained on
 	std::vector<std::string> teachers{"mckp", "optimus"};
 	std::vector<std::string> workloads, validate;
 	std::vector<double> val_loads{1, 2};
@@ -35,6 +37,10 @@ struct Options {
 	Reward reward;
 	std::uint64_t seed = 1;
 	bool resume = false, quiet = false, cluster_name_given = false;
+	bool force = false;  // site: write the model even when it does not beat the best heuristic
+	// Given on the command line (site picks its own defaults for what was not).
+	bool cluster_given = false, teacher_given = false, load_given = false, restart_given = false,
+	     estimates_given = false, iterations_given = false;
 };
 
 // Parses argv into `o`; returns -1 to go on, else the exit code (usage errors: 2).
@@ -84,6 +90,7 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data);
 int cmd_online(const Options& o);
 int cmd_sacct(const Options& o, const ModelCatalog& models);
+int cmd_site(const Options& o, const ModelCatalog& models, const std::string& data);
 
 }  // namespace dlsched::train
 

@@ -3,6 +3,7 @@
 //   sl      supervised warm-up on baselines' decisions in the simulator (DL2's first stage)
 //   sacct   supervised warm-up on a real cluster's history (sacct records)
 //   rl      reinforcement learning (PPO) in dlsched-sim
+//   site    a site's own model: from its history, warm-up + RL, judged on a later part (report card)
 //   online  fine-tuning from the experience sched/dlsched recorded in the profile DB
 //   info    what a model file holds
 // The commands are in cmd_*.cpp, the options in cli.cpp, the RL maths in returns.cpp.
@@ -26,7 +27,7 @@ int run(int argc, char** argv)
 	if (rc >= 0)
 		return rc;
 	if (o.command.empty())
-		return usage_error("no command given (init, sl, sacct, rl, online or info)");
+		return usage_error("no command given (init, sl, sacct, rl, site, online or info)");
 	models::install();
 	models::use_one_thread();
 	if (o.command == "init")
@@ -45,6 +46,8 @@ int run(int argc, char** argv)
 		return cmd_online(o);
 	if (o.command == "sacct")
 		return cmd_sacct(o, catalog.value());
+	if (o.command == "site")
+		return cmd_site(o, catalog.value(), data);
 	return usage_error("unknown command '" + o.command + "'");
 }
 

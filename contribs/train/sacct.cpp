@@ -50,20 +50,17 @@ int gpus_of(const std::string& tres)
 	return parse_integer(v, n) && n > 0 && n < 1000000 ? static_cast<int>(n) : 0;
 }
 
-}  // namespace
-
-Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source, const ModelCatalog& models,
-                                             const std::vector<Node>& nodes, std::size_t window, double time_scale)
+// The jobs of sacct output that ran with GPUs, with when they ran (see sacct_rounds).
+struct SacctTimes {
+	double start, end;
+};
+Status read_sacct(std::istream& in, const std::string& source, const ModelCatalog& models, std::deque<Job>& jobs,
+                  std::vector<SacctTimes>& times, double& t0)
 {
 	std::string line;
 	std::size_t line_no = 0;
 	std::map<std::string, int> col;
-	std::deque<Job> jobs;
-	struct Times {
-		double start, end;
-	};
-	std::vector<Times> times;
-	double t0 = -1;
+	t0 = -1;
 	while (std::getline(in, line)) {
 		++line_no;
 		if (line.empty())
@@ -118,9 +115,23 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 	}
 	if (col.empty())
 		return parse_error(source + ": empty: expected sacct -P output with a header line");
+	return Status::ok();
+}
+
+}  // namespace
+
+Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source, const ModelCatalog& models,
+                                             const std::vector<Node>& nodes, std::size_t window, double time_scale)
+{
+	std::deque<Job> jobs;
+	std::vector<SacctTimes> times;
+	double t0 = -1;
+	Status st = read_sacct(in, source, models, jobs, times, t0);
+	if (!st.is_ok())
+		return st;
 	// Rounds: every distinct start time.
 	std::vector<double> starts;
-	for (const Times& t : times)
+	for (const SacctTimes& t : times)
 		starts.push_back(t.start);
 	std::sort(starts.begin(), starts.end());
 	starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
@@ -182,6 +193,42 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 			out.push_back(models::make_step(view, std::move(w), std::move(order)));
 	}
 	return out;
+}
+
+Result<std::size_t> sacct_workload(std::istream& in, const std::string& source, const ModelCatalog& models,
+                                   std::ostream& out, double time_scale)
+{
+	std::deque<Job> jobs;
+	std::vector<SacctTimes> times;
+	double t0 = -1;
+	Status st = read_sacct(in, source, models, jobs, times, t0);
+	if (!st.is_ok())
+		return st;
+	if (jobs.empty())
+		return invalid_argument(source + ": no job that started and ended with GPUs (gres/gpu= in AllocTRES or "
+		                                 "ReqTRES): nothing to build a workload from");
+	out << "id,submit_s,gpus,model,epochs,duration_s,user\n";
+	out.precision(12);
+	for (std::size_t i = 0; i < jobs.size(); ++i) {
+		const Job& j = jobs[i];
+		const double duration = std::max(1.0, (times[i].end - times[i].start) * time_scale);
+		int model = j.model;
+		if (model < 0) {  // no model= word: by GPU-hours, small, medium or large (doc/workload-format.md)
+			const double gpu_hours = duration * j.gpus_requested / 3600.0;
+			const char* const pick = gpu_hours < 1 ? "cifar10" : gpu_hours < 10 ? "yolov3" : "imagenet";
+			model = models.find(pick) >= 0 ? models.find(pick) : 0;
+		}
+		if (model >= models.size())
+			return invalid_argument(source + ": the model catalog is empty (check DLSCHED_DATADIR)");
+		// A user's name never holds a comma or a quote in Slurm; anything else is dropped.
+		std::string user;
+		for (char c : j.user)
+			if (c != ',' && c != '"' && c != '\n' && c != '\r')
+				user += c;
+		out << j.id << ',' << (j.submit_time - t0) * time_scale << ',' << j.gpus_requested << ','
+		    << models.at(model).name << ',' << std::max(1.0, j.epochs_total) << ',' << duration << ',' << user << '\n';
+	}
+	return jobs.size();
 }
 
 }  // namespace dlsched::train

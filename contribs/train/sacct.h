@@ -6,6 +6,7 @@
 #define DLSCHED_TRAIN_SACCT_H
 
 #include <istream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,13 @@ namespace dlsched::train {
 Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source, const ModelCatalog& models,
                                              const std::vector<Node>& nodes, std::size_t window,
                                              double time_scale = 1.0);
+
+// The same records as a workload in dlsched's native CSV (doc/workload-format.md), written to `out`:
+// each job at its GPUs for the time it ran (End - Start, x time_scale), its model= and epochs= words
+// when its comment has them (else a model by its GPU-hours, as for Philly traces). Returns the jobs
+// written.
+Result<std::size_t> sacct_workload(std::istream& in, const std::string& source, const ModelCatalog& models,
+                                   std::ostream& out, double time_scale = 1.0);
 
 }  // namespace dlsched::train
 
