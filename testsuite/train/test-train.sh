@@ -113,9 +113,11 @@ printf 'JobID|Submit|Start|End\n1|yesterday|x|y\n' >"$t/bad.txt"
 	|| { grep -q "bad.txt:2: Submit 'yesterday'" "$t/err" && ok "bad sacct line named" || { bad "bad sacct message"; cat "$t/err"; }; }
 
 # online: experience as sched/dlsched records it (here from dlsched-sim --record-experience), then
-# advantage-weighted regression; the cluster is the table's only one unless named.
+# advantage-weighted regression; the cluster is the table's only one unless named. The guard off:
+# with it the heuristic decides until the learned policy wins a replay, and only the learned
+# policy's rounds are experience.
 "$sim" run --workload "$pollux/workload-7.csv" --cluster 2x8 --load 2 --max-jobs 60 --policy dl2 --set "ModelFile=$t/sl.pt" \
-	--quiet --record-experience "$t/exp.db" >/dev/null 2>"$t/rec.err" || { bad "sim --record-experience"; cat "$t/rec.err"; }
+	--set LearnedGuard=no --quiet --record-experience "$t/exp.db" >/dev/null 2>"$t/rec.err" || { bad "sim --record-experience"; cat "$t/rec.err"; }
 "$train" online --init "$t/sl.pt" --db "$t/exp.db" --out "$t/online.pt" --epochs 1 >"$t/online.out" 2>&1 &&
 	grep -q "^\[online\] cluster 'dlsched-sim'" "$t/online.out" &&
 	"$train" info "$t/online.pt" | grep -q '"stage":"online-awr","db":"[^"]*","cluster":"dlsched-sim"' &&
