@@ -83,7 +83,7 @@ std::vector<int> play_greedy(const RoundRows& rows, const std::vector<float>& sc
 			break;
 		const std::size_t er = static_cast<std::size_t>(end_row);
 		if (end_valid && (heap.empty() || scores[er] > heap.top().first ||
-		                  (scores[er] == heap.top().first && end_row < -heap.top().second))) {
+				  (scores[er] == heap.top().first && end_row < -heap.top().second))) {
 			picks.push_back(end_row);
 			break;
 		}
@@ -102,7 +102,8 @@ std::vector<int> play_greedy(const RoundRows& rows, const std::vector<float>& sc
 
 }  // namespace
 
-std::vector<int> play_round(const RoundRows& rows, const std::vector<float>& scores, Rng* rng, double* log_prob)
+std::vector<int> play_round(const RoundRows& rows, const std::vector<float>& scores, Rng* rng,
+			    double* log_prob)
 {
 	if (!rng && !log_prob)
 		return play_greedy(rows, scores);

@@ -53,7 +53,8 @@ private:
 // from their softmax. Returns the rows picked, in order (ending with the end row when it was picked).
 // `log_prob` (optional): the log-probability of the picks. Greedy without log_prob runs in
 // O(rows log rows) (a heap; the decisions are the same), else O(rows x picks).
-std::vector<int> play_round(const RoundRows& rows, const std::vector<float>& scores, Rng* rng, double* log_prob);
+std::vector<int> play_round(const RoundRows& rows, const std::vector<float>& scores, Rng* rng,
+			    double* log_prob);
 
 // The decisions in a recorded round, for training.
 struct DecodedRound {

@@ -12,43 +12,46 @@ namespace dlsched::models {
 namespace {
 
 const char* const kJobNames[kJobFeatures] = {
-        "log1p(remaining hours at requested GPUs)",
-        "log1p(remaining GPU-hours)",
-        "log2(GPUs requested) / 6",
-        "log1p(hours since submit)",
-        "log1p(attained GPU-hours)",
-        "running",
-        "elastic",
-        "log2(max / min GPUs)",
-        "GPUs held / requested",
-        "user's share of the cluster's GPUs",
-        "log1p(restarts)",
-        "log1p(hours waiting since last preemption)",
-        "fraction of epochs done",
-        "min(GPUs requested / GPUs to hand out, 2)",
-        "remaining time unknown",
-        "log1p(hours since submit / remaining hours)",
+	"log1p(remaining hours at requested GPUs)",
+	"log1p(remaining GPU-hours)",
+	"log2(GPUs requested) / 6",
+	"log1p(hours since submit)",
+	"log1p(attained GPU-hours)",
+	"running",
+	"elastic",
+	"log2(max / min GPUs)",
+	"GPUs held / requested",
+	"user's share of the cluster's GPUs",
+	"log1p(restarts)",
+	"log1p(hours waiting since last preemption)",
+	"fraction of epochs done",
+	"min(GPUs requested / GPUs to hand out, 2)",
+	"remaining time unknown",
+	"log1p(hours since submit / remaining hours)",
 };
 
 const char* const kUnitNames[kUnitFeatures] = {
-        "end of round",
-        "further unit",
-        "log2(GPUs after / requested)",
-        "log1p(remaining hours at GPUs after)",
-        "fraction of the remaining time this unit saves",
-        "grows a running job (a resize)",
-        "keeps GPUs the job holds",
-        "log1p(hours a restart costs), running jobs",
+	"end of round",
+	"further unit",
+	"log2(GPUs after / requested)",
+	"log1p(remaining hours at GPUs after)",
+	"fraction of the remaining time this unit saves",
+	"grows a running job (a resize)",
+	"keeps GPUs the job holds",
+	"log1p(hours a restart costs), running jobs",
 };
 
 const char* const kContextNames[kContextFeatures] = {
-        "GPUs to hand out / all GPUs",
-        "log1p(pending jobs) / 10",
-        "log1p(running jobs) / 10",
-        "log2(all GPUs) / 10",
+	"GPUs to hand out / all GPUs",
+	"log1p(pending jobs) / 10",
+	"log1p(running jobs) / 10",
+	"log2(all GPUs) / 10",
 };
 
-float lg(double v) { return static_cast<float>(std::log1p(std::max(0.0, v))); }
+float lg(double v)
+{
+	return static_cast<float>(std::log1p(std::max(0.0, v)));
+}
 
 }  // namespace
 
@@ -58,10 +61,13 @@ const char* job_feature_name(int i)
 		return kJobNames[i];
 	return i >= kJobFeatures && i < kRowFeatures ? kUnitNames[i - kJobFeatures] : "?";
 }
-const char* context_feature_name(int i) { return i >= 0 && i < kContextFeatures ? kContextNames[i] : "?"; }
+const char* context_feature_name(int i)
+{
+	return i >= 0 && i < kContextFeatures ? kContextNames[i] : "?";
+}
 
 void encode_job(const ClusterView& view, const Job& j, int user_gpus, int free_gpus, int total_gpus, float* f,
-                double time_scale)
+		double time_scale)
 {
 	const bool known = j.epoch_time_1gpu > 0;
 	const int req = std::max(1, j.gpus_requested);
@@ -77,7 +83,8 @@ void encode_job(const ClusterView& view, const Job& j, int user_gpus, int free_g
 	f[4] = lg(j.attained_gpu_s / hour);
 	f[5] = j.running() ? 1.0f : 0.0f;
 	f[6] = j.elastic() ? 1.0f : 0.0f;
-	f[7] = static_cast<float>(std::log2(std::max(1.0, static_cast<double>(j.gpus_max) / std::max(1, j.gpus_min))));
+	f[7] = static_cast<float>(
+		std::log2(std::max(1.0, static_cast<double>(j.gpus_max) / std::max(1, j.gpus_min))));
 	f[8] = static_cast<float>(static_cast<double>(j.gpus_allocated) / req);
 	f[9] = static_cast<float>(static_cast<double>(user_gpus) / total);
 	f[10] = lg(j.restarts);
@@ -93,7 +100,8 @@ void encode_job(const ClusterView& view, const Job& j, int user_gpus, int free_g
 
 int first_unit_gpus(const Job& job)
 {
-	return std::max(1, std::clamp(job.gpus_requested, job.gpus_min, std::max(job.gpus_min, job.gpus_max)));
+	return std::max(1,
+			std::clamp(job.gpus_requested, job.gpus_min, std::max(job.gpus_min, job.gpus_max)));
 }
 
 int unit_gpus(const ClusterView& view, const Job& job)
@@ -111,9 +119,12 @@ void encode_unit(const ClusterView& view, const Job& j, int before, int after, f
 	const double rem_before = known && before > 0 ? remaining_time(view, j, before) : 0.0;
 	f[0] = 0.0f;
 	f[1] = before > 0 ? 1.0f : 0.0f;
-	f[2] = static_cast<float>(std::clamp(std::log2(static_cast<double>(std::max(1, after)) / req), -4.0, 4.0));
+	f[2] = static_cast<float>(
+		std::clamp(std::log2(static_cast<double>(std::max(1, after)) / req), -4.0, 4.0));
 	f[3] = lg(rem_after / hour);
-	f[4] = before > 0 && rem_before > 0 ? static_cast<float>(std::clamp(1.0 - rem_after / rem_before, -1.0, 1.0)) : 0.0f;
+	f[4] = before > 0 && rem_before > 0
+		       ? static_cast<float>(std::clamp(1.0 - rem_after / rem_before, -1.0, 1.0))
+		       : 0.0f;
 	f[5] = j.running() && after > j.gpus_allocated ? 1.0f : 0.0f;
 	f[6] = j.running() && after <= j.gpus_allocated ? 1.0f : 0.0f;
 	f[7] = j.running() ? lg(j.preempt_cost.restart_loss() / hour) : 0.0f;
@@ -123,7 +134,8 @@ void encode_unit(const ClusterView& view, const Job& j, int before, int after, f
 }
 
 EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job*>& candidates, int free_gpus,
-                            std::size_t max_jobs, std::vector<const Job*>& rest, bool units, double time_scale)
+			    std::size_t max_jobs, std::vector<const Job*>& rest, bool units,
+			    double time_scale)
 {
 	EncodedWindow w;
 	rest.clear();
@@ -162,7 +174,8 @@ EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job
 	for (const Job* jp : chosen) {
 		const Job& j = *jp;
 		auto it = user_gpus.find(j.user);
-		encode_job(view, j, it == user_gpus.end() ? 0 : it->second, free_gpus, total, job_row, time_scale);
+		encode_job(view, j, it == user_gpus.end() ? 0 : it->second, free_gpus, total, job_row,
+			   time_scale);
 		const int first = first_unit_gpus(j);
 		int prev = add_row(jp, 0, first, first, 0, -1);
 		if (!units || !j.elastic() || (j.running() && !j.requeueable))
@@ -177,9 +190,9 @@ EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job
 	if (units)
 		w.end_row = add_row(nullptr, 0, 0, 0, -1, -1);
 	w.context = {static_cast<float>(static_cast<double>(free_gpus) / total),
-	             static_cast<float>(std::log1p(static_cast<double>(view.pending.size())) / 10.0),
-	             static_cast<float>(std::log1p(static_cast<double>(view.running.size())) / 10.0),
-	             static_cast<float>(std::log2(static_cast<double>(total)) / 10.0)};
+		     static_cast<float>(std::log1p(static_cast<double>(view.pending.size())) / 10.0),
+		     static_cast<float>(std::log1p(static_cast<double>(view.running.size())) / 10.0),
+		     static_cast<float>(std::log2(static_cast<double>(total)) / 10.0)};
 	return w;
 }
 
@@ -210,8 +223,8 @@ PolicyStep make_step(const ClusterView& view, EncodedWindow w, std::vector<int> 
 }
 
 std::vector<int> picks_for_sizes(const ClusterView& view, const EncodedWindow& w,
-                                 const std::unordered_map<JobId, int>& sizes,
-                                 const std::unordered_map<JobId, std::size_t>& rank)
+				 const std::unordered_map<JobId, int>& sizes,
+				 const std::unordered_map<JobId, std::size_t>& rank)
 {
 	auto size_of = [&](const Job* j) {
 		auto it = sizes.find(j->id);
@@ -232,7 +245,8 @@ std::vector<int> picks_for_sizes(const ClusterView& view, const EncodedWindow& w
 		(w.unit[r] == 0 ? first : extra).push_back(static_cast<int>(r));
 	}
 	std::stable_sort(first.begin(), first.end(), [&](int a, int b) {
-		return rank_of(w.jobs[static_cast<std::size_t>(a)]) < rank_of(w.jobs[static_cast<std::size_t>(b)]);
+		return rank_of(w.jobs[static_cast<std::size_t>(a)]) <
+		       rank_of(w.jobs[static_cast<std::size_t>(b)]);
 	});
 	// Further units by the time they save (a job's own units save less and less, so its units stay in
 	// order); equal savings by row.

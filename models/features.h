@@ -17,8 +17,8 @@
 namespace dlsched::models {
 
 inline constexpr int kFeatureSchema = 2;
-inline constexpr int kJobFeatures = 16;   // what a row says about its job
-inline constexpr int kUnitFeatures = 8;   // what it says about its unit of GPUs
+inline constexpr int kJobFeatures = 16;  // what a row says about its job
+inline constexpr int kUnitFeatures = 8;  // what it says about its unit of GPUs
 inline constexpr int kRowFeatures = kJobFeatures + kUnitFeatures;
 inline constexpr int kContextFeatures = 4;
 // Most further units an elastic job gets rows for (a job may grow by at most this many units a round).
@@ -60,8 +60,8 @@ int unit_gpus(const ClusterView& view, const Job& job);
 // on an emulated cluster replaying a trace N times faster, N): every time feature is in hours of the
 // model's time, so that a compressed replay looks to the network as the trace it was trained on.
 EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job*>& candidates, int free_gpus,
-                            std::size_t max_jobs, std::vector<const Job*>& rest, bool units,
-                            double time_scale = 1.0);
+			    std::size_t max_jobs, std::vector<const Job*>& rest, bool units,
+			    double time_scale = 1.0);
 
 // The PolicyStep of a round over window `w` with `picks` (rows, in the order picked): the encoded
 // window, the view's time and cycle, and the jobs in the system. The caller adds what only it knows
@@ -74,17 +74,17 @@ PolicyStep make_step(const ClusterView& view, EncodedWindow w, std::vector<int> 
 // further units by the remaining time they save (most first), then the end row when it is valid.
 // A size between units is rounded down to a unit.
 std::vector<int> picks_for_sizes(const ClusterView& view, const EncodedWindow& w,
-                                 const std::unordered_map<JobId, int>& sizes,
-                                 const std::unordered_map<JobId, std::size_t>& rank);
+				 const std::unordered_map<JobId, int>& sizes,
+				 const std::unordered_map<JobId, std::size_t>& rank);
 
 // One job's job features (exposed for tests). `user_gpus`: GPUs the job's user holds now;
 // `total_gpus`: the view's total_gpus().
-void encode_job(const ClusterView& view, const Job& job, int user_gpus, int free_gpus, int total_gpus, float* out,
-                double time_scale = 1.0);
+void encode_job(const ClusterView& view, const Job& job, int user_gpus, int free_gpus, int total_gpus,
+		float* out, double time_scale = 1.0);
 
 // A unit row's unit features: the job reaches `size_after` GPUs from `size_before` (0: its first unit).
 void encode_unit(const ClusterView& view, const Job& job, int size_before, int size_after, float* out,
-                 double time_scale = 1.0);
+		 double time_scale = 1.0);
 
 }  // namespace dlsched::models
 

@@ -23,7 +23,10 @@ public:
 	}
 	const char* name() const override { return name_.c_str(); }
 	bool preemptive() const override { return fallback_->preemptive(); }
-	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override { fallback_->order(view, jobs); }
+	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override
+	{
+		fallback_->order(view, jobs);
+	}
 	std::string note() const override
 	{
 		return name_ + ": " + why_ + "; ordering by " + fallback_->name() + " instead";
@@ -42,15 +45,16 @@ constexpr const char* kFallbackAllocation = kLearnedFallbackAllocation;
 
 }  // namespace
 
-LearnedOrdering::LearnedOrdering(std::string name, std::shared_ptr<const PolicyModel> model, LearnedOptions options)
+LearnedOrdering::LearnedOrdering(std::string name, std::shared_ptr<const PolicyModel> model,
+				 LearnedOptions options)
     : name_(std::move(name)), model_(std::move(model)), options_(options)
 {
 }
 
 std::string LearnedOrdering::note() const
 {
-	return name_ + ": model " + options_.path + " (" + std::to_string(model_->parameter_count()) + " parameters, window " +
-	       std::to_string(options_.window) + ")";
+	return name_ + ": model " + options_.path + " (" + std::to_string(model_->parameter_count()) +
+	       " parameters, window " + std::to_string(options_.window) + ")";
 }
 
 void LearnedOrdering::order(const ClusterView& view, std::vector<const Job*>& jobs) const
@@ -60,7 +64,8 @@ void LearnedOrdering::order(const ClusterView& view, std::vector<const Job*>& jo
 		if (j->running())
 			free_gpus += j->gpus_allocated;
 	std::vector<const Job*> rest;
-	EncodedWindow w = encode_window(view, jobs, free_gpus, options_.window, rest, /*units=*/false, options_.time_scale);
+	EncodedWindow w = encode_window(view, jobs, free_gpus, options_.window, rest, /*units=*/false,
+					options_.time_scale);
 	std::vector<float> scores;
 	model_->scores(w, scores);
 	std::vector<int> order(w.rows());
@@ -86,14 +91,16 @@ void LearnedAllocation::allocate(const AllocationInput& in, Plan& plan) const
 	const ClusterView& view = in.view;
 	const int free_gpus = in.free.training_free();
 	std::vector<const Job*> rest;
-	EncodedWindow w = encode_window(view, in.ordered, free_gpus, options_.window, rest, /*units=*/true, options_.time_scale);
+	EncodedWindow w = encode_window(view, in.ordered, free_gpus, options_.window, rest, /*units=*/true,
+					options_.time_scale);
 	std::vector<float> scores;
 	model_->scores(w, scores);
 	double lp = 0;
 	const RoundRows rows{w.need, w.unit, w.after, free_gpus};
 	// The log-probability only matters for sampled rounds that are recorded (PPO).
 	const bool sample = options_.sample;
-	std::vector<int> picks = play_round(rows, scores, sample ? &rng_ : nullptr, sample && view.recorder ? &lp : nullptr);
+	std::vector<int> picks =
+		play_round(rows, scores, sample ? &rng_ : nullptr, sample && view.recorder ? &lp : nullptr);
 
 	// Jobs in the order their first unit was picked, at the size their units reached.
 	std::vector<const Job*> order;
@@ -188,18 +195,21 @@ Result<std::unique_ptr<Ordering>> make_learned(const char* name, const Config& c
 	std::string path;
 	auto model = load_model(c, path);
 	if (model.is_ok())
-		return std::unique_ptr<Ordering>(
-		        new LearnedOrdering(name, std::shared_ptr<const PolicyModel>(model.value()), options_from(c, path)));
+		return std::unique_ptr<Ordering>(new LearnedOrdering(
+			name, std::shared_ptr<const PolicyModel>(model.value()), options_from(c, path)));
 	const std::string fb = c.get_string("ModelFallback");
 	if (fb == "dl2" || fb == "dual-agent")
-		return invalid_argument("ModelFallback: '" + fb + "' is itself learned; name a heuristic (tiresias-las, srtf, fifo, ...)");
+		return invalid_argument(
+			"ModelFallback: '" + fb +
+			"' is itself learned; name a heuristic (tiresias-las, srtf, fifo, ...)");
 	PolicyRegistry heuristics;  // a fresh one: the caller's registry may be moving or gone by now
 	register_builtin_policies(heuristics);
 	auto fallback = heuristics.make_ordering(fb, c);
 	if (!fallback.is_ok())
 		return Status(fallback.status().code(), "ModelFallback: " + fallback.status().message());
 	return std::unique_ptr<Ordering>(new FallbackOrdering(
-	        name, std::move(fallback).value(), model.status().message() + " (allocation by " + kFallbackAllocation + ")"));
+		name, std::move(fallback).value(),
+		model.status().message() + " (allocation by " + kFallbackAllocation + ")"));
 }
 
 // The learned allocation; without a usable model, kFallbackAllocation (the ordering says why).
@@ -208,8 +218,8 @@ Result<std::unique_ptr<Allocation>> make_learned_allocation(const Config& c)
 	std::string path;
 	auto model = load_model(c, path);
 	if (model.is_ok())
-		return std::unique_ptr<Allocation>(
-		        new LearnedAllocation(std::shared_ptr<const PolicyModel>(model.value()), options_from(c, path)));
+		return std::unique_ptr<Allocation>(new LearnedAllocation(
+			std::shared_ptr<const PolicyModel>(model.value()), options_from(c, path)));
 	PolicyRegistry heuristics;
 	register_builtin_policies(heuristics);
 	return heuristics.make_allocation(kFallbackAllocation, c);
@@ -219,15 +229,21 @@ Result<std::unique_ptr<Allocation>> make_learned_allocation(const Config& c)
 
 void register_model_policies(PolicyRegistry& r)
 {
-	r.add_ordering("dl2", "DL2's learned ordering (the policy network's score of each job's first unit), preemptive",
-	               [](const Config& c) { return make_learned("dl2", c); });
+	r.add_ordering(
+		"dl2",
+		"DL2's learned ordering (the policy network's score of each job's first unit), preemptive",
+		[](const Config& c) { return make_learned("dl2", c); });
 	r.add_allocation("dl2",
-	                 "DL2's learned allocation: the policy network gives jobs GPUs one unit at a time and ends the round",
-	                 [](const Config& c) { return make_learned_allocation(c); });
+			 "DL2's learned allocation: the policy network gives jobs GPUs one unit at a time "
+			 "and ends the round",
+			 [](const Config& c) { return make_learned_allocation(c); });
 	// The presets dl2 and dual-agent that use them are in register_builtin_policies().
 }
 
-void install() { set_policy_extension(&register_model_policies); }
+void install()
+{
+	set_policy_extension(&register_model_policies);
+}
 
 }  // namespace dlsched::models
 

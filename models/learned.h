@@ -20,11 +20,11 @@
 namespace dlsched::models {
 
 struct LearnedOptions {
-	std::size_t window = 512;   // most jobs the network looks at per cycle (ModelWindow)
-	double time_scale = 1.0;    // model seconds per second of the view's clock (ModelTimeScale)
-	bool sample = false;        // draw the picks from the policy (training) instead of its argmax
-	std::uint64_t seed = 1;     // of the draws
-	std::string path;           // where the model came from (for the host's log)
+	std::size_t window = 512;  // most jobs the network looks at per cycle (ModelWindow)
+	double time_scale = 1.0;   // model seconds per second of the view's clock (ModelTimeScale)
+	bool sample = false;       // draw the picks from the policy (training) instead of its argmax
+	std::uint64_t seed = 1;    // of the draws
+	std::string path;          // where the model came from (for the host's log)
 };
 
 // DL2's ordering: jobs by the network's score of their first unit (greedy). Preemptive: running

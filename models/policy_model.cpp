@@ -9,7 +9,10 @@
 
 namespace dlsched::models {
 
-PolicyNetImpl::PolicyNetImpl(int h) : hidden(h) { reset(); }
+PolicyNetImpl::PolicyNetImpl(int h) : hidden(h)
+{
+	reset();
+}
 
 void PolicyNetImpl::reset()
 {
@@ -31,7 +34,8 @@ torch::Tensor PolicyNetImpl::scores(const torch::Tensor& x, const torch::Tensor&
 	return s3(h).squeeze(2);
 }
 
-torch::Tensor PolicyNetImpl::value(const torch::Tensor& x, const torch::Tensor& rows, const torch::Tensor& ctx)
+torch::Tensor PolicyNetImpl::value(const torch::Tensor& x, const torch::Tensor& rows,
+				   const torch::Tensor& ctx)
 {
 	auto m = rows.unsqueeze(2);  // [B, W, 1]
 	auto count = m.sum(1).clamp_min(1.0);
@@ -102,7 +106,7 @@ Result<int64_t> read_int(torch::serialize::InputArchive& a, const char* key, con
 	c10::IValue v;
 	if (!a.try_read(key, v) || !v.isInt())
 		return parse_error(path + ": not a dlsched model (no " + key +
-		                   "); train one with dlsched-train or use the shipped model");
+				   "); train one with dlsched-train or use the shipped model");
 	return v.toInt();
 }
 
@@ -114,7 +118,8 @@ Result<std::shared_ptr<PolicyModel>> PolicyModel::load(const std::string& path)
 	if (path.empty())
 		return not_found("no model file given (ModelFile=)");
 	if (::stat(path.c_str(), &st) != 0)
-		return not_found(path + ": model file not found; set ModelFile= to a model written by dlsched-train");
+		return not_found(
+			path + ": model file not found; set ModelFile= to a model written by dlsched-train");
 	std::shared_ptr<PolicyModel> m(new PolicyModel());
 	try {
 		torch::serialize::InputArchive a;
@@ -123,20 +128,24 @@ Result<std::shared_ptr<PolicyModel>> PolicyModel::load(const std::string& path)
 		if (!format.is_ok())
 			return format.status();
 		if (*format != kModelFormat)
-			return invalid_argument(path + ": model format " + std::to_string(*format) + ", this dlsched reads format " +
-			                        std::to_string(kModelFormat) + "; retrain it with this version's dlsched-train");
+			return invalid_argument(path + ": model format " + std::to_string(*format) +
+						", this dlsched reads format " +
+						std::to_string(kModelFormat) +
+						"; retrain it with this version's dlsched-train");
 		auto schema = read_int(a, "dlsched.schema", path);
 		if (!schema.is_ok())
 			return schema.status();
 		if (*schema != kFeatureSchema)
-			return invalid_argument(path + ": trained on feature schema " + std::to_string(*schema) +
-			                        ", this dlsched encodes schema " + std::to_string(kFeatureSchema) +
-			                        "; retrain it with this version's dlsched-train");
+			return invalid_argument(path + ": trained on feature schema " +
+						std::to_string(*schema) + ", this dlsched encodes schema " +
+						std::to_string(kFeatureSchema) +
+						"; retrain it with this version's dlsched-train");
 		auto hidden = read_int(a, "dlsched.hidden", path);
 		if (!hidden.is_ok())
 			return hidden.status();
 		if (*hidden < 1 || *hidden > 4096)
-			return invalid_argument(path + ": hidden width " + std::to_string(*hidden) + " out of range: corrupt model file");
+			return invalid_argument(path + ": hidden width " + std::to_string(*hidden) +
+						" out of range: corrupt model file");
 		c10::IValue info;
 		if (a.try_read("dlsched.info", info) && info.isString())
 			m->info_.info = info.toStringRef();
@@ -146,14 +155,17 @@ Result<std::shared_ptr<PolicyModel>> PolicyModel::load(const std::string& path)
 		m->impl_->net = PolicyNet(m->info_.hidden);
 		torch::serialize::InputArchive net;
 		if (!a.try_read("net", net))
-			return parse_error(path + ": the model has no networks (\"net\"): corrupt or not a dlsched model");
+			return parse_error(
+				path +
+				": the model has no networks (\"net\"): corrupt or not a dlsched model");
 		m->impl_->net->load(net);
 	} catch (const std::exception& e) {
 		std::string what = e.what();
 		const std::size_t nl = what.find('\n');
 		if (nl != std::string::npos)
 			what.resize(nl);
-		return parse_error(path + ": cannot read the model (corrupt or not a dlsched model file): " + what);
+		return parse_error(path +
+				   ": cannot read the model (corrupt or not a dlsched model file): " + what);
 	}
 	for (const auto& p : m->impl_->net->parameters())
 		if (!torch::isfinite(p).all().item<bool>())
@@ -170,7 +182,8 @@ void PolicyModel::scores(const EncodedWindow& w, std::vector<float>& out) const
 	torch::NoGradGuard no_grad;
 	const auto rows = static_cast<int64_t>(w.rows());
 	auto x = torch::from_blob(const_cast<float*>(w.x.data()), {1, rows, kRowFeatures}, torch::kFloat32);
-	auto c = torch::from_blob(const_cast<float*>(w.context.data()), {1, kContextFeatures}, torch::kFloat32);
+	auto c = torch::from_blob(const_cast<float*>(w.context.data()), {1, kContextFeatures},
+				  torch::kFloat32);
 	auto s = impl_->net->scores(x, c).contiguous();
 	const float* p = s.data_ptr<float>();
 	for (int64_t i = 0; i < rows; ++i)
@@ -181,10 +194,12 @@ double PolicyModel::value(const EncodedWindow& w) const
 {
 	torch::NoGradGuard no_grad;
 	const auto rows = static_cast<int64_t>(w.rows());
-	auto x = rows > 0 ? torch::from_blob(const_cast<float*>(w.x.data()), {1, rows, kRowFeatures}, torch::kFloat32)
-	                  : torch::zeros({1, 1, kRowFeatures});
+	auto x = rows > 0 ? torch::from_blob(const_cast<float*>(w.x.data()), {1, rows, kRowFeatures},
+					     torch::kFloat32)
+			  : torch::zeros({1, 1, kRowFeatures});
 	auto m = rows > 0 ? torch::ones({1, rows}) : torch::zeros({1, 1});
-	auto c = torch::from_blob(const_cast<float*>(w.context.data()), {1, kContextFeatures}, torch::kFloat32);
+	auto c = torch::from_blob(const_cast<float*>(w.context.data()), {1, kContextFeatures},
+				  torch::kFloat32);
 	return impl_->net->value(x, m, c).item<double>();
 }
 
@@ -196,7 +211,8 @@ void use_one_thread()
 		try {
 			torch::set_num_interop_threads(1);
 		} catch (const std::exception&) {
-			// Only settable before the first inter-op use; the intra-op setting is the one that matters.
+			// Only settable before the first inter-op use; the intra-op setting is the one that
+			// matters.
 		}
 	});
 }

@@ -13,8 +13,9 @@ bool make_sample(PolicyStep step, std::size_t max_decisions, Sample& out)
 {
 	const auto rows = static_cast<std::size_t>(std::max(0, step.rows));
 	if (rows == 0 || step.features != kRowFeatures || step.schema != kFeatureSchema ||
-	    step.x.size() != rows * kRowFeatures || step.context.size() != static_cast<std::size_t>(kContextFeatures) ||
-	    step.need.size() != rows || step.unit.size() != rows || step.after.size() != rows)
+	    step.x.size() != rows * kRowFeatures ||
+	    step.context.size() != static_cast<std::size_t>(kContextFeatures) || step.need.size() != rows ||
+	    step.unit.size() != rows || step.after.size() != rows)
 		return false;
 	for (int p : step.order)
 		if (p < 0 || static_cast<std::size_t>(p) >= rows)
@@ -22,7 +23,8 @@ bool make_sample(PolicyStep step, std::size_t max_decisions, Sample& out)
 	for (int a : step.after)
 		if (a >= static_cast<int>(rows))
 			return false;
-	DecodedRound d = decode_round(RoundRows{step.need, step.unit, step.after, step.free_gpus}, step.order, max_decisions);
+	DecodedRound d = decode_round(RoundRows{step.need, step.unit, step.after, step.free_gpus}, step.order,
+				      max_decisions);
 	if (d.chosen.empty())
 		return false;
 	out = Sample();
@@ -45,7 +47,8 @@ namespace {
 
 // A minibatch as padded tensors.
 struct Batch {
-	torch::Tensor x, ctx, rows, need, first, end, pos, prereq, left, seq, chosen, stepmask, old_lp, adv, ret, weight;
+	torch::Tensor x, ctx, rows, need, first, end, pos, prereq, left, seq, chosen, stepmask, old_lp, adv,
+		ret, weight;
 	std::int64_t decisions = 0;
 };
 
@@ -135,7 +138,7 @@ PickTerms pick_terms(PolicyNetImpl& net, const Batch& t)
 	// picked before; the end row only while no first unit fits.
 	auto steps = t.seq.unsqueeze(2);
 	auto base = (t.need.unsqueeze(1) <= t.left.unsqueeze(2)) & (t.pos.unsqueeze(1) >= steps) &
-	            (t.prereq.unsqueeze(1) < steps);
+		    (t.prereq.unsqueeze(1) < steps);
 	auto first_fits = (base & (t.first.unsqueeze(1) > 0.5)).any(2, true);
 	auto is_end = t.end.unsqueeze(1) > 0.5;
 	auto valid = base & (~is_end | ~first_fits);
@@ -162,11 +165,14 @@ std::vector<std::vector<std::size_t>> minibatches(std::size_t n, std::size_t siz
 	std::vector<std::vector<std::size_t>> out;
 	for (std::size_t i = 0; i < n; i += size)
 		out.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(i),
-		                 order.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + size)));
+				 order.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + size)));
 	return out;
 }
 
-torch::Tensor value_of(PolicyNetImpl& net, const Batch& t) { return net.value(t.x, t.rows, t.ctx); }
+torch::Tensor value_of(PolicyNetImpl& net, const Batch& t)
+{
+	return net.value(t.x, t.rows, t.ctx);
+}
 
 // Clips the score network's and the value network's gradients each to `max_norm`: with one joint
 // norm, a heavy episode's large value error would shrink the policy's step to nothing.
@@ -192,7 +198,8 @@ Trainer::Trainer(std::shared_ptr<PolicyModel> model, TrainOptions options, std::
 	s_->rng = Rng(seed, 3);
 	torch::manual_seed(seed);
 	s_->model->impl().net->train();
-	s_->adam.reset(new torch::optim::Adam(s_->model->impl().net->parameters(), torch::optim::AdamOptions(options.lr)));
+	s_->adam.reset(new torch::optim::Adam(s_->model->impl().net->parameters(),
+					      torch::optim::AdamOptions(options.lr)));
 }
 
 Trainer::~Trainer()
@@ -288,7 +295,8 @@ TrainStats Trainer::ppo_epoch(std::vector<Sample>& data)
 		const double n = std::max<double>(1.0, static_cast<double>(t.decisions));
 		auto ratio = torch::exp(p.lp - t.old_lp) * t.stepmask;
 		auto adv = t.adv.unsqueeze(1);
-		auto surr = torch::min(ratio * adv, torch::clamp(ratio, 1.0 - o.clip, 1.0 + o.clip) * adv) * t.stepmask;
+		auto surr = torch::min(ratio * adv, torch::clamp(ratio, 1.0 - o.clip, 1.0 + o.clip) * adv) *
+			    t.stepmask;
 		auto ploss = -surr.sum() / n;
 		auto ent = p.entropy.sum() / n;
 		auto vloss = torch::smooth_l1_loss(value_of(net, t), t.ret);

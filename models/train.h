@@ -18,13 +18,13 @@ namespace dlsched::models {
 // One recorded round, decoded for training.
 struct Sample {
 	PolicyStep step;
-	std::vector<int> chosen;     // the picks that were decisions (decode_round)
-	std::vector<int> left;       // GPUs left before each
-	std::vector<int> seq;        // each one's place among all the round's picks
-	std::vector<int> pos;        // per row: its place among the picks (the number of picks: never)
-	std::vector<float> old_lp;   // log-probability of each pick when it was made (PPO)
+	std::vector<int> chosen;    // the picks that were decisions (decode_round)
+	std::vector<int> left;      // GPUs left before each
+	std::vector<int> seq;       // each one's place among all the round's picks
+	std::vector<int> pos;       // per row: its place among the picks (the number of picks: never)
+	std::vector<float> old_lp;  // log-probability of each pick when it was made (PPO)
 	float advantage = 0;
-	float ret = 0;               // return the value network is fitted to
+	float ret = 0;  // return the value network is fitted to
 	float weight = 1;
 };
 
@@ -35,12 +35,12 @@ bool make_sample(PolicyStep step, std::size_t max_decisions, Sample& out);
 struct TrainOptions {
 	double lr = 3e-4;
 	std::size_t batch = 64;
-	double clip = 0.2;           // PPO ratio clip
-	double entropy = 0.01;       // entropy bonus
+	double clip = 0.2;      // PPO ratio clip
+	double entropy = 0.01;  // entropy bonus
 	double value_coef = 0.5;
-	double awr_beta = 1.0;       // advantage-weighted regression temperature
+	double awr_beta = 1.0;  // advantage-weighted regression temperature
 	double max_grad_norm = 1.0;
-	double target_kl = 0.01;     // PPO: stop the update once the policy moved this far (approx. KL per pick)
+	double target_kl = 0.01;  // PPO: stop the update once the policy moved this far (approx. KL per pick)
 };
 
 struct TrainStats {

@@ -44,10 +44,10 @@ namespace {
 // RecordExperience=yes: where the steps go, and how that went.
 struct ExperienceLog {
 	bool enabled = false;
-	std::string path;     // ProfileDB=
+	std::string path;  // ProfileDB=
 	std::string cluster;
 	std::unique_ptr<dlsched::db::ProfileDb> db;  // opened at the first step to write
-	bool checked = false;  // PRAGMA quick_check passed once: a reopen does not read every page again
+	bool checked = false;   // PRAGMA quick_check passed once: a reopen does not read every page again
 	double refresh_s = 60;  // ProfileRefresh=: after a failed open, the next try waits this long
 	double retry_at = -1;   // (the steps' clock); meanwhile steps are dropped, not tried
 	std::uint64_t rows = 0, errors = 0, dropped = 0;
@@ -64,9 +64,9 @@ constexpr int kExperienceBusyMs = 50;
 // kDumpViewsKept kept. A file that cannot be written costs the cycle nothing: counted, its reason
 // kept (fixed buffer: no allocation on the error path), the cycles go on.
 struct ViewDump {
-	std::string dir;                 // "": off
-	bool scanned = false;            // the files already there were adopted (oldest removed first)
-	std::deque<std::string> files;   // written, oldest first
+	std::string dir;                // "": off
+	bool scanned = false;           // the files already there were adopted (oldest removed first)
+	std::deque<std::string> files;  // written, oldest first
 	std::uint64_t written = 0, errors = 0;
 	char last_error[512] = "";
 };
@@ -126,18 +126,18 @@ namespace {
 int code_of(dlsched::StatusCode c)
 {
 	switch (c) {
-	case dlsched::StatusCode::kOk:
-		return DLSCHED_OK;
-	case dlsched::StatusCode::kInvalidArgument:
-		return DLSCHED_EINVAL;
-	case dlsched::StatusCode::kNotFound:
-		return DLSCHED_ENOTFOUND;
-	case dlsched::StatusCode::kParseError:
-		return DLSCHED_EPARSE;
-	case dlsched::StatusCode::kIoError:
-		return DLSCHED_EIO;
-	case dlsched::StatusCode::kInternal:
-		return DLSCHED_EINTERNAL;
+		case dlsched::StatusCode::kOk:
+			return DLSCHED_OK;
+		case dlsched::StatusCode::kInvalidArgument:
+			return DLSCHED_EINVAL;
+		case dlsched::StatusCode::kNotFound:
+			return DLSCHED_ENOTFOUND;
+		case dlsched::StatusCode::kParseError:
+			return DLSCHED_EPARSE;
+		case dlsched::StatusCode::kIoError:
+			return DLSCHED_EIO;
+		case dlsched::StatusCode::kInternal:
+			return DLSCHED_EINTERNAL;
 	}
 	return DLSCHED_EINTERNAL;
 }
@@ -207,29 +207,30 @@ std::string str(const char* s)
 	return s ? s : "";
 }
 
-
 // The core's copy of a C view: jobs own their strings, nodes are the scheduler's buffer; `view`
 // points into them.
 struct ConvertedView {
 	std::vector<dlsched::Job> jobs;
-	double requeue_delay = 0;        // version 8 views: added to every running job's resume cost
+	double requeue_delay = 0;  // version 8 views: added to every running job's resume cost
 	std::vector<dlsched::predict::Claims> claims;  // per job: what its user said of its length
-	std::vector<dlsched::Account> accounts;  // version 9 views
+	std::vector<dlsched::Account> accounts;        // version 9 views
 	dlsched::predict::HintLimits limits;
 	dlsched::ClusterView view;
 };
 
 bool same_sample(const dlsched_epoch_sample_t& a, const dlsched_epoch_sample_t& b)
 {
-	return std::strncmp(a.node, b.node, sizeof a.node) == 0 && std::strncmp(a.model, b.model, sizeof a.model) == 0 &&
-	       a.gpus == b.gpus && a.nodes == b.nodes && a.epochs == b.epochs && a.epoch_s == b.epoch_s && a.at == b.at;
+	return std::strncmp(a.node, b.node, sizeof a.node) == 0 &&
+	       std::strncmp(a.model, b.model, sizeof a.model) == 0 && a.gpus == b.gpus &&
+	       a.nodes == b.nodes && a.epochs == b.epochs && a.epoch_s == b.epoch_s && a.at == b.at;
 }
 
 // The view's speed observations from its epoch samples (version 6 views; none before), through the
 // scheduler's cache.
 const std::vector<dlsched::SpeedObservation>& view_observations(dlsched_scheduler_t* sched,
-                                                                const dlsched_epoch_sample_t* samples, size_t count,
-                                                                const std::vector<dlsched::Node>& nodes)
+								const dlsched_epoch_sample_t* samples,
+								size_t count,
+								const std::vector<dlsched::Node>& nodes)
 {
 	SpeedCache& c = sched->speeds;
 	bool same = c.samples.size() == count && c.nodes.size() == nodes.size();
@@ -263,8 +264,8 @@ const std::vector<dlsched::SpeedObservation>& view_observations(dlsched_schedule
 		e.at = s.at;
 		runs.push_back(std::move(e));
 	}
-	c.observations = dlsched::speed_observations(runs, dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size()),
-	                                             sched->models);
+	c.observations = dlsched::speed_observations(
+		runs, dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size()), sched->models);
 	return c.observations;
 }
 
@@ -293,41 +294,49 @@ int model_index(dlsched_scheduler_t* sched, const char* name)
 // Checks and converts a C cluster view (struct sizes, GPU counts, share indices), naming the job
 // or node at fault. The nodes go into the scheduler's buffer (one view at a time).
 int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, ConvertedView& out,
-                 dlsched_error_t* err)
+		 dlsched_error_t* err)
 {
 	// Version 5's view (no epoch samples) is still accepted; an older one is not.
 	if (cv->struct_size < DLSCHED_CLUSTER_VIEW_V5_SIZE)
-		return report(err, DLSCHED_EINVAL, "cluster view: struct_size " + std::to_string(cv->struct_size) +
-		                                           " is smaller than API version 5's " +
-		                                           std::to_string(DLSCHED_CLUSTER_VIEW_V5_SIZE));
+		return report(err, DLSCHED_EINVAL,
+			      "cluster view: struct_size " + std::to_string(cv->struct_size) +
+				      " is smaller than API version 5's " +
+				      std::to_string(DLSCHED_CLUSTER_VIEW_V5_SIZE));
 	const bool has_samples = cv->struct_size >= offsetof(dlsched_cluster_view_t, epoch_sample_count) +
-	                                                    sizeof cv->epoch_sample_count;
+							    sizeof cv->epoch_sample_count;
 	if (!std::isfinite(cv->now))
 		return report(err, DLSCHED_EINVAL, "cluster view: now is not a finite number");
 	if ((cv->node_count && !cv->nodes) || (cv->job_count && !cv->jobs))
-		return report(err, DLSCHED_EINVAL, "cluster view: NULL node or job array with a non-zero count");
+		return report(err, DLSCHED_EINVAL,
+			      "cluster view: NULL node or job array with a non-zero count");
 	if (has_samples && cv->epoch_sample_count && !cv->epoch_samples)
 		return report(err, DLSCHED_EINVAL, "cluster view: NULL epoch samples with a non-zero count");
 	if (cv->struct_size >= offsetof(dlsched_cluster_view_t, requeue_delay) + sizeof cv->requeue_delay) {
 		if (!std::isfinite(cv->requeue_delay) || cv->requeue_delay < 0 || cv->requeue_delay > 86400)
-			return report(err, DLSCHED_EINVAL, "cluster view: requeue_delay " + std::to_string(cv->requeue_delay) +
-			                                           " is not in [0, 86400] seconds");
+			return report(err, DLSCHED_EINVAL,
+				      "cluster view: requeue_delay " + std::to_string(cv->requeue_delay) +
+					      " is not in [0, 86400] seconds");
 		out.requeue_delay = cv->requeue_delay;
 	}
 	if (cv->struct_size >= offsetof(dlsched_cluster_view_t, account_count) + sizeof cv->account_count &&
 	    cv->account_count) {
 		if (!cv->accounts)
-			return report(err, DLSCHED_EINVAL, "cluster view: NULL accounts with a non-zero account_count");
+			return report(err, DLSCHED_EINVAL,
+				      "cluster view: NULL accounts with a non-zero account_count");
 		if (cv->accounts[0].struct_size < sizeof(dlsched_account_view_t))
 			return report(err, DLSCHED_EINVAL, "account 0: struct_size too small");
 		for (size_t i = 0; i < cv->account_count; ++i) {
 			const dlsched_account_view_t& a = element(cv->accounts, i);
 			const std::string who = "account " + std::to_string(i) + " ('" + str(a.name) + "')";
 			if (a.struct_size != cv->accounts[0].struct_size)
-				return report(err, DLSCHED_EINVAL, who + ": struct_size differs from account 0's");
-			if (!std::isfinite(a.quota_gpus) || !std::isfinite(a.shares) || !std::isfinite(a.usage_gpu_s) ||
-			    a.quota_gpus < 0 || a.shares < 0 || a.usage_gpu_s < 0)
-				return report(err, DLSCHED_EINVAL, who + ": quota_gpus, shares and usage_gpu_s must be finite and >= 0");
+				return report(err, DLSCHED_EINVAL,
+					      who + ": struct_size differs from account 0's");
+			if (!std::isfinite(a.quota_gpus) || !std::isfinite(a.shares) ||
+			    !std::isfinite(a.usage_gpu_s) || a.quota_gpus < 0 || a.shares < 0 ||
+			    a.usage_gpu_s < 0)
+				return report(
+					err, DLSCHED_EINVAL,
+					who + ": quota_gpus, shares and usage_gpu_s must be finite and >= 0");
 			out.accounts.push_back({str(a.name), a.quota_gpus, a.shares, a.usage_gpu_s});
 		}
 	}
@@ -338,10 +347,12 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 			return report(err, DLSCHED_EINVAL, "node 0: struct_size too small");
 		const dlsched_node_view_t& n = element(cv->nodes, i);
 		if (n.struct_size != cv->nodes[0].struct_size)
-			return report(err, DLSCHED_EINVAL, "node " + std::to_string(i) + ": struct_size " +
-			                                           std::to_string(n.struct_size) + " differs from node 0's");
+			return report(err, DLSCHED_EINVAL,
+				      "node " + std::to_string(i) + ": struct_size " +
+					      std::to_string(n.struct_size) + " differs from node 0's");
 		if (n.gpus_total < 0 || n.gpus_free < 0 || n.gpus_free > n.gpus_total)
-			return report(err, DLSCHED_EINVAL, "node " + str(n.name) + ": GPU counts out of range");
+			return report(err, DLSCHED_EINVAL,
+				      "node " + str(n.name) + ": GPU counts out of range");
 		dlsched::Node& d = nodes[i];
 		d.index = static_cast<dlsched::NodeIndex>(i);
 		d.name = str(n.name);
@@ -350,7 +361,7 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		d.gpu_type = str(n.gpu_type);
 		d.partition = str(n.partition);
 		d.kind = n.kind == DLSCHED_INFERENCE ? dlsched::PartitionKind::kInference
-		                                     : dlsched::PartitionKind::kTraining;
+						     : dlsched::PartitionKind::kTraining;
 		d.loanable = n.loanable != 0;
 		d.loaned = n.loaned != 0;
 		d.up = n.up != 0;
@@ -365,11 +376,14 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 	std::vector<dlsched::Job>& jobs = out.jobs;
 	for (size_t i = 0; i < cv->job_count; ++i) {
 		if (cv->jobs[0].struct_size < sizeof(dlsched_job_view_t))
-			return report(err, DLSCHED_EINVAL, "job " + std::to_string(cv->jobs[0].job_id) + ": struct_size too small");
+			return report(
+				err, DLSCHED_EINVAL,
+				"job " + std::to_string(cv->jobs[0].job_id) + ": struct_size too small");
 		const dlsched_job_view_t& v = element(cv->jobs, i);
 		const std::string who = "job " + std::to_string(v.job_id);
 		if (v.struct_size != cv->jobs[0].struct_size)
-			return report(err, DLSCHED_EINVAL, who + ": struct_size differs from the first job's");
+			return report(err, DLSCHED_EINVAL,
+				      who + ": struct_size differs from the first job's");
 		if (v.gpus_requested < 1 || v.gpus_min < 0 || v.gpus_max < 0 || v.gpus_allocated < 0)
 			return report(err, DLSCHED_EINVAL, who + ": GPU counts out of range");
 		// A NaN would make the policies' sorts undefined behaviour; an infinite time or amount is
@@ -377,17 +391,23 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		const struct {
 			const char* name;
 			double value;
-		} numbers[] = {{"submit_time", v.submit_time},       {"epochs_total", v.epochs_total},
-		               {"epochs_done", v.epochs_done},       {"epoch_time_1gpu", v.epoch_time_1gpu},
-		               {"time_limit", v.time_limit},         {"deadline", v.deadline},
-		               {"start_time", v.start_time},         {"attained_gpu_s", v.attained_gpu_s},
-		               {"executed_s", v.executed_s},         {"last_stop_time", v.last_stop_time},
-		               {"last_run_s", v.last_run_s},
-		               {"checkpoint_requested_at", v.checkpoint_requested_at},
-		               {"time_min", v.time_min}};
+		} numbers[] = {{"submit_time", v.submit_time},
+			       {"epochs_total", v.epochs_total},
+			       {"epochs_done", v.epochs_done},
+			       {"epoch_time_1gpu", v.epoch_time_1gpu},
+			       {"time_limit", v.time_limit},
+			       {"deadline", v.deadline},
+			       {"start_time", v.start_time},
+			       {"attained_gpu_s", v.attained_gpu_s},
+			       {"executed_s", v.executed_s},
+			       {"last_stop_time", v.last_stop_time},
+			       {"last_run_s", v.last_run_s},
+			       {"checkpoint_requested_at", v.checkpoint_requested_at},
+			       {"time_min", v.time_min}};
 		for (const auto& n : numbers)
 			if (!std::isfinite(n.value))
-				return report(err, DLSCHED_EINVAL, who + ": " + n.name + " is not a finite number");
+				return report(err, DLSCHED_EINVAL,
+					      who + ": " + n.name + " is not a finite number");
 		dlsched::Job& j = jobs[i];
 		j.id = v.job_id;
 		j.user = str(v.user);
@@ -400,7 +420,8 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		j.gpus_min = v.gpus_min ? v.gpus_min : v.gpus_requested;
 		j.gpus_max = v.gpus_max ? v.gpus_max : v.gpus_requested;
 		if (j.gpus_min > j.gpus_requested || j.gpus_max < j.gpus_requested)
-			return report(err, DLSCHED_EINVAL, who + ": gpus_min <= gpus_requested <= gpus_max does not hold");
+			return report(err, DLSCHED_EINVAL,
+				      who + ": gpus_min <= gpus_requested <= gpus_max does not hold");
 		j.epochs_total = v.epochs_total > 0 ? v.epochs_total : 1;
 		j.epochs_done = v.epochs_done;
 		j.epoch_time_1gpu = v.epoch_time_1gpu;
@@ -410,7 +431,8 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		// decide) is prepare_runtime()'s, after its placement is known (below).
 		out.claims.push_back({v.epoch_time_1gpu > 0 ? v.epoch_time_1gpu : 0, v.epochs_total > 0});
 		j.deadline = v.deadline > 0 ? v.deadline : dlsched::kNoDeadline;
-		j.state = v.state == DLSCHED_RUNNING ? dlsched::JobState::kRunning : dlsched::JobState::kPending;
+		j.state = v.state == DLSCHED_RUNNING ? dlsched::JobState::kRunning
+						     : dlsched::JobState::kPending;
 		j.start_time = v.start_time;
 		j.attained_gpu_s = v.attained_gpu_s;
 		j.executed_s = v.executed_s;
@@ -418,7 +440,8 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		j.last_stop_time = v.last_stop_time;
 		j.last_run_s = v.last_run_s;
 		j.requeueable = v.requeueable != 0;
-		j.checkpoint_requested_at = j.running() && v.checkpoint_requested_at > 0 ? v.checkpoint_requested_at : -1;
+		j.checkpoint_requested_at =
+			j.running() && v.checkpoint_requested_at > 0 ? v.checkpoint_requested_at : -1;
 		j.nice = v.nice;
 		if (v.admin_priority > 0) {
 			j.admin_pin = v.admin_priority >= DLSCHED_PRIORITY_FLOOR ? 1 : -1;
@@ -426,23 +449,26 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 		}
 		if (j.running()) {
 			if (v.share_count && !v.shares)
-				return report(err, DLSCHED_EINVAL, who + ": NULL shares with a non-zero count");
+				return report(err, DLSCHED_EINVAL,
+					      who + ": NULL shares with a non-zero count");
 			int sum = 0;
 			for (size_t k = 0; k < v.share_count; ++k) {
 				if (v.shares[k].node_index >= cv->node_count || v.shares[k].gpus <= 0)
-					return report(err, DLSCHED_EINVAL, who + ": share " + std::to_string(k) +
-					                                           " names node index " +
-					                                           std::to_string(v.shares[k].node_index) +
-					                                           " of " + std::to_string(cv->node_count) +
-					                                           " or non-positive GPUs");
+					return report(err, DLSCHED_EINVAL,
+						      who + ": share " + std::to_string(k) +
+							      " names node index " +
+							      std::to_string(v.shares[k].node_index) +
+							      " of " + std::to_string(cv->node_count) +
+							      " or non-positive GPUs");
 				j.placement.push_back({v.shares[k].node_index, v.shares[k].gpus});
 				sum += v.shares[k].gpus;
 			}
 			j.gpus_allocated = sum;
 		}
 		// The claims alone (predict/evidence.h); with nothing to go by, one epoch of unknown length.
-		if (dlsched::predict::prepare_runtime(j, dlsched::predict::NoEvidence(), sched->models, limits,
-		                                      out.claims.back()) == dlsched::predict::RuntimeSource::kUnknown)
+		if (dlsched::predict::prepare_runtime(j, dlsched::predict::NoEvidence(), sched->models,
+						      limits, out.claims.back()) ==
+		    dlsched::predict::RuntimeSource::kUnknown)
 			j.epochs_total = 1;
 		// The host does not track progress: from the seconds run (predict/evidence.h); the profile
 		// DB's records replace it in decide, where there are some.
@@ -452,20 +478,21 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 	dlsched::ClusterView& view = out.view;
 	view.now = cv->now;
 	view.cycle = cv->cycle;
-	view.inference_demand = std::isfinite(cv->inference_demand) ? std::clamp(cv->inference_demand, 0.0, 1.0) : 1.0;
+	view.inference_demand =
+		std::isfinite(cv->inference_demand) ? std::clamp(cv->inference_demand, 0.0, 1.0) : 1.0;
 	view.nodes = dlsched::Span<const dlsched::Node>(nodes.data(), nodes.size());
 	view.models = &sched->models;
 	view.accounts = dlsched::Span<const dlsched::Account>(out.accounts.data(), out.accounts.size());
 	view.observations = dlsched::Span<const dlsched::SpeedObservation>(
-	        view_observations(sched, has_samples ? cv->epoch_samples : nullptr, has_samples ? cv->epoch_sample_count : 0,
-	                           nodes));
+		view_observations(sched, has_samples ? cv->epoch_samples : nullptr,
+				  has_samples ? cv->epoch_sample_count : 0, nodes));
 	for (const dlsched::Job& j : jobs)
 		(j.running() ? view.running : view.pending).push_back(&j);
 	std::sort(view.pending.begin(), view.pending.end(), [](const dlsched::Job* a, const dlsched::Job* b) {
 		return a->submit_time != b->submit_time ? a->submit_time < b->submit_time : a->id < b->id;
 	});
 	std::sort(view.running.begin(), view.running.end(),
-	          [](const dlsched::Job* a, const dlsched::Job* b) { return a->id < b->id; });
+		  [](const dlsched::Job* a, const dlsched::Job* b) { return a->id < b->id; });
 
 	return DLSCHED_OK;
 }
@@ -490,7 +517,8 @@ void record_experience(ExperienceLog& log, const std::vector<dlsched::PolicyStep
 	};
 	try {
 		if (!log.db) {
-			auto db = dlsched::db::ProfileDb::open_writer(log.path, kExperienceBusyMs, !log.checked);
+			auto db = dlsched::db::ProfileDb::open_writer(log.path, kExperienceBusyMs,
+								      !log.checked);
 			if (!db.is_ok()) {
 				log.retry_at = now + log.refresh_s;
 				return failed(db.status().message().c_str(), "");
@@ -523,7 +551,8 @@ void adopt_dumps(ViewDump& dump)
 	std::vector<std::string> names;
 	while (const dirent* e = readdir(d)) {
 		const std::string name = e->d_name;
-		if (name.size() > 10 && name.compare(0, 5, "view-") == 0 && name.compare(name.size() - 5, 5, ".json") == 0)
+		if (name.size() > 10 && name.compare(0, 5, "view-") == 0 &&
+		    name.compare(name.size() - 5, 5, ".json") == 0)
 			names.push_back(dump.dir + "/" + name);
 	}
 	closedir(d);
@@ -534,14 +563,15 @@ void adopt_dumps(ViewDump& dump)
 // Writes one cycle's file (DumpViews=): the view as the host gave it, each job as the evidence
 // prepared it, and the decisions. Never fails the cycle: an error is counted and kept, and told
 // on stderr once.
-void dump_cycle(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, const std::vector<dlsched::Job>& jobs,
-                const dlsched_decisions_t* d) noexcept
+void dump_cycle(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv,
+		const std::vector<dlsched::Job>& jobs, const dlsched_decisions_t* d) noexcept
 {
 	ViewDump& dump = sched->dump;
 	auto failed = [&dump](const char* what, const char* detail) noexcept {
 		if (dump.errors++ == 0)
-			std::fprintf(stderr, "dlsched: DumpViews=%s: %s%s; views are not written, the cycles go on\n",
-			             dump.dir.c_str(), what, detail);
+			std::fprintf(stderr,
+				     "dlsched: DumpViews=%s: %s%s; views are not written, the cycles go on\n",
+				     dump.dir.c_str(), what, detail);
 		std::snprintf(dump.last_error, sizeof dump.last_error, "%s%s", what, detail);
 	};
 	try {
@@ -554,7 +584,8 @@ void dump_cycle(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, co
 		dlsched::json::Value conf = dlsched::json::Value::object();
 		for (const dlsched::ConfigKey& k : dlsched::config_keys())
 			if (sched->config.is_set(k.name))
-				conf.set(k.name, dlsched::json::Value::string(sched->config.get_text(k.name)));
+				conf.set(k.name,
+					 dlsched::json::Value::string(sched->config.get_text(k.name)));
 		f.set("config", conf);
 		f.set("view", dlsched::capi::view_json(*cv));
 		dlsched::json::Value prepared = dlsched::json::Value::array();
@@ -565,7 +596,7 @@ void dump_cycle(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, co
 		const std::string text = f.dump(1, true) + "\n";
 		char name[96];
 		std::snprintf(name, sizeof name, "/view-%010.0f-%06llu.json", std::floor(cv->now),
-		              static_cast<unsigned long long>(cv->cycle));
+			      static_cast<unsigned long long>(cv->cycle));
 		const std::string path = dump.dir + name;
 		const std::string tmp = path + ".tmp";
 		FILE* out = std::fopen(tmp.c_str(), "w");
@@ -616,21 +647,23 @@ void placement_only(dlsched::Config& config, const dlsched::PolicyRegistry& regi
 	std::string replaced;
 	if (ordering == dlsched::kLearnedPolicy && !known("ordering", ordering)) {
 		const std::string fb = config.get_string("ModelFallback");
-		(void) config.set("OrderingPolicy", fb, "placement only");
+		(void)config.set("OrderingPolicy", fb, "placement only");
 		replaced = "ordering " + ordering + " -> " + fb;
 	}
 	if (allocation == dlsched::kLearnedPolicy && !known("allocation", allocation)) {
-		(void) config.set("AllocationPolicy", dlsched::kLearnedFallbackAllocation, "placement only");
-		replaced += (replaced.empty() ? "" : ", ") + std::string("allocation ") + allocation + " -> " +
-		            dlsched::kLearnedFallbackAllocation;
+		(void)config.set("AllocationPolicy", dlsched::kLearnedFallbackAllocation, "placement only");
+		replaced += (replaced.empty() ? "" : ", ") + std::string("allocation ") + allocation +
+			    " -> " + dlsched::kLearnedFallbackAllocation;
 	}
 	if (!replaced.empty())
-		note = "placement only: the learned policies decide in sched/dlsched; this library has no models "
-		       "library, so the scheduler built here stands in with " + replaced +
-		       ", which never change where a job is placed";
+		note = "placement only: the learned policies decide in sched/dlsched; this library has no "
+		       "models "
+		       "library, so the scheduler built here stands in with " +
+		       replaced + ", which never change where a job is placed";
 }
 
-int create_scheduler(const char* conf_path, bool for_placement, dlsched_scheduler_t** out, dlsched_error_t* err)
+int create_scheduler(const char* conf_path, bool for_placement, dlsched_scheduler_t** out,
+		     dlsched_error_t* err)
 {
 	if (!out)
 		return report(err, DLSCHED_EINVAL, "dlsched_scheduler_create: out is NULL");
@@ -657,14 +690,14 @@ int create_scheduler(const char* conf_path, bool for_placement, dlsched_schedule
 	s->experience.path = s->config.get_string("ProfileDB");
 	// A scheduler for placement never decides a cycle: nothing to record.
 	s->experience.enabled =
-	        !for_placement && s->config.get_bool("RecordExperience") && !s->experience.path.empty();
+		!for_placement && s->config.get_bool("RecordExperience") && !s->experience.path.empty();
 	s->experience.refresh_s = s->config.get_double("ProfileRefresh");
 	// A scheduler for placement never decides a cycle: nothing to dump.
 	if (!for_placement)
 		s->dump.dir = s->config.get_string("DumpViews");
 	s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
 	s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
-	                                                               s->config.get_double("ProfileRefresh"));
+								      s->config.get_double("ProfileRefresh"));
 	*out = s.release();
 	return ok(err);
 }
@@ -673,8 +706,8 @@ int create_scheduler(const char* conf_path, bool for_placement, dlsched_schedule
 // checkpoint reports in ProfileDB=, their grace and signal), the loan fence and reclaims, and the
 // cycle that checks them.
 const std::vector<std::string_view> kSafetyKeys = {
-        "ProfileDB",          "ProfileRefresh",      "PreemptGrace",  "CheckpointSignal", "ReclaimTimeout",
-        "InferencePartition", "InferenceDemandFile", "LoanStateFile", "SchedInterval",
+	"ProfileDB",          "ProfileRefresh",      "PreemptGrace",  "CheckpointSignal", "ReclaimTimeout",
+	"InferencePartition", "InferenceDemandFile", "LoanStateFile", "SchedInterval",
 };
 
 int create_safety(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err)
@@ -689,7 +722,8 @@ int create_safety(const char* conf_path, dlsched_scheduler_t** out, dlsched_erro
 		if (in) {
 			std::ostringstream text;
 			text << in.rdbuf();
-			s->config = dlsched::Config::parse_only(text.str(), conf_path, kSafetyKeys, &s->safety_skipped);
+			s->config = dlsched::Config::parse_only(text.str(), conf_path, kSafetyKeys,
+								&s->safety_skipped);
 		}
 	}
 	dlsched::register_builtin_policies(s->registry);
@@ -702,7 +736,7 @@ int create_safety(const char* conf_path, dlsched_scheduler_t** out, dlsched_erro
 	s->experience.enabled = false;
 	s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
 	s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
-	                                                               s->config.get_double("ProfileRefresh"));
+								      s->config.get_double("ProfileRefresh"));
 	*out = s.release();
 	return ok(err);
 }
@@ -737,19 +771,19 @@ const char* dlsched_version(void)
 int dlsched_scheduler_create(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_scheduler_create",
-	               [&]() -> int { return create_scheduler(conf_path, false, out, err); });
+		       [&]() -> int { return create_scheduler(conf_path, false, out, err); });
 }
 
 int dlsched_scheduler_create_placement(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_scheduler_create_placement",
-	               [&]() -> int { return create_scheduler(conf_path, true, out, err); });
+		       [&]() -> int { return create_scheduler(conf_path, true, out, err); });
 }
 
 int dlsched_scheduler_create_safety(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_scheduler_create_safety",
-	               [&]() -> int { return create_safety(conf_path, out, err); });
+		       [&]() -> int { return create_safety(conf_path, out, err); });
 }
 
 int dlsched_scheduler_is_safety(const dlsched_scheduler_t* sched)
@@ -768,16 +802,21 @@ int dlsched_scheduler_describe(const dlsched_scheduler_t* sched, char* buf, size
 		if (!sched || !buf || len == 0)
 			return DLSCHED_EINVAL;
 		if (sched->safety_only) {
-			std::snprintf(buf, len, "safety settings only (ProfileDB=%s PreemptGrace=%s InferencePartition=%s)",
-			              sched->config.get_text("ProfileDB").c_str(),
-			              sched->config.get_text("PreemptGrace").c_str(),
-			              sched->config.get_text("InferencePartition").c_str());
+			std::snprintf(
+				buf, len,
+				"safety settings only (ProfileDB=%s PreemptGrace=%s InferencePartition=%s)",
+				sched->config.get_text("ProfileDB").c_str(),
+				sched->config.get_text("PreemptGrace").c_str(),
+				sched->config.get_text("InferencePartition").c_str());
 			return DLSCHED_OK;
 		}
 		const dlsched::SchedulerSpec& sp = sched->scheduler->spec();
-		std::snprintf(buf, len, "preset=%s ordering=%s allocation=%s placement=%s admission=%s preemption=%s loaning=%s",
-		              sched->scheduler->preset_name().c_str(), sp.ordering.c_str(), sp.allocation.c_str(),
-		              sp.placement.c_str(), sp.admission.c_str(), sp.preemption.c_str(), sp.loaning.c_str());
+		std::snprintf(buf, len,
+			      "preset=%s ordering=%s allocation=%s placement=%s admission=%s preemption=%s "
+			      "loaning=%s",
+			      sched->scheduler->preset_name().c_str(), sp.ordering.c_str(),
+			      sp.allocation.c_str(), sp.placement.c_str(), sp.admission.c_str(),
+			      sp.preemption.c_str(), sp.loaning.c_str());
 		return DLSCHED_OK;
 	});
 }
@@ -817,7 +856,8 @@ int dlsched_scheduler_notes(const dlsched_scheduler_t* sched, char* buf, size_t 
 				line("views: DumpViews=" + v.dir + " is not a writable directory (" + why +
 				     "): no views are written; create it, or unset DumpViews=");
 			else
-				line("views: each cycle's view and decisions are written to " + v.dir + "/view-*.json (the last " +
+				line("views: each cycle's view and decisions are written to " + v.dir +
+				     "/view-*.json (the last " +
 				     std::to_string(dlsched::capi::kDumpViewsKept) + " kept)");
 		}
 		std::snprintf(buf, len, "%s", notes.c_str());
@@ -833,7 +873,8 @@ int dlsched_scheduler_set_cluster(dlsched_scheduler_t* sched, const char* cluste
 		sched->experience.cluster = str(cluster);
 		sched->cluster = str(cluster);
 		sched->reader = std::make_unique<dlsched::predict::ProfileReader>(
-		        sched->config.get_string("ProfileDB"), sched->cluster, sched->config.get_double("ProfileRefresh"));
+			sched->config.get_string("ProfileDB"), sched->cluster,
+			sched->config.get_double("ProfileRefresh"));
 		return DLSCHED_OK;
 	});
 }
@@ -878,7 +919,7 @@ int dlsched_config_get_double(const dlsched_scheduler_t* sched, const char* key,
 			return rc;
 		const dlsched::ConfigKey* k = dlsched::find_config_key(key);
 		*out = k->type == ConfigType::kInt ? static_cast<double>(config_of(sched).get_int(key))
-		                                   : config_of(sched).get_double(key);
+						   : config_of(sched).get_double(key);
 		return DLSCHED_OK;
 	});
 }
@@ -925,7 +966,7 @@ int dlsched_config_get_text(const dlsched_scheduler_t* sched, const char* key, c
 }
 
 int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv,
-                             dlsched_decisions_t** out, dlsched_error_t* err)
+			     dlsched_decisions_t** out, dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_scheduler_decide", [&]() -> int {
 		if (!sched || !cv || !out)
@@ -933,7 +974,8 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		*out = nullptr;
 		if (sched->safety_only)
 			return report(err, DLSCHED_EINVAL,
-			              "dlsched_scheduler_decide: a scheduler of safety settings only never decides");
+				      "dlsched_scheduler_decide: a scheduler of safety settings only never "
+				      "decides");
 		ConvertedView c;
 		if (int rc = convert_view(sched, cv, c, err); rc != DLSCHED_OK)
 			return rc;
@@ -946,12 +988,15 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 			for (dlsched::Job& j : c.jobs) {
 				const dlsched::json::Value& prepared = *sched->replay;
 				std::size_t k = 0;
-				while (k < prepared.size() && prepared.at(k).get("job_id").as_number() != static_cast<double>(j.id))
+				while (k < prepared.size() &&
+				       prepared.at(k).get("job_id").as_number() != static_cast<double>(j.id))
 					++k;
 				if (k == prepared.size())
-					return report(err, DLSCHED_EINVAL, "replay: job " + std::to_string(j.id) +
-					                                           " of the view has no \"prepared\" entry");
-				if (dlsched::Status st = dlsched::capi::apply_prepared(prepared.at(k), j); !st.is_ok())
+					return report(err, DLSCHED_EINVAL,
+						      "replay: job " + std::to_string(j.id) +
+							      " of the view has no \"prepared\" entry");
+				if (dlsched::Status st = dlsched::capi::apply_prepared(prepared.at(k), j);
+				    !st.is_ok())
 					return report(err, st);
 			}
 		} else {
@@ -962,14 +1007,16 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		for (std::size_t i = 0; !sched->replay && i < c.jobs.size(); ++i) {
 			dlsched::Job& j = c.jobs[i];
 			if (j.running()) {
-				(void) sched->reader->apply(j, sched->models, sched->overhead, cv->now,
-				                            element(cv->jobs, i).epochs_done < 0);
-				// Slurm holds a requeued job back before it may start again: part of every restart.
+				(void)sched->reader->apply(j, sched->models, sched->overhead, cv->now,
+							   element(cv->jobs, i).epochs_done < 0);
+				// Slurm holds a requeued job back before it may start again: part of every
+				// restart.
 				j.preempt_cost.resume += c.requeue_delay;
 			} else {
 				sched->reader->checkpoint_progress(j);
 			}
-			if (dlsched::predict::prepare_runtime(j, *sched->reader, sched->models, c.limits, c.claims[i]) ==
+			if (dlsched::predict::prepare_runtime(j, *sched->reader, sched->models, c.limits,
+							      c.claims[i]) ==
 			    dlsched::predict::RuntimeSource::kUnknown)
 				j.epochs_total = 1;
 		}
@@ -996,16 +1043,18 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 	});
 }
 
-int dlsched_scheduler_place(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, uint32_t job_id, int gpus,
-                            dlsched_share_t* shares, size_t capacity, size_t* count, dlsched_error_t* err)
+int dlsched_scheduler_place(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, uint32_t job_id,
+			    int gpus, dlsched_share_t* shares, size_t capacity, size_t* count,
+			    dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_scheduler_place", [&]() -> int {
 		if (!sched || !cv || !count || (capacity && !shares))
 			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_place: NULL argument");
 		*count = 0;
 		if (sched->safety_only)
-			return report(err, DLSCHED_EINVAL,
-			              "dlsched_scheduler_place: a scheduler of safety settings only never places");
+			return report(
+				err, DLSCHED_EINVAL,
+				"dlsched_scheduler_place: a scheduler of safety settings only never places");
 		ConvertedView c;
 		if (int rc = convert_view(sched, cv, c, err); rc != DLSCHED_OK)
 			return rc;
@@ -1014,18 +1063,21 @@ int dlsched_scheduler_place(dlsched_scheduler_t* sched, const dlsched_cluster_vi
 			if (j.id == job_id && !j.running())
 				job = &j;
 		if (!job)
-			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_place: job " + std::to_string(job_id) +
-			                                           " is not a pending job of the view");
+			return report(err, DLSCHED_EINVAL,
+				      "dlsched_scheduler_place: job " + std::to_string(job_id) +
+					      " is not a pending job of the view");
 		if (gpus <= 0)
 			gpus = job->gpus_requested;
 		dlsched::FreeMap free(c.view);
 		std::vector<dlsched::NodeShare> placed;
 		if (!sched->scheduler->placement().place(c.view, *job, gpus, free, placed))
-			return report(err, DLSCHED_ENOTFOUND, "job " + std::to_string(job_id) + ": no placement for " +
-			                                              std::to_string(gpus) + " GPU(s) on the free GPUs");
+			return report(err, DLSCHED_ENOTFOUND,
+				      "job " + std::to_string(job_id) + ": no placement for " +
+					      std::to_string(gpus) + " GPU(s) on the free GPUs");
 		if (placed.size() > capacity)
-			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_place: " + std::to_string(placed.size()) +
-			                                           " shares do not fit in " + std::to_string(capacity));
+			return report(err, DLSCHED_EINVAL,
+				      "dlsched_scheduler_place: " + std::to_string(placed.size()) +
+					      " shares do not fit in " + std::to_string(capacity));
 		for (size_t i = 0; i < placed.size(); ++i)
 			shares[i] = {placed[i].node, placed[i].gpus};
 		*count = placed.size();
@@ -1034,7 +1086,7 @@ int dlsched_scheduler_place(dlsched_scheduler_t* sched, const dlsched_cluster_vi
 }
 
 int dlsched_scheduler_checkpoint_since(dlsched_scheduler_t* sched, uint32_t job_id, double since, double now,
-                                       double* at)
+				       double* at)
 {
 	return guarded(nullptr, "dlsched_scheduler_checkpoint_since", [&]() -> int {
 		if (!sched || !at)
@@ -1074,12 +1126,13 @@ int write_failed(dlsched_scheduler_t* sched, dlsched_error_t* err, const dlsched
 }  // namespace
 
 int dlsched_scheduler_record_preemption(dlsched_scheduler_t* sched, uint32_t job_id, double requested_at,
-                                        double grace, int gpus, double predicted_suspend, double predicted_resume,
-                                        const char* reason, dlsched_error_t* err)
+					double grace, int gpus, double predicted_suspend,
+					double predicted_resume, const char* reason, dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_scheduler_record_preemption", [&]() -> int {
 		if (!sched)
-			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_record_preemption: NULL scheduler");
+			return report(err, DLSCHED_EINVAL,
+				      "dlsched_scheduler_record_preemption: NULL scheduler");
 		dlsched::Status st = preemption_writer(sched);
 		if (!st.is_ok())
 			return write_failed(sched, err, st);
@@ -1098,15 +1151,17 @@ int dlsched_scheduler_record_preemption(dlsched_scheduler_t* sched, uint32_t job
 }
 
 int dlsched_scheduler_finish_preemption(dlsched_scheduler_t* sched, uint32_t job_id, double requested_at,
-                                        const char* outcome, double requeued_at, dlsched_error_t* err)
+					const char* outcome, double requeued_at, dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_scheduler_finish_preemption", [&]() -> int {
 		if (!sched)
-			return report(err, DLSCHED_EINVAL, "dlsched_scheduler_finish_preemption: NULL scheduler");
+			return report(err, DLSCHED_EINVAL,
+				      "dlsched_scheduler_finish_preemption: NULL scheduler");
 		dlsched::Status st = preemption_writer(sched);
 		if (!st.is_ok())
 			return write_failed(sched, err, st);
-		st = sched->writer->finish_preemption(sched->cluster, job_id, requested_at, str(outcome), requeued_at);
+		st = sched->writer->finish_preemption(sched->cluster, job_id, requested_at, str(outcome),
+						      requeued_at);
 		return st.is_ok() ? ok(err) : write_failed(sched, err, st);
 	});
 }
@@ -1123,11 +1178,13 @@ int dlsched_scheduler_profile_status(const dlsched_scheduler_t* sched, char* buf
 }
 
 int dlsched_parse_job_metadata(const char* comment, const char* const* env, size_t env_count,
-                               dlsched_job_metadata_t* out, dlsched_error_t* err)
+			       dlsched_job_metadata_t* out, dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_parse_job_metadata", [&]() -> int {
 		if (!out || out->struct_size < sizeof(dlsched_job_metadata_t) || (env_count && !env))
-			return report(err, DLSCHED_EINVAL, "dlsched_parse_job_metadata: NULL out, struct_size too small, or NULL env");
+			return report(
+				err, DLSCHED_EINVAL,
+				"dlsched_parse_job_metadata: NULL out, struct_size too small, or NULL env");
 		dlsched::JobMetadata m;
 		if (comment)
 			dlsched::parse_job_words(comment, m);
@@ -1152,13 +1209,13 @@ int dlsched_parse_job_metadata(const char* comment, const char* const* env, size
 }
 
 int dlsched_judge_deadline_word(double word, double first_seen, double earliest_start, double time_min_s,
-                                double* deadline, char* problem, size_t problem_len, dlsched_error_t* err)
+				double* deadline, char* problem, size_t problem_len, dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_judge_deadline_word", [&]() -> int {
 		if (!deadline)
 			return report(err, DLSCHED_EINVAL, "dlsched_judge_deadline_word: NULL deadline");
 		const dlsched::DeadlineClaim c =
-		        dlsched::judge_deadline_word(word, first_seen, earliest_start, time_min_s);
+			dlsched::judge_deadline_word(word, first_seen, earliest_start, time_min_s);
 		*deadline = c.deadline;
 		if (problem && problem_len)
 			std::snprintf(problem, problem_len, "%s", c.problem.c_str());
@@ -1167,11 +1224,12 @@ int dlsched_judge_deadline_word(double word, double first_seen, double earliest_
 }
 
 int dlsched_epoch_reader_create(const char* db_path, const char* cluster, dlsched_epoch_reader_t** out,
-                                dlsched_error_t* err)
+				dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_epoch_reader_create", [&]() -> int {
 		if (!out || !db_path || !*db_path)
-			return report(err, DLSCHED_EINVAL, "dlsched_epoch_reader_create: NULL out or empty database path");
+			return report(err, DLSCHED_EINVAL,
+				      "dlsched_epoch_reader_create: NULL out or empty database path");
 		*out = nullptr;
 		auto r = std::make_unique<dlsched_epoch_reader>();
 		r->path = db_path;
@@ -1194,7 +1252,7 @@ constexpr int kEpochReaderBusyMs = 200;
 }  // namespace
 
 int dlsched_epoch_reader_read(dlsched_epoch_reader_t* reader, dlsched_epoch_sample_t* out, size_t capacity,
-                              size_t* count, dlsched_error_t* err)
+			      size_t* count, dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_epoch_reader_read", [&]() -> int {
 		if (!reader || !count || (capacity && !out))
@@ -1203,11 +1261,14 @@ int dlsched_epoch_reader_read(dlsched_epoch_reader_t* reader, dlsched_epoch_samp
 		if (!reader->db) {
 			// The whole file is checked at the first open only: a reopen after a failed read does
 			// not read every page again.
-			auto db = dlsched::db::ProfileDb::open_reader(reader->path, kEpochReaderBusyMs, !reader->checked);
+			auto db = dlsched::db::ProfileDb::open_reader(reader->path, kEpochReaderBusyMs,
+								      !reader->checked);
 			if (!db.is_ok())
-				return report(err, db.status().code() == dlsched::StatusCode::kNotFound ? DLSCHED_ENOTFOUND
-				                                                                          : DLSCHED_EIO,
-				              db.status().message());
+				return report(err,
+					      db.status().code() == dlsched::StatusCode::kNotFound
+						      ? DLSCHED_ENOTFOUND
+						      : DLSCHED_EIO,
+					      db.status().message());
 			reader->db = std::make_unique<dlsched::db::ProfileDb>(std::move(db).value());
 			reader->checked = true;
 		}
@@ -1221,11 +1282,13 @@ int dlsched_epoch_reader_read(dlsched_epoch_reader_t* reader, dlsched_epoch_samp
 		for (const dlsched::db::NodeRun& r : runs.value()) {
 			if (n >= capacity || r.epochs.empty())
 				break;
-			if (!r.user.empty() && ++per_user_node[{r.user, r.node}] > dlsched::kSpeedRunsPerUserNode)
+			if (!r.user.empty() &&
+			    ++per_user_node[{r.user, r.node}] > dlsched::kSpeedRunsPerUserNode)
 				continue;  // the user's most recent runs on that node are in already
 			dlsched_epoch_sample_t& s = out[n];
 			if (r.node.size() >= sizeof s.node || r.model.size() >= sizeof s.model)
-				continue;  // no Slurm node or model name (spank/dlsched: 64 at most) is this long
+				continue;  // no Slurm node or model name (spank/dlsched: 64 at most) is this
+					   // long
 			std::vector<double> seconds;
 			for (const dlsched::db::EpochRecord& e : r.epochs)
 				seconds.push_back(e.seconds());
@@ -1262,12 +1325,14 @@ int dlsched_decisions_get(const dlsched_decisions_t* d, size_t i, dlsched_action
 		constexpr std::size_t kV1 = offsetof(dlsched_action_t, grace);
 		constexpr std::size_t kV2 = offsetof(dlsched_action_t, admission);
 		if (size < kV1)
-			return report(err, DLSCHED_EINVAL, "dlsched_decisions_get: struct_size " + std::to_string(size) +
-			                                           " is smaller than API version 1's " + std::to_string(kV1));
+			return report(err, DLSCHED_EINVAL,
+				      "dlsched_decisions_get: struct_size " + std::to_string(size) +
+					      " is smaller than API version 1's " + std::to_string(kV1));
 		if (i >= d->decisions.actions.size())
-			return report(err, DLSCHED_EINVAL, "dlsched_decisions_get: index " + std::to_string(i) +
-			                                           " out of range (" +
-			                                           std::to_string(d->decisions.actions.size()) + " actions)");
+			return report(err, DLSCHED_EINVAL,
+				      "dlsched_decisions_get: index " + std::to_string(i) +
+					      " out of range (" +
+					      std::to_string(d->decisions.actions.size()) + " actions)");
 		const dlsched::Action& a = d->decisions.actions[i];
 		out->kind = static_cast<int>(a.kind);
 		out->job_id = a.job;
@@ -1304,7 +1369,7 @@ void dlsched_decisions_free(dlsched_decisions_t* d)
 }  // extern "C"
 
 int dlsched_replay(dlsched_scheduler_t* sched, const std::string& text, const std::string& source,
-                   std::string& decisions, dlsched_error_t* err)
+		   std::string& decisions, dlsched_error_t* err)
 {
 	return guarded(err, "dlsched_replay", [&]() -> int {
 		if (!sched)
@@ -1315,9 +1380,10 @@ int dlsched_replay(dlsched_scheduler_t* sched, const std::string& text, const st
 		const dlsched::json::Value& f = file.value();
 		const auto schema = f.is_object() ? f.get("schema").as_number() : std::nullopt;
 		if (!schema || *schema != dlsched::capi::kDumpSchema)
-			return report(err, DLSCHED_EPARSE, source + ": not a DumpViews= file of schema " +
-			                                           std::to_string(dlsched::capi::kDumpSchema) +
-			                                           " (no \"schema\": 1)");
+			return report(err, DLSCHED_EPARSE,
+				      source + ": not a DumpViews= file of schema " +
+					      std::to_string(dlsched::capi::kDumpSchema) +
+					      " (no \"schema\": 1)");
 		dlsched::capi::OwnedView view;
 		if (dlsched::Status st = dlsched::capi::parse_view(f.get("view"), source, view); !st.is_ok())
 			return report(err, st);
@@ -1330,7 +1396,8 @@ int dlsched_replay(dlsched_scheduler_t* sched, const std::string& text, const st
 		sched->replay = nullptr;
 		if (rc != DLSCHED_OK)
 			return rc;
-		std::unique_ptr<dlsched_decisions_t, void (*)(dlsched_decisions_t*)> owned(d, dlsched_decisions_free);
+		std::unique_ptr<dlsched_decisions_t, void (*)(dlsched_decisions_t*)> owned(
+			d, dlsched_decisions_free);
 		decisions = dlsched::capi::decisions_json(d).dump(1, true);
 		return ok(err);
 	});

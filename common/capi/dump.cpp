@@ -41,10 +41,10 @@ json::Value view_json(const dlsched_cluster_view_t& cv)
 	v.set("now", num(cv.now));
 	v.set("cycle", integer(static_cast<std::int64_t>(cv.cycle)));
 	v.set("inference_demand", num(cv.inference_demand));
-	const bool has_samples =
-	        cv.struct_size >= offsetof(dlsched_cluster_view_t, epoch_sample_count) + sizeof cv.epoch_sample_count;
+	const bool has_samples = cv.struct_size >= offsetof(dlsched_cluster_view_t, epoch_sample_count) +
+							   sizeof cv.epoch_sample_count;
 	const bool has_delay =
-	        cv.struct_size >= offsetof(dlsched_cluster_view_t, requeue_delay) + sizeof cv.requeue_delay;
+		cv.struct_size >= offsetof(dlsched_cluster_view_t, requeue_delay) + sizeof cv.requeue_delay;
 	v.set("requeue_delay", num(has_delay ? cv.requeue_delay : 0));
 	json::Value nodes = json::Value::array();
 	for (std::size_t i = 0; i < cv.node_count; ++i) {
@@ -207,8 +207,9 @@ struct Reader {
 	T integral(const char* key)
 	{
 		const double d = number(key);
-		if (st.is_ok() && (d != std::floor(d) || d < static_cast<double>(std::numeric_limits<T>::lowest()) ||
-		                   d > static_cast<double>(std::numeric_limits<T>::max())))
+		if (st.is_ok() &&
+		    (d != std::floor(d) || d < static_cast<double>(std::numeric_limits<T>::lowest()) ||
+		     d > static_cast<double>(std::numeric_limits<T>::max())))
 			st = parse_error(where + "." + key + ": not an integer in range");
 		return st.is_ok() ? static_cast<T>(d) : T{};
 	}

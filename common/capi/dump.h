@@ -54,6 +54,6 @@ Status parse_view(const json::Value& v, const std::string& source, OwnedView& ou
 // dlsched_scheduler_decide() on `sched`, each job as the recording's "prepared" entry says (no
 // profile DB is read); `decisions` gets decisions_json() of the result, dumped. Never throws.
 int dlsched_replay(dlsched_scheduler_t* sched, const std::string& text, const std::string& source,
-                   std::string& decisions, dlsched_error_t* err);
+		   std::string& decisions, dlsched_error_t* err);
 
 #endif

@@ -37,7 +37,8 @@ std::size_t distance(const std::string& a, const std::string& b)
 		row[0] = i;
 		for (std::size_t j = 1; j <= b.size(); ++j) {
 			std::size_t cur = row[j];
-			row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+			row[j] =
+				std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
 			prev = cur;
 		}
 	}
@@ -55,7 +56,8 @@ std::string suggestion(std::string_view key)
 			best = &k;
 		}
 	}
-	return best ? std::string(" (did you mean '") + best->name + "'?)" : std::string(" (see dlsched.conf(5))");
+	return best ? std::string(" (did you mean '") + best->name + "'?)"
+		    : std::string(" (see dlsched.conf(5))");
 }
 
 bool parse_double(std::string_view text, double& out)
@@ -94,7 +96,8 @@ bool is_word(const char* words, std::string_view value)
 	std::size_t start = 0;
 	while (start <= w.size()) {
 		std::size_t bar = w.find('|', start);
-		if (lower(w.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start)) == v)
+		if (lower(w.substr(start, bar == std::string_view::npos ? std::string_view::npos
+									: bar - start)) == v)
 			return true;
 		if (bar == std::string_view::npos)
 			break;
@@ -119,49 +122,52 @@ std::string validate(const ConfigKey& k, std::string_view value)
 	if (k.words && is_word(k.words, value))
 		return "";
 	switch (k.type) {
-	case ConfigType::kString:
-		if (k.words)
-			return "'" + std::string(value) + "' is not one of " + words_list(k.words);
-		return "";
-	case ConfigType::kBool: {
-		bool b;
-		return parse_bool(value, b) ? "" : "'" + std::string(value) + "' is not yes or no";
-	}
-	case ConfigType::kInt:
-	case ConfigType::kDouble: {
-		double d;
-		if (!parse_double(value, d))
-			return "'" + std::string(value) + "' is not a number" +
-			       (k.words ? std::string(" or one of ") + words_list(k.words) : std::string());
-		if (k.type == ConfigType::kInt && d != std::floor(d))
-			return "'" + std::string(value) + "' is not an integer";
-		if (d < k.min || d > k.max)
-			return "'" + std::string(value) + "' is out of range " + format_range(k);
-		return "";
-	}
-	case ConfigType::kDoubleList: {
-		std::string s(value);
-		std::size_t start = 0;
-		double last = -INFINITY;
-		if (s.empty())
+		case ConfigType::kString:
+			if (k.words)
+				return "'" + std::string(value) + "' is not one of " + words_list(k.words);
 			return "";
-		while (start <= s.size()) {
-			std::size_t comma = s.find(',', start);
-			std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-			double d;
-			if (!parse_double(item, d))
-				return "'" + item + "' in '" + s + "' is not a number";
-			if (d < k.min || d > k.max)
-				return "'" + item + "' is out of range " + format_range(k);
-			if (d <= last)
-				return "'" + s + "' must be strictly increasing";
-			last = d;
-			if (comma == std::string::npos)
-				break;
-			start = comma + 1;
+		case ConfigType::kBool: {
+			bool b;
+			return parse_bool(value, b) ? "" : "'" + std::string(value) + "' is not yes or no";
 		}
-		return "";
-	}
+		case ConfigType::kInt:
+		case ConfigType::kDouble: {
+			double d;
+			if (!parse_double(value, d))
+				return "'" + std::string(value) + "' is not a number" +
+				       (k.words ? std::string(" or one of ") + words_list(k.words)
+						: std::string());
+			if (k.type == ConfigType::kInt && d != std::floor(d))
+				return "'" + std::string(value) + "' is not an integer";
+			if (d < k.min || d > k.max)
+				return "'" + std::string(value) + "' is out of range " + format_range(k);
+			return "";
+		}
+		case ConfigType::kDoubleList: {
+			std::string s(value);
+			std::size_t start = 0;
+			double last = -INFINITY;
+			if (s.empty())
+				return "";
+			while (start <= s.size()) {
+				std::size_t comma = s.find(',', start);
+				std::string item =
+					s.substr(start, comma == std::string::npos ? std::string::npos
+										   : comma - start);
+				double d;
+				if (!parse_double(item, d))
+					return "'" + item + "' in '" + s + "' is not a number";
+				if (d < k.min || d > k.max)
+					return "'" + item + "' is out of range " + format_range(k);
+				if (d <= last)
+					return "'" + s + "' must be strictly increasing";
+				last = d;
+				if (comma == std::string::npos)
+					break;
+				start = comma + 1;
+			}
+			return "";
+		}
 	}
 	return "unknown type";
 }
@@ -192,7 +198,8 @@ Status Config::set(std::string_view key, std::string_view value, const std::stri
 	if (k->percent && !text.empty() && text.back() == '%') {
 		double d;
 		if (!parse_double(std::string_view(text).substr(0, text.size() - 1), d))
-			return invalid_argument(where + ": " + k->name + ": '" + text + "' is not a number or a percentage");
+			return invalid_argument(where + ": " + k->name + ": '" + text +
+						"' is not a number or a percentage");
 		char buf[40];
 		std::snprintf(buf, sizeof buf, "%.15g", d / 100);
 		text = buf;
@@ -210,7 +217,7 @@ Result<Config> Config::parse(std::string_view text, const std::string& source_na
 }
 
 Config Config::parse_only(std::string_view text, const std::string& source_name,
-                          const std::vector<std::string_view>& keys, std::vector<std::string>* skipped)
+			  const std::vector<std::string_view>& keys, std::vector<std::string>* skipped)
 {
 	std::vector<std::string> local;
 	Result<Config> c = parse_impl(text, source_name, &keys, skipped ? skipped : &local);
@@ -218,7 +225,8 @@ Config Config::parse_only(std::string_view text, const std::string& source_name,
 }
 
 Result<Config> Config::parse_impl(std::string_view text, const std::string& source_name,
-                                  const std::vector<std::string_view>* only, std::vector<std::string>* skipped)
+				  const std::vector<std::string_view>* only,
+				  std::vector<std::string>* skipped)
 {
 	// With `only`, every error is skipped (noted in *skipped): the rest of a line that does not
 	// read as Key=Value, a key not in `only`, a bad value, a key given twice (the first stands).
@@ -235,7 +243,8 @@ Result<Config> Config::parse_impl(std::string_view text, const std::string& sour
 	std::size_t pos = 0;
 	while (pos <= text.size()) {
 		std::size_t nl = text.find('\n', pos);
-		std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+		std::string_view line =
+			text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
 		pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
 		++line_no;
 		const std::string where = source_name + ":" + std::to_string(line_no);
@@ -246,15 +255,18 @@ Result<Config> Config::parse_impl(std::string_view text, const std::string& sour
 			if (i >= line.size() || line[i] == '#')
 				break;
 			std::size_t key_start = i;
-			while (i < line.size() && line[i] != '=' && !std::isspace(static_cast<unsigned char>(line[i])))
+			while (i < line.size() && line[i] != '=' &&
+			       !std::isspace(static_cast<unsigned char>(line[i])))
 				++i;
 			std::string_view key = line.substr(key_start, i - key_start);
 			if (i >= line.size() || line[i] != '=') {
 				if (only) {
-					skipped->push_back(where + ": expected Key=Value, found '" + std::string(key) + "'");
+					skipped->push_back(where + ": expected Key=Value, found '" +
+							   std::string(key) + "'");
 					break;
 				}
-				return parse_error(where + ": expected Key=Value, found '" + std::string(key) + "'");
+				return parse_error(where + ": expected Key=Value, found '" +
+						   std::string(key) + "'");
 			}
 			++i;  // '='
 			std::string value;
@@ -262,16 +274,19 @@ Result<Config> Config::parse_impl(std::string_view text, const std::string& sour
 				std::size_t close = line.find('"', i + 1);
 				if (close == std::string_view::npos) {
 					if (only) {
-						skipped->push_back(where + ": " + std::string(key) + ": unterminated quoted value");
+						skipped->push_back(where + ": " + std::string(key) +
+								   ": unterminated quoted value");
 						break;
 					}
-					return parse_error(where + ": " + std::string(key) + ": unterminated quoted value");
+					return parse_error(where + ": " + std::string(key) +
+							   ": unterminated quoted value");
 				}
 				value = std::string(line.substr(i + 1, close - i - 1));
 				i = close + 1;
 			} else {
 				std::size_t v = i;
-				while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])) && line[i] != '#')
+				while (i < line.size() &&
+				       !std::isspace(static_cast<unsigned char>(line[i])) && line[i] != '#')
 					++i;
 				value = std::string(line.substr(v, i - v));
 			}
@@ -283,8 +298,10 @@ Result<Config> Config::parse_impl(std::string_view text, const std::string& sour
 					continue;
 				if (c.is_set(k->name)) {
 					if (c.get_text(k->name) != value)
-						skipped->push_back(where + ": " + k->name + "=" + value + " ignored: " +
-						                   k->name + "=" + c.get_text(k->name) + " at " + c.origin(k->name));
+						skipped->push_back(where + ": " + k->name + "=" + value +
+								   " ignored: " + k->name + "=" +
+								   c.get_text(k->name) + " at " +
+								   c.origin(k->name));
 					continue;
 				}
 				Status st = c.set(key, value, where);
@@ -293,8 +310,10 @@ Result<Config> Config::parse_impl(std::string_view text, const std::string& sour
 				continue;
 			}
 			if (k && c.is_set(k->name) && c.get_text(k->name) != value)
-				return invalid_argument(where + ": " + k->name + "=" + value + " conflicts with " + k->name + "=" +
-				                   c.get_text(k->name) + " at " + c.origin(k->name) + ": give the key once");
+				return invalid_argument(where + ": " + k->name + "=" + value +
+							" conflicts with " + k->name + "=" +
+							c.get_text(k->name) + " at " + c.origin(k->name) +
+							": give the key once");
 			Status st = c.set(key, value, where);
 			if (!st.is_ok())
 				return st;
@@ -308,7 +327,7 @@ Result<Config> Config::load_file(const std::string& path)
 	std::ifstream in(path, std::ios::binary);
 	if (!in)
 		return not_found(path + ": cannot open configuration file (" + std::strerror(errno) +
-		                 "); give an existing dlsched.conf, or none to use the defaults");
+				 "); give an existing dlsched.conf, or none to use the defaults");
 	std::ostringstream ss;
 	ss << in.rdbuf();
 	return parse(ss.str(), path);

@@ -18,12 +18,12 @@ namespace dlsched {
 enum class ConfigType { kString, kInt, kDouble, kBool, kDoubleList };
 
 struct ConfigKey {
-	const char* name;           // CamelCase as documented
+	const char* name;  // CamelCase as documented
 	ConfigType type;
 	const char* default_value;  // as it would be written in the file
 	double min;                 // numeric range (inclusive); ignored for strings and bools
 	double max;
-	const char* help;           // one line, shown by --print-config and in dlsched.conf(5)
+	const char* help;  // one line, shown by --print-config and in dlsched.conf(5)
 	// Words the value may be ('|' between them, case-insensitive): for a string, the only values
 	// allowed (null: any); for a number, allowed instead of a number ("RestartCost=model").
 	const char* words = nullptr;
@@ -51,7 +51,8 @@ public:
 	// key or value that would be an error, is passed over and named in *skipped; a key given twice
 	// keeps its first value. Never fails: a key it cannot read stays at its default.
 	static Config parse_only(std::string_view text, const std::string& source_name,
-	                         const std::vector<std::string_view>& keys, std::vector<std::string>* skipped);
+				 const std::vector<std::string_view>& keys,
+				 std::vector<std::string>* skipped);
 
 	// Sets one key after validating it; `where` names the origin in error messages
 	// ("dlsched.conf:12", "--config-set").
@@ -78,7 +79,8 @@ public:
 
 private:
 	static Result<Config> parse_impl(std::string_view text, const std::string& source_name,
-	                                 const std::vector<std::string_view>* only, std::vector<std::string>* skipped);
+					 const std::vector<std::string_view>* only,
+					 std::vector<std::string>* skipped);
 
 	struct Entry {
 		std::string value;

@@ -53,8 +53,8 @@ Result<Value> Value::parse(const std::string& text, const std::string& source)
 	json_error_t err;
 	json_t* j = json_loadb(text.data(), text.size(), JSON_REJECT_DUPLICATES, &err);
 	if (!j)
-		return parse_error(source + ":" + std::to_string(err.line) + ":" + std::to_string(err.column) + ": " +
-		                   err.text);
+		return parse_error(source + ":" + std::to_string(err.line) + ":" +
+				   std::to_string(err.column) + ": " + err.text);
 	return Value(j);
 }
 
@@ -142,7 +142,10 @@ std::vector<std::string> Value::keys() const
 		return out;
 	const char* key;
 	json_t* v;
-	json_object_foreach(j_, key, v) { out.push_back(key); }
+	json_object_foreach(j_, key, v)
+	{
+		out.push_back(key);
+	}
 	return out;
 }
 

@@ -16,7 +16,7 @@ namespace dlsched::json {
 
 class Value {
 public:
-	Value() = default;                       // null handle (not JSON null): is_valid() == false
+	Value() = default;  // null handle (not JSON null): is_valid() == false
 	~Value();
 	Value(const Value& o);
 	Value(Value&& o) noexcept : j_(o.j_) { o.j_ = nullptr; }
@@ -25,7 +25,7 @@ public:
 	static Value object();
 	static Value array();
 	static Value string(const std::string& s);
-	static Value number(double d);           // NaN and infinities become null
+	static Value number(double d);  // NaN and infinities become null
 	static Value integer(std::int64_t i);
 	static Value boolean(bool b);
 	static Value null();
@@ -45,7 +45,7 @@ public:
 	Value get(const std::string& key) const;  // invalid Value when absent
 	// Arrays.
 	Value& push_back(Value v);
-	std::size_t size() const;                 // array or object size
+	std::size_t size() const;  // array or object size
 	Value at(std::size_t i) const;
 
 	std::optional<std::string> as_string() const;

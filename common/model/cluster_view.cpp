@@ -23,20 +23,20 @@ int ClusterView::free_gpus() const
 const char* action_kind_name(ActionKind kind)
 {
 	switch (kind) {
-	case ActionKind::kSetPriority:
-		return "set-priority";
-	case ActionKind::kStart:
-		return "start";
-	case ActionKind::kResize:
-		return "resize";
-	case ActionKind::kRequeue:
-		return "requeue";
-	case ActionKind::kLoan:
-		return "loan";
-	case ActionKind::kReclaim:
-		return "reclaim";
-	case ActionKind::kAdmission:
-		return "admission";
+		case ActionKind::kSetPriority:
+			return "set-priority";
+		case ActionKind::kStart:
+			return "start";
+		case ActionKind::kResize:
+			return "resize";
+		case ActionKind::kRequeue:
+			return "requeue";
+		case ActionKind::kLoan:
+			return "loan";
+		case ActionKind::kReclaim:
+			return "reclaim";
+		case ActionKind::kAdmission:
+			return "admission";
 	}
 	return "unknown";
 }

@@ -22,17 +22,17 @@ namespace dlsched {
 // speeds, Slurm from epoch times); speed-aware placements learn from it (gp-placement).
 struct SpeedObservation {
 	NodeIndex node = 0;
-	int model = -1;     // index into ModelCatalog; -1 when the model is unknown
+	int model = -1;  // index into ModelCatalog; -1 when the model is unknown
 	double speed = 1.0;
-	Seconds at = 0;     // when it was measured
+	Seconds at = 0;  // when it was measured
 };
 
 struct ClusterView {
 	Seconds now = 0;
-	std::uint64_t cycle = 0;            // scheduling cycle number (for logs and determinism checks)
-	Span<const Node> nodes;             // nodes[i].index == i
-	std::vector<const Job*> pending;    // by submit time, then id
-	std::vector<const Job*> running;    // by job id
+	std::uint64_t cycle = 0;               // scheduling cycle number (for logs and determinism checks)
+	Span<const Node> nodes;                // nodes[i].index == i
+	std::vector<const Job*> pending;       // by submit time, then id
+	std::vector<const Job*> running;       // by job id
 	const ModelCatalog* models = nullptr;  // never null when a host calls decide()
 	// Where learned policies report what they saw and chose (null: nobody records). Not owned.
 	DecisionRecorder* recorder = nullptr;

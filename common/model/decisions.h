@@ -33,10 +33,10 @@ const char* action_kind_name(ActionKind kind);
 struct Action {
 	ActionKind kind = ActionKind::kSetPriority;
 	JobId job = 0;
-	NodeIndex node = 0;                // kLoan / kReclaim
-	int gpus = 0;                      // kStart / kResize
-	std::vector<NodeShare> placement;  // kStart / kResize
-	double priority = 0;               // kSetPriority
+	NodeIndex node = 0;                                  // kLoan / kReclaim
+	int gpus = 0;                                        // kStart / kResize
+	std::vector<NodeShare> placement;                    // kStart / kResize
+	double priority = 0;                                 // kSetPriority
 	AdmissionAction admission = AdmissionAction::kNone;  // kAdmission
 	// kRequeue / kResize: seconds the job may take to checkpoint before it is requeued anyway
 	// (< 0: the host's PreemptGrace), and what stopping it was predicted to cost when decided
@@ -44,7 +44,7 @@ struct Action {
 	double grace = -1;
 	double predicted_suspend = -1;
 	double predicted_resume = -1;
-	std::string reason;                // short, for logs ("preempted by 123", "backfill")
+	std::string reason;  // short, for logs ("preempted by 123", "backfill")
 };
 
 struct Decisions {

@@ -53,7 +53,7 @@ struct Job {
 	// The account (team) it is charged to (Slurm: its association's account); FairnessPolicy=
 	// groups by it. Empty: none (no quota, a fair-share factor of 0 where shares are known).
 	std::string account;
-	int model = -1;          // index into ModelCatalog; -1 when the model is unknown
+	int model = -1;  // index into ModelCatalog; -1 when the model is unknown
 	Seconds submit_time = 0;
 	int gpus_requested = 1;  // the size a rigid job runs at
 	int gpus_min = 1;        // elastic range; rigid jobs have min == max == requested
@@ -99,7 +99,7 @@ struct Job {
 	// When the host asked the running job to checkpoint and stop (a preemption in progress: its
 	// GPUs are freeing, no policy reconsiders it); -1: not asked.
 	Seconds checkpoint_requested_at = -1;
-	PreemptionCost preempt_cost;       // running jobs: the cost of stopping it now
+	PreemptionCost preempt_cost;  // running jobs: the cost of stopping it now
 
 	bool elastic() const { return gpus_min != gpus_max; }
 	bool has_deadline() const { return deadline != kNoDeadline; }

@@ -24,7 +24,8 @@ bool number(std::string_view v, double max, bool integer, double& out)
 	if (v.empty() || v.size() >= 32)
 		return false;
 	for (char c : v)
-		if (!std::isdigit(static_cast<unsigned char>(c)) && (integer || std::string_view(".eE+-").find(c) == std::string_view::npos))
+		if (!std::isdigit(static_cast<unsigned char>(c)) &&
+		    (integer || std::string_view(".eE+-").find(c) == std::string_view::npos))
 			return false;
 	const std::string s(v);
 	char* end = nullptr;
@@ -57,7 +58,9 @@ std::string bounds(double max, bool integer)
 bool take(std::string_view key, std::string_view value, JobMetadata& m, const char* shown)
 {
 	double v = 0;
-	auto bad = [&](const std::string& what) { m.problems.push_back(std::string(shown) + "=" + std::string(value) + ": " + what); };
+	auto bad = [&](const std::string& what) {
+		m.problems.push_back(std::string(shown) + "=" + std::string(value) + ": " + what);
+	};
 	if (key == "model") {
 		if (model_name(value))
 			m.model = std::string(value);
@@ -93,8 +96,8 @@ bool take(std::string_view key, std::string_view value, JobMetadata& m, const ch
 void check_range(JobMetadata& m)
 {
 	if (m.gpus_min > 0 && m.gpus_max > 0 && m.gpus_min > m.gpus_max) {
-		m.problems.push_back("gpus_min=" + std::to_string(m.gpus_min) + " gpus_max=" + std::to_string(m.gpus_max) +
-		                     ": MIN above MAX; not elastic");
+		m.problems.push_back("gpus_min=" + std::to_string(m.gpus_min) + " gpus_max=" +
+				     std::to_string(m.gpus_max) + ": MIN above MAX; not elastic");
 		m.gpus_min = m.gpus_max = 0;
 	}
 }
@@ -114,7 +117,7 @@ void parse_job_words(std::string_view comment, JobMetadata& m)
 		const std::size_t eq = word.find('=');
 		if (eq != std::string_view::npos) {
 			const std::string key(word.substr(0, eq));
-			(void) take(key, word.substr(eq + 1), m, key.c_str());
+			(void)take(key, word.substr(eq + 1), m, key.c_str());
 		}
 		i = end;
 	}
@@ -127,21 +130,23 @@ void parse_job_env(const std::vector<std::string_view>& env, JobMetadata& m)
 		if (e.substr(0, 6) == "SPANK_")
 			e.remove_prefix(6);
 		if (e.substr(0, 9) == "DL_MODEL=") {
-			(void) take("model", e.substr(9), m, "DL_MODEL");
+			(void)take("model", e.substr(9), m, "DL_MODEL");
 		} else if (e.substr(0, 10) == "DL_EPOCHS=") {
-			(void) take("epochs", e.substr(10), m, "DL_EPOCHS");
+			(void)take("epochs", e.substr(10), m, "DL_EPOCHS");
 		} else if (e.substr(0, 11) == "DL_ELASTIC=") {
 			// MIN:MAX, both or neither.
 			const std::string_view v = e.substr(11);
 			const std::size_t colon = v.find(':');
 			double lo = 0, hi = 0;
-			if (colon != std::string_view::npos && number(v.substr(0, colon), kMaxJobGpus, true, lo) &&
+			if (colon != std::string_view::npos &&
+			    number(v.substr(0, colon), kMaxJobGpus, true, lo) &&
 			    number(v.substr(colon + 1), kMaxJobGpus, true, hi) && lo <= hi) {
 				m.gpus_min = static_cast<int>(lo);
 				m.gpus_max = static_cast<int>(hi);
 			} else {
-				m.problems.push_back("DL_ELASTIC=" + std::string(v) + ": not MIN:MAX with 1 <= MIN <= MAX <= " +
-				                     std::to_string(kMaxJobGpus));
+				m.problems.push_back("DL_ELASTIC=" + std::string(v) +
+						     ": not MIN:MAX with 1 <= MIN <= MAX <= " +
+						     std::to_string(kMaxJobGpus));
 			}
 		}
 	}
@@ -158,14 +163,14 @@ DeadlineClaim judge_deadline_word(double word, double first_seen, double earlies
 		c.deadline = first_seen;
 		if (std::llround(word) != std::llround(first_seen))
 			c.problem = "deadline=" + secs(word) + " ignored: the deadline first seen, " +
-			            secs(first_seen) + ", stands (a comment changed later does not move it)";
+				    secs(first_seen) + ", stands (a comment changed later does not move it)";
 		return c;
 	}
 	const double earliest_end = earliest_start + std::max(0.0, time_min_s);
 	if (word <= earliest_end) {
 		c.problem = "deadline=" + secs(word) + " ignored: not after the job's earliest start" +
-		            (time_min_s > 0 ? " + --time-min" : "") + " (" + secs(earliest_end) +
-		            "), as Slurm refuses such a --deadline";
+			    (time_min_s > 0 ? " + --time-min" : "") + " (" + secs(earliest_end) +
+			    "), as Slurm refuses such a --deadline";
 		return c;
 	}
 	c.deadline = word;

@@ -20,9 +20,9 @@ namespace dlsched {
 // spank/dlsched's limits (its --dl-* checks), the same everywhere a job's metadata is read.
 inline constexpr std::size_t kMaxModelName = DLSCHED_MAX_MODEL_NAME;  // letters, digits, '-', '_', '.'
 inline constexpr double kMaxEpochs = DLSCHED_MAX_EPOCHS;
-inline constexpr double kMaxEpochTime = 1e9;      // seconds per epoch on one reference GPU
+inline constexpr double kMaxEpochTime = 1e9;  // seconds per epoch on one reference GPU
 inline constexpr int kMaxJobGpus = DLSCHED_MAX_JOB_GPUS;
-inline constexpr double kMaxDeadline = 1e11;      // seconds since the epoch
+inline constexpr double kMaxDeadline = 1e11;  // seconds since the epoch
 
 struct JobMetadata {
 	std::string model;           // "" when none (or an invalid name)
@@ -30,11 +30,14 @@ struct JobMetadata {
 	double epoch_time_1gpu = 0;  // 0: not given (a comment word only)
 	int gpus_min = 0;            // 0: not given; both or neither, 1 <= min <= max
 	int gpus_max = 0;
-	double deadline = 0;         // the comment word deadline=<epoch s>; 0: none
+	double deadline = 0;                // the comment word deadline=<epoch s>; 0: none
 	std::vector<std::string> problems;  // "epochs=abc: not a number in (0, 1e+07]", ...
 
 	bool elastic() const { return gpus_min > 0 && gpus_max > gpus_min; }
-	bool any() const { return !model.empty() || epochs > 0 || epoch_time_1gpu > 0 || gpus_min > 0 || deadline > 0; }
+	bool any() const
+	{
+		return !model.empty() || epochs > 0 || epoch_time_1gpu > 0 || gpus_min > 0 || deadline > 0;
+	}
 };
 
 // Reads the comment's words into `m` (a later word replaces an earlier one). Unknown words are

@@ -26,7 +26,8 @@ Curves group_by_nodes(const ModelProfile& p)
 	Curves c;
 	for (const auto& n : sums)
 		for (const auto& g : n.second)
-			c[n.first].push_back({std::log(static_cast<double>(g.first)), g.second.first / g.second.second});
+			c[n.first].push_back(
+				{std::log(static_cast<double>(g.first)), g.second.first / g.second.second});
 	return c;
 }
 
@@ -36,7 +37,8 @@ const std::vector<std::pair<double, double>>* nearest_curve(const Curves& c, int
 	const std::vector<std::pair<double, double>>* best = nullptr;
 	double best_d = INFINITY;
 	for (const auto& kv : c) {
-		double d = std::fabs(std::log(static_cast<double>(kv.first)) - std::log(static_cast<double>(nodes)));
+		double d = std::fabs(std::log(static_cast<double>(kv.first)) -
+				     std::log(static_cast<double>(nodes)));
 		if (d < best_d - 1e-12) {
 			best_d = d;
 			best = &kv.second;
@@ -76,7 +78,8 @@ int ModelCatalog::add(ModelProfile profile)
 		const auto* curve = nearest_curve(curves, n);
 		for (int g = n; g <= kMaxGpus; ++g) {  // fewer GPUs than nodes is impossible
 			double s = g * efficiency(curve, g);
-			// Guarantees (clips): another GPU never lowers throughput; more nodes are never faster.
+			// Guarantees (clips): another GPU never lowers throughput; more nodes are never
+			// faster.
 			if (g > n)
 				s = std::max(s, t[n][g - 1]);
 			if (n > 1)
@@ -127,7 +130,9 @@ double ModelCatalog::epoch_time_1gpu(int model) const
 	if (model < 0 || model >= size())
 		return 0.0;
 	const ModelProfile& p = profiles_[static_cast<std::size_t>(model)];
-	return p.samples_per_s_1gpu > 0 && p.samples_per_epoch > 0 ? p.samples_per_epoch / p.samples_per_s_1gpu : 0.0;
+	return p.samples_per_s_1gpu > 0 && p.samples_per_epoch > 0
+		       ? p.samples_per_epoch / p.samples_per_s_1gpu
+		       : 0.0;
 }
 
 double ModelCatalog::gpu_speed(int model, const std::string& gpu_type) const
@@ -139,7 +144,8 @@ double ModelCatalog::gpu_speed(int model, const std::string& gpu_type) const
 	return it == m.end() ? 1.0 : it->second;
 }
 
-double ModelCatalog::placed_speedup(int model, int gpus, int nodes, const std::vector<std::string>& gpu_types) const
+double ModelCatalog::placed_speedup(int model, int gpus, int nodes,
+				    const std::vector<std::string>& gpu_types) const
 {
 	double slowest = gpu_types.empty() ? 1.0 : INFINITY;
 	for (const std::string& t : gpu_types)

@@ -24,15 +24,15 @@ struct ScalingPoint {
 };
 
 struct ModelProfile {
-	std::string name;                            // "cifar10", "bert", ...
-	std::vector<ScalingPoint> points;            // at least (1 GPU, 1 node, 1.0)
-	std::map<std::string, double> gpu_speed;     // GPU type -> throughput relative to the reference type
-	double checkpoint_mb = 0;                    // model + optimizer state size (restart cost)
-	double samples_per_s_1gpu = 0;               // measured throughput on one reference GPU
-	double samples_per_epoch = 0;                // dataset size of the reference run
-	double reference_epochs = 0;                 // epochs the reference run trained
-	double sample_kb = 0;                        // storage bytes read per sample / 1000 (data rate)
-	std::string source;                          // where the numbers came from (attribution)
+	std::string name;                         // "cifar10", "bert", ...
+	std::vector<ScalingPoint> points;         // at least (1 GPU, 1 node, 1.0)
+	std::map<std::string, double> gpu_speed;  // GPU type -> throughput relative to the reference type
+	double checkpoint_mb = 0;                 // model + optimizer state size (restart cost)
+	double samples_per_s_1gpu = 0;            // measured throughput on one reference GPU
+	double samples_per_epoch = 0;             // dataset size of the reference run
+	double reference_epochs = 0;              // epochs the reference run trained
+	double sample_kb = 0;                     // storage bytes read per sample / 1000 (data rate)
+	std::string source;                       // where the numbers came from (attribution)
 };
 
 class ModelCatalog {
@@ -61,7 +61,8 @@ public:
 	// Throughput of `gpus` GPUs over `nodes` nodes whose GPU types are `gpu_types`, relative to one
 	// reference GPU: the measured speedup times the slowest type's speed (a synchronous
 	// data-parallel job runs at its slowest GPU). The one definition the simulator and its bound use.
-	double placed_speedup(int model, int gpus, int nodes, const std::vector<std::string>& gpu_types) const;
+	double placed_speedup(int model, int gpus, int nodes,
+			      const std::vector<std::string>& gpu_types) const;
 	// Every GPU type some profile has a speed for, sorted.
 	std::vector<std::string> gpu_types() const;
 

@@ -40,19 +40,20 @@ double steady_epoch_seconds(const std::vector<double>& epoch_seconds)
 	return n % 2 ? steady[n / 2] : (steady[n / 2 - 1] + steady[n / 2]) / 2;
 }
 
-std::vector<SpeedObservation> speed_observations(const std::vector<EpochSample>& samples, Span<const Node> nodes,
-                                                 const ModelCatalog& models)
+std::vector<SpeedObservation> speed_observations(const std::vector<EpochSample>& samples,
+						 Span<const Node> nodes, const ModelCatalog& models)
 {
 	struct Usable {
 		const EpochSample* sample;
-		int model;          // catalog index, -1 unknown
-		double one_gpu_s;   // its epoch on one GPU of its node
+		int model;         // catalog index, -1 unknown
+		double one_gpu_s;  // its epoch on one GPU of its node
 	};
 	// By model name: the usable samples, and per node the reference-GPU epoch times its runs imply.
 	std::map<std::string, std::vector<Usable>> by_model;
 	std::map<std::string, std::map<NodeIndex, std::vector<double>>> implied;
 	for (const EpochSample& s : samples) {
-		if (s.node >= nodes.size() || s.nodes != 1 || s.gpus < 1 || !positive(s.epoch_s) || !std::isfinite(s.at))
+		if (s.node >= nodes.size() || s.nodes != 1 || s.gpus < 1 || !positive(s.epoch_s) ||
+		    !std::isfinite(s.at))
 			continue;
 		const int m = s.model.empty() ? -1 : models.find(s.model);
 		const double one_gpu_s = s.epoch_s * models.speedup(m, s.gpus, 1);

@@ -42,11 +42,11 @@ constexpr std::size_t kSpeedRunsPerUserNode = 3;
 // One run's steady epochs on one node, as measured.
 struct EpochSample {
 	NodeIndex node = 0;
-	std::string model;  // the job's model ("" or a name the catalog lacks: unknown, scaled linearly)
-	int gpus = 1;       // GPUs the run held
-	int nodes = 1;      // nodes it spanned
-	double epoch_s = 0; // its steady epoch time (steady_epoch_seconds)
-	Seconds at = 0;     // when its latest epoch ended
+	std::string model;   // the job's model ("" or a name the catalog lacks: unknown, scaled linearly)
+	int gpus = 1;        // GPUs the run held
+	int nodes = 1;       // nodes it spanned
+	double epoch_s = 0;  // its steady epoch time (steady_epoch_seconds)
+	Seconds at = 0;      // when its latest epoch ended
 };
 
 // The steady epoch time of a run from its epochs' lengths in epoch order: the median of all but the
@@ -58,8 +58,8 @@ double steady_epoch_seconds(const std::vector<double>& epoch_seconds);
 // speed relative to one reference GPU, scaled per model by the median node (see above). Samples on
 // a node outside `nodes`, of a run over several nodes, of a model no second node ran, or without a
 // positive epoch time or GPU count give none.
-std::vector<SpeedObservation> speed_observations(const std::vector<EpochSample>& samples, Span<const Node> nodes,
-                                                 const ModelCatalog& models);
+std::vector<SpeedObservation> speed_observations(const std::vector<EpochSample>& samples,
+						 Span<const Node> nodes, const ModelCatalog& models);
 
 }  // namespace dlsched
 

@@ -10,11 +10,12 @@
 namespace dlsched {
 
 struct AdmissionVerdict {
-	bool admit = true;         // false: not scheduled this cycle (stays pending, behind every admitted job)
-	std::string reason;        // why not, for logs and the user ("deadline infeasible: needs ...")
-	bool best_effort = false;  // admitted, but behind every other admitted job (a deadline it cannot meet)
-	bool hold = false;         // not admitted, and the host should hold it until someone releases it
-	bool cancel = false;       // not admitted, and the host should end it (Slurm's own --deadline)
+	bool admit = true;   // false: not scheduled this cycle (stays pending, behind every admitted job)
+	std::string reason;  // why not, for logs and the user ("deadline infeasible: needs ...")
+	bool best_effort =
+		false;        // admitted, but behind every other admitted job (a deadline it cannot meet)
+	bool hold = false;    // not admitted, and the host should hold it until someone releases it
+	bool cancel = false;  // not admitted, and the host should end it (Slurm's own --deadline)
 };
 
 class Admission {

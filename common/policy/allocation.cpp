@@ -30,7 +30,7 @@ bool fits(const FreeMap& free, const std::vector<NodeShare>& placement)
 std::vector<NodeShare> shrink(std::vector<NodeShare> placement, int gpus)
 {
 	std::stable_sort(placement.begin(), placement.end(),
-	                 [](const NodeShare& a, const NodeShare& b) { return a.gpus > b.gpus; });
+			 [](const NodeShare& a, const NodeShare& b) { return a.gpus > b.gpus; });
 	std::vector<NodeShare> out;
 	for (const NodeShare& s : placement) {
 		if (gpus <= 0)
@@ -83,7 +83,8 @@ bool any_loaned_free(const FreeMap& free)
 
 // An elastic job's start at `gpus` with its minimum off the loaned nodes and the rest on them as
 // far as they go (then anywhere). False when that split cannot be placed.
-bool place_split(const AllocationInput& in, const Job& j, int gpus, const FreeMap& free, std::vector<NodeShare>& out)
+bool place_split(const AllocationInput& in, const Job& j, int gpus, const FreeMap& free,
+		 std::vector<NodeShare>& out)
 {
 	out.clear();
 	// The size it asked for is its base; only GPUs beyond it are surplus.
@@ -116,7 +117,8 @@ bool place_split(const AllocationInput& in, const Job& j, int gpus, const FreeMa
 // puts the rest; if that spans more nodes than the size needs (a slower job: growing restarts it
 // anyway), placed afresh. The largest size with a compact placement wins; none: it stays as it is.
 // Returns the placement chosen, taken in `free`.
-std::vector<NodeShare> grow(const AllocationInput& in, const Job& j, int target, FreeMap& free, bool surplus_on_loaned)
+std::vector<NodeShare> grow(const AllocationInput& in, const Job& j, int target, FreeMap& free,
+			    bool surplus_on_loaned)
 {
 	for (int size = target; size > j.gpus_allocated; --size) {
 		const std::size_t limit = std::max(packed_nodes(in.view, size), j.placement.size());
@@ -154,7 +156,8 @@ std::vector<NodeShare> grow(const AllocationInput& in, const Job& j, int target,
 		FreeMap fresh = free;
 		fresh.release(j.placement);
 		std::vector<NodeShare> where;
-		if (in.placement.place(in.view, j, size, fresh, where) && where.size() <= packed_nodes(in.view, size)) {
+		if (in.placement.place(in.view, j, size, fresh, where) &&
+		    where.size() <= packed_nodes(in.view, size)) {
 			fresh.take(where);
 			free = fresh;
 			return where;
@@ -217,7 +220,7 @@ void greedy_fill(const AllocationInput& in, FreeMap& free, bool strict, Plan& pl
 }
 
 void realize_targets(const AllocationInput& in, const std::vector<int>& targets, FreeMap& free, Plan& plan,
-                     bool elastic, bool surplus_on_loaned)
+		     bool elastic, bool surplus_on_loaned)
 {
 	const std::size_t n = in.ordered.size();
 	std::vector<bool> done(n, false), kept(n, false);
@@ -236,7 +239,7 @@ void realize_targets(const AllocationInput& in, const std::vector<int>& targets,
 			continue;
 		}
 		std::vector<NodeShare> where =
-		        targets[i] == j->gpus_allocated ? j->placement : shrink(j->placement, targets[i]);
+			targets[i] == j->gpus_allocated ? j->placement : shrink(j->placement, targets[i]);
 		if (!fits(free, where))
 			continue;  // its GPUs went elsewhere: placed again below
 		free.take(where);
@@ -256,7 +259,8 @@ void realize_targets(const AllocationInput& in, const std::vector<int>& targets,
 			continue;
 		}
 		const int floor = elastic ? std::min(j->gpus_min, targets[i]) : targets[i];
-		const bool split = surplus_on_loaned && j->elastic() && targets[i] > j->gpus_requested && any_loaned_free(free);
+		const bool split = surplus_on_loaned && j->elastic() && targets[i] > j->gpus_requested &&
+				   any_loaned_free(free);
 		for (int g = targets[i]; g >= std::max(1, floor); --g) {
 			std::vector<NodeShare> where;
 			if ((split && g > j->gpus_requested && place_split(in, *j, g, free, where)) ||

@@ -73,7 +73,7 @@ void greedy_fill(const AllocationInput& in, FreeMap& free, bool strict, Plan& pl
 // `surplus_on_loaned`: an elastic job's GPUs beyond its minimum go to loaned inference nodes first
 // (and its minimum to other nodes first), so that taking a loaned node back shrinks it (Aryl).
 void realize_targets(const AllocationInput& in, const std::vector<int>& targets, FreeMap& free, Plan& plan,
-                     bool elastic = true, bool surplus_on_loaned = false);
+		     bool elastic = true, bool surplus_on_loaned = false);
 
 }  // namespace dlsched
 

@@ -36,7 +36,9 @@ public:
 class TiresiasOrdering : public Ordering {  // tiresias.cpp
 public:
 	TiresiasOrdering(std::vector<double> thresholds, double starve_factor)
-	    : thresholds_(std::move(thresholds)), starve_factor_(starve_factor) {}
+	    : thresholds_(std::move(thresholds)), starve_factor_(starve_factor)
+	{
+	}
 	const char* name() const override { return "tiresias-las"; }
 	bool preemptive() const override { return true; }
 	void order(const ClusterView& view, std::vector<const Job*>& jobs) const override;
@@ -106,21 +108,21 @@ class PackPlacement : public Placement {  // placement_pack.cpp
 public:
 	const char* name() const override { return "pack"; }
 	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
-	           std::vector<NodeShare>& out) const override;
+		   std::vector<NodeShare>& out) const override;
 };
 
 class SpreadPlacement : public Placement {  // placement_pack.cpp
 public:
 	const char* name() const override { return "spread"; }
 	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
-	           std::vector<NodeShare>& out) const override;
+		   std::vector<NodeShare>& out) const override;
 };
 
 class CountPlacement : public Placement {  // placement_count.cpp
 public:
 	const char* name() const override { return "count"; }
 	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
-	           std::vector<NodeShare>& out) const override;
+		   std::vector<NodeShare>& out) const override;
 };
 
 class GpPlacement : public Placement {  // placement_gp.cpp
@@ -128,7 +130,7 @@ public:
 	explicit GpPlacement(const GpSpeedParams& params = GpSpeedParams()) : model_(params) {}
 	const char* name() const override { return "gp-placement"; }
 	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
-	           std::vector<NodeShare>& out) const override;
+		   std::vector<NodeShare>& out) const override;
 
 private:
 	// What the speed model was fitted to: the nodes (their GPU types and partitions) and the
@@ -179,10 +181,10 @@ std::string format_duration(double seconds);
 // A job's deadline against its predicted remaining time at each size in its range, started (or kept
 // running) now, with the margin z x runtime_cv; a running job's restart cost counts at other sizes.
 struct DeadlineFit {
-	int need = 0;             // the smallest GPU count that meets the deadline; 0: none does (or no deadline)
-	int best_gpus = 0;        // the size with the shortest predicted time
-	double best_time = 0;     // that time, with its margin, in seconds
-	double left = INFINITY;   // seconds until the deadline
+	int need = 0;       // the smallest GPU count that meets the deadline; 0: none does (or no deadline)
+	int best_gpus = 0;  // the size with the shortest predicted time
+	double best_time = 0;    // that time, with its margin, in seconds
+	double left = INFINITY;  // seconds until the deadline
 };
 DeadlineFit deadline_fit(const ClusterView& view, const Job& job, double z);
 
@@ -190,7 +192,9 @@ class DeadlineAdmission : public Admission {
 public:
 	enum class Infeasible { kBestEffort, kHold, kCancel };
 	DeadlineAdmission(double confidence, Infeasible on_infeasible)
-	    : z_(normal_quantile(confidence)), on_infeasible_(on_infeasible) {}
+	    : z_(normal_quantile(confidence)), on_infeasible_(on_infeasible)
+	{
+	}
 	const char* name() const override { return "deadline"; }
 	AdmissionVerdict admit(const ClusterView& view, const Job& job) const override;
 
@@ -220,7 +224,9 @@ private:
 class DeadlineAutoscaleAllocation : public Allocation {
 public:
 	DeadlineAutoscaleAllocation(double confidence, double urgency)
-	    : z_(normal_quantile(confidence)), urgency_(urgency) {}
+	    : z_(normal_quantile(confidence)), urgency_(urgency)
+	{
+	}
 	const char* name() const override { return "deadline-autoscale"; }
 	bool elastic() const override { return true; }
 	void allocate(const AllocationInput& in, Plan& plan) const override;
@@ -257,7 +263,10 @@ private:
 
 class QosPreemption : public Preemption {  // preempt_qos.cpp
 public:
-	QosPreemption(double kill_wait, int reorder_count) : kill_wait_(kill_wait), reorder_count_(reorder_count) {}
+	QosPreemption(double kill_wait, int reorder_count)
+	    : kill_wait_(kill_wait), reorder_count_(reorder_count)
+	{
+	}
 	const char* name() const override { return "preempt-qos"; }
 	VictimChoice select_victims(const PreemptionInput& in) const override;
 

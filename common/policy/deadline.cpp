@@ -70,7 +70,7 @@ DeadlineFit deadline_fit(const ClusterView& view, const Job& job, double z)
 	f.best_time = INFINITY;
 	for (int g = lo; g <= hi; ++g) {
 		const double t = remaining_time(view, job, g) * margin +
-		                 (job.running() && g != job.gpus_allocated ? restart : 0.0);
+				 (job.running() && g != job.gpus_allocated ? restart : 0.0);
 		if (t < f.best_time) {
 			f.best_time = t;
 			f.best_gpus = g;
@@ -89,8 +89,9 @@ AdmissionVerdict DeadlineAdmission::admit(const ClusterView& view, const Job& jo
 	const DeadlineFit f = deadline_fit(view, job, z_);
 	if (f.need > 0)
 		return v;
-	v.reason = "deadline infeasible: needs " + format_duration(f.best_time) + " at " + std::to_string(f.best_gpus) +
-	           (f.best_gpus == 1 ? " GPU, " : " GPUs, ") + format_duration(f.left) + " left";
+	v.reason = "deadline infeasible: needs " + format_duration(f.best_time) + " at " +
+		   std::to_string(f.best_gpus) + (f.best_gpus == 1 ? " GPU, " : " GPUs, ") +
+		   format_duration(f.left) + " left";
 	Infeasible how = on_infeasible_;
 	// Known by its time limit alone (assumed to run all of it): it may run as little as its
 	// --time-min, as Slurm's own deadline check counts. While that still fits, it is not held or
@@ -99,30 +100,31 @@ AdmissionVerdict DeadlineAdmission::admit(const ClusterView& view, const Job& jo
 	    view.now + job.time_min <= job.deadline) {
 		how = Infeasible::kBestEffort;
 		v.reason += " (its time limit; its --time-min of " + format_duration(job.time_min) +
-		            " still fits)";
+			    " still fits)";
 	}
 	switch (how) {
-	case Infeasible::kBestEffort:
-		v.best_effort = true;
-		v.reason += "; runs best-effort";
-		break;
-	case Infeasible::kHold:
-		v.admit = false;
-		v.hold = true;
-		v.reason += "; held";
-		break;
-	case Infeasible::kCancel:
-		v.admit = false;
-		v.cancel = true;
-		v.reason += "; cancelled";
-		break;
+		case Infeasible::kBestEffort:
+			v.best_effort = true;
+			v.reason += "; runs best-effort";
+			break;
+		case Infeasible::kHold:
+			v.admit = false;
+			v.hold = true;
+			v.reason += "; held";
+			break;
+		case Infeasible::kCancel:
+			v.admit = false;
+			v.cancel = true;
+			v.reason += "; cancelled";
+			break;
 	}
 	return v;
 }
 
 void LeastSlackOrdering::order(const ClusterView& view, std::vector<const Job*>& jobs) const
 {
-	auto split = std::stable_partition(jobs.begin(), jobs.end(), [](const Job* j) { return j->has_deadline(); });
+	auto split = std::stable_partition(jobs.begin(), jobs.end(),
+					   [](const Job* j) { return j->has_deadline(); });
 	std::vector<const Job*> with(jobs.begin(), split), without(split, jobs.end());
 	// Slack at the size the job asked for, running or not: at the size it runs at, a job scaled up
 	// would look less urgent once started than while it waited, be stopped for that, and look
@@ -166,16 +168,18 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 			}
 			const double rt = remaining_time(in.view, *j, j->gpus_requested);
 			const double slack = j->deadline - in.view.now - rt;
-			// A running deadline job stays among the urgent ones once started: as it runs (at more
-			// GPUs than it asked for, or ahead of plan) its slack grows, and putting it back among
-			// the others would stop it, only for it to become urgent again: a restart per cycle.
+			// A running deadline job stays among the urgent ones once started: as it runs (at
+			// more GPUs than it asked for, or ahead of plan) its slack grows, and putting it back
+			// among the others would stop it, only for it to become urgent again: a restart per
+			// cycle.
 			if (j->running() || slack <= urgency_ * rt || !std::isfinite(rt))
 				ordered.push_back(j);
 			else
 				waiting_ok.push_back(j);
 		}
 		auto key = [&](const Job* j) { return remaining_time(in.view, *j, j->gpus_requested); };
-		std::stable_sort(waiting_ok.begin(), waiting_ok.end(), [&](const Job* a, const Job* b) { return key(a) < key(b); });
+		std::stable_sort(waiting_ok.begin(), waiting_ok.end(),
+				 [&](const Job* a, const Job* b) { return key(a) < key(b); });
 		std::size_t w = 0;
 		for (const Job* r : rest) {
 			while (w < waiting_ok.size() && key(waiting_ok[w]) < key(r))
@@ -241,14 +245,16 @@ void DeadlineAutoscaleAllocation::allocate(const AllocationInput& in, Plan& plan
 			continue;
 		}
 		// No deadline, or one it cannot meet: the size it runs at or asked for.
-		const int want = current > 0 ? current : std::clamp(j->gpus_requested, j->gpus_min, j->gpus_max);
+		const int want =
+			current > 0 ? current : std::clamp(j->gpus_requested, j->gpus_min, j->gpus_max);
 		if (want <= left) {
 			targets[i] = want;
 			left -= want;
 		}
 	}
 	FreeMap free = in.free;
-	const AllocationInput reordered{in.view, ordered, in.placement, in.free, in.reconsider_running, nullptr};
+	const AllocationInput reordered{in.view, ordered, in.placement, in.free, in.reconsider_running,
+					nullptr};
 	realize_targets(reordered, targets, free, plan);
 }
 

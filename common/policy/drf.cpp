@@ -35,7 +35,7 @@ void DrfAllocation::allocate(const AllocationInput& in, Plan& plan) const
 	std::map<std::string, std::vector<std::size_t>> by_user;
 	for (std::size_t i = 0; i < n; ++i)
 		by_user[in.ordered[i]->user].push_back(i);
-	std::map<std::string, int> share;  // GPUs given to each user so far
+	std::map<std::string, int> share;           // GPUs given to each user so far
 	using Entry = std::pair<int, std::string>;  // (GPUs so far, user): lowest first, ties by name
 	std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> users;
 	std::map<std::string, std::size_t> next;  // next job of each user to consider

@@ -5,10 +5,10 @@
 // later job may start now if it fits and either ends (now + its time limit) before that "shadow" time
 // or uses only GPUs the reservation does not need ("extra" GPUs).
 // A running job being preempted (stopping) is expected to end once it has checkpointed (its
-// PreemptionCost), not at its time limit. Approximations against Slurm: one reservation (EASY) where Slurm reserves for every job it
-// examines; the reservation counts GPUs across the eligible nodes, not node by node; at most
-// BackfillMaxJobs pending jobs are examined per cycle (as bf_max_job_test). Traces carry no time
-// limits: the workload builder derives them (TimeLimitFactor x true runtime), see
+// PreemptionCost), not at its time limit. Approximations against Slurm: one reservation (EASY) where Slurm
+// reserves for every job it examines; the reservation counts GPUs across the eligible nodes, not node by
+// node; at most BackfillMaxJobs pending jobs are examined per cycle (as bf_max_job_test). Traces carry no
+// time limits: the workload builder derives them (TimeLimitFactor x true runtime), see
 // doc/workload-format.md.
 #include <algorithm>
 
@@ -36,8 +36,10 @@ void EasyBackfillAllocation::allocate(const AllocationInput& in, Plan& plan) con
 		if (need > free.total_free() || !in.placement.place(in.view, *j, need, free, where)) {
 			if (!blocked) {
 				blocked = true;
-				// Reservation for the first blocked job: when do enough eligible GPUs free up?
-				std::vector<std::pair<Seconds, int>> ends;  // (expected end, eligible GPUs released)
+				// Reservation for the first blocked job: when do enough eligible GPUs free
+				// up?
+				std::vector<std::pair<Seconds, int>>
+					ends;  // (expected end, eligible GPUs released)
 				for (const Assignment& a : plan) {
 					int g = 0;
 					for (const NodeShare& s : a.placement)
@@ -46,7 +48,8 @@ void EasyBackfillAllocation::allocate(const AllocationInput& in, Plan& plan) con
 					const Job& r = *a.job;
 					const Seconds start = r.running() ? r.start_time : now;
 					// A job being preempted frees its GPUs once it has checkpointed.
-					const Seconds end = r.stopping() ? now + r.preempt_cost.suspend() : start + r.time_limit;
+					const Seconds end = r.stopping() ? now + r.preempt_cost.suspend()
+									 : start + r.time_limit;
 					ends.push_back({std::max(now, end), g});
 				}
 				std::sort(ends.begin(), ends.end());

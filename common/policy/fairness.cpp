@@ -69,7 +69,7 @@ double QuotaBook::held(const std::string& account) const
 }
 
 std::unordered_set<JobId> quota_guaranteed(const ClusterView& view, const std::vector<const Job*>& candidates,
-                                           const std::vector<const Job*>& holding)
+					   const std::vector<const Job*>& holding)
 {
 	std::unordered_set<JobId> out;
 	if (view.accounts.empty())

@@ -5,8 +5,8 @@
 //   quota      each account is guaranteed its quota of GPUs while it has work. Jobs are split in two:
 //              guaranteed (in the policy's order, its account's GPUs with it stay within its quota; an
 //              account holding nothing whose quota is smaller than its job gets that one job, else it
-//              would never be served from its quota) and borrowing (the rest). Guaranteed jobs go ahead of the
-//              borrowing ones of the same priority class; idle GPUs are lent to borrowing jobs. A
+//              would never be served from its quota) and borrowing (the rest). Guaranteed jobs go ahead of
+//              the borrowing ones of the same priority class; idle GPUs are lent to borrowing jobs. A
 //              guaranteed job that finds no free GPUs takes borrowed ones back: with a non-preemptive
 //              ordering, once no running job is predicted to end within QuotaReclaimTimeout= of its
 //              wait, the reclaim picks victims among the borrowing jobs of accounts above their quota,
@@ -68,7 +68,7 @@ private:
 // The candidates (in the policy's order) within their account's quota. `holding`: the running jobs
 // that keep their GPUs whatever the plan (not candidates), counted first.
 std::unordered_set<JobId> quota_guaranteed(const ClusterView& view, const std::vector<const Job*>& candidates,
-                                           const std::vector<const Job*>& holding);
+					   const std::vector<const Job*>& holding);
 
 }  // namespace dlsched
 

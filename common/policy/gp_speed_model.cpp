@@ -137,7 +137,8 @@ void GpSpeedModel::fit(const ClusterView& view)
 		std::vector<std::vector<double>> v(ns, std::vector<double>(types.size(), 0.0));
 		for (int m = 0; m < n_models_; ++m)
 			for (std::size_t t = 0; t < types.size(); ++t)
-				v[static_cast<std::size_t>(m)][t] = std::log(std::max(models_->gpu_speed(m, types[t]), 1e-9));
+				v[static_cast<std::size_t>(m)][t] =
+					std::log(std::max(models_->gpu_speed(m, types[t]), 1e-9));
 		const double two_l2 = 2 * p_.model_length * p_.model_length;
 		for (std::size_t a = 0; a < ns; ++a)
 			for (std::size_t b = 0; b < ns; ++b) {
@@ -146,7 +147,8 @@ void GpSpeedModel::fit(const ClusterView& view)
 					d2 += (v[a][t] - v[b][t]) * (v[a][t] - v[b][t]);
 				if (!types.empty())
 					d2 /= static_cast<double>(types.size());
-				model_kernel_[a * ns + b] = p_.model_shared + (1 - p_.model_shared) * std::exp(-d2 / two_l2);
+				model_kernel_[a * ns + b] =
+					p_.model_shared + (1 - p_.model_shared) * std::exp(-d2 / two_l2);
 			}
 	}
 
@@ -171,8 +173,8 @@ void GpSpeedModel::fit(const ClusterView& view)
 		if (b.size == 0)
 			b.begin = points_.size();
 		++b.size;
-		points_.push_back({std::get<1>(kv.first), std::get<2>(kv.first), kv.second.first / kv.second.second,
-		                   kv.second.second});
+		points_.push_back({std::get<1>(kv.first), std::get<2>(kv.first),
+				   kv.second.first / kv.second.second, kv.second.second});
 	}
 	if (!factorise()) {
 		// Cannot happen with noise_sd > 0 (K is a product of positive semi-definite kernels); if
@@ -204,8 +206,8 @@ void GpSpeedModel::fit(const ClusterView& view)
 		for (std::size_t i = 0; i < k; ++i)
 			for (std::size_t j = 0; j <= i; ++j) {
 				const std::size_t gi = first_local + i, gj = first_local + j;
-				a[i * k + j] = a[j * k + i] =
-				        dot(&b.inv_lt[gi * b.size + gi], &b.inv_lt[gj * b.size + gi], b.size - gi);
+				a[i * k + j] = a[j * k + i] = dot(&b.inv_lt[gi * b.size + gi],
+								  &b.inv_lt[gj * b.size + gi], b.size - gi);
 			}
 		own_a_.push_back(std::move(a));
 	}
@@ -225,7 +227,8 @@ bool GpSpeedModel::factorise()
 		std::vector<double> k(m * m, 0.0);
 		for (std::size_t i = 0; i < m; ++i)
 			for (std::size_t j = 0; j <= i; ++j)
-				k[i * m + j] = sf2 * (pt[i].node == pt[j].node ? 1.0 : c) * model_k(pt[i].model, pt[j].model);
+				k[i * m + j] = sf2 * (pt[i].node == pt[j].node ? 1.0 : c) *
+					       model_k(pt[i].model, pt[j].model);
 		for (std::size_t i = 0; i < m; ++i)
 			k[i * m + i] += sn2 / pt[i].count;
 		if (!cholesky(k, m))
@@ -270,7 +273,8 @@ double GpSpeedModel::nominal(NodeIndex node, int model)
 
 GpSpeedModel::GroupModel& GpSpeedModel::group_model(int group, int s)
 {
-	GroupModel& gm = group_models_[static_cast<std::size_t>(group) * slots() + static_cast<std::size_t>(s)];
+	GroupModel& gm =
+		group_models_[static_cast<std::size_t>(group) * slots() + static_cast<std::size_t>(s)];
 	if (gm.set)
 		return gm;
 	const Block& b = blocks_[static_cast<std::size_t>(group)];
@@ -305,8 +309,10 @@ GpSpeedModel::Cached& GpSpeedModel::cached(NodeIndex node, int s)
 	// share their group's posterior.
 	const int own = node_slot_[node];
 	const int g = group_of_[node];
-	Cached& c = own >= 0 ? observed_cache_[static_cast<std::size_t>(own) * slots() + static_cast<std::size_t>(s)]
-	                     : group_cache_[static_cast<std::size_t>(g) * slots() + static_cast<std::size_t>(s)];
+	Cached& c =
+		own >= 0 ? observed_cache_[static_cast<std::size_t>(own) * slots() +
+					   static_cast<std::size_t>(s)]
+			 : group_cache_[static_cast<std::size_t>(g) * slots() + static_cast<std::size_t>(s)];
 	if (c.set)
 		return c;
 	const double sf2 = p_.signal_sd * p_.signal_sd;

@@ -105,8 +105,8 @@ private:
 	// What a (group, model) query needs of u_m, the model's covariance with the group's points.
 	struct GroupModel {
 		bool set = false;
-		double u_alpha = 0;    // u^T alpha
-		double u_a_u = 0;      // u^T A u
+		double u_alpha = 0;     // u^T alpha
+		double u_a_u = 0;       // u^T A u
 		std::vector<double> z;  // A u
 	};
 	struct Cached {
@@ -126,21 +126,21 @@ private:
 
 	GpSpeedParams p_;
 	const ModelCatalog* models_ = nullptr;
-	int n_models_ = 0;                   // catalog size; slot n_models_ is "unknown model"
-	std::vector<int> group_of_;          // per node: its GPU-type-and-partition group
-	std::vector<double> group_corr_;     // per group: walk_correlation of its size
+	int n_models_ = 0;                // catalog size; slot n_models_ is "unknown model"
+	std::vector<int> group_of_;       // per node: its GPU-type-and-partition group
+	std::vector<double> group_corr_;  // per group: walk_correlation of its size
 	std::vector<std::string> group_type_;
-	std::vector<double> model_kernel_;   // slots^2
-	std::vector<double> nominal_;        // groups x slots; < 0: not computed yet
-	std::vector<Point> points_;          // sorted by (group, node, model)
-	std::vector<Block> blocks_;          // per group
-	std::vector<double> alpha_;          // (K + noise)^-1 y, per point
-	std::vector<int> node_slot_;         // per node: index of its own points' range, or -1
+	std::vector<double> model_kernel_;               // slots^2
+	std::vector<double> nominal_;                    // groups x slots; < 0: not computed yet
+	std::vector<Point> points_;                      // sorted by (group, node, model)
+	std::vector<Block> blocks_;                      // per group
+	std::vector<double> alpha_;                      // (K + noise)^-1 y, per point
+	std::vector<int> node_slot_;                     // per node: index of its own points' range, or -1
 	std::vector<std::size_t> own_begin_, own_size_;  // per observed node: its points in points_
 	std::vector<std::vector<double>> own_a_;         // per observed node: its diagonal block of A
 	std::vector<GroupModel> group_models_;           // groups x slots
-	std::vector<Cached> observed_cache_;  // observed nodes x slots
-	std::vector<Cached> group_cache_;     // groups x slots (nodes with no observation)
+	std::vector<Cached> observed_cache_;             // observed nodes x slots
+	std::vector<Cached> group_cache_;                // groups x slots (nodes with no observation)
 	std::vector<double> scratch_;
 };
 

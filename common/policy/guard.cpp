@@ -15,10 +15,11 @@ Result<GuardSettings> GuardSettings::from_config(const Config& config, bool lear
 	s.policy = config.get_string("GuardPolicy");
 	s.margin = config.get_double("GuardMargin");
 	if (s.enabled && s.window < s.interval)
-		return invalid_argument("GuardWindow=" + config.get_text("GuardWindow") + " is shorter than GuardInterval=" +
-		                        config.get_text("GuardInterval") +
-		                        ": the jobs of some intervals would never be judged; set GuardWindow= to at least "
-		                        "GuardInterval=");
+		return invalid_argument(
+			"GuardWindow=" + config.get_text("GuardWindow") +
+			" is shorter than GuardInterval=" + config.get_text("GuardInterval") +
+			": the jobs of some intervals would never be judged; set GuardWindow= to at least "
+			"GuardInterval=");
 	return s;
 }
 
@@ -49,7 +50,7 @@ GuardVerdict GuardState::evaluate(Seconds at, std::size_t jobs, double learned_j
 }
 
 std::vector<Job> guard_snapshot(const std::vector<GuardKnown>& known, Seconds now, Seconds window,
-                                Seconds unknown_runtime_s)
+				Seconds unknown_runtime_s)
 {
 	std::vector<Job> out;
 	for (const GuardKnown& k : known) {
@@ -70,7 +71,7 @@ std::vector<Job> guard_snapshot(const std::vector<GuardKnown>& known, Seconds no
 		j.gpus_min = src.gpus_min;
 		j.gpus_max = src.gpus_max;
 		j.epochs_total = k.carried ? std::min(k.epochs_left_then, src.epochs_total)
-		                           : (src.epochs_total > 0 ? src.epochs_total : 1);
+					   : (src.epochs_total > 0 ? src.epochs_total : 1);
 		j.time_limit = src.time_limit;
 		j.time_min = src.time_min;
 		j.deadline = src.deadline;
@@ -81,10 +82,12 @@ std::vector<Job> guard_snapshot(const std::vector<GuardKnown>& known, Seconds no
 		// Its length as known now: measured when it ended, else the estimate the policies saw.
 		Seconds epoch = k.finished ? k.measured_epoch_time_1gpu : src.epoch_time_1gpu;
 		if (!(epoch > 0)) {
-			const Seconds whole = std::isfinite(src.time_limit) && src.time_limit > 0 ? src.time_limit
-			                                                                          : unknown_runtime_s;
+			const Seconds whole = std::isfinite(src.time_limit) && src.time_limit > 0
+						      ? src.time_limit
+						      : unknown_runtime_s;
 			// The time limit is wall time at the requested size: its GPU-seconds on one GPU.
-			epoch = whole * std::max(1, src.gpus_requested) / (src.epochs_total > 0 ? src.epochs_total : 1);
+			epoch = whole * std::max(1, src.gpus_requested) /
+				(src.epochs_total > 0 ? src.epochs_total : 1);
 		}
 		j.epoch_time_1gpu = epoch;
 		j.runtime_cv = k.finished ? 0 : src.runtime_cv;

@@ -22,11 +22,11 @@
 namespace dlsched {
 
 struct GuardSettings {
-	bool enabled = false;       // LearnedGuard=yes and the policy is a learned one (dl2, dual-agent)
-	Seconds interval = 21600;   // GuardInterval=: cluster seconds between evaluations
-	Seconds window = 86400;     // GuardWindow=: the jobs submitted this far back are replayed
+	bool enabled = false;         // LearnedGuard=yes and the policy is a learned one (dl2, dual-agent)
+	Seconds interval = 21600;     // GuardInterval=: cluster seconds between evaluations
+	Seconds window = 86400;       // GuardWindow=: the jobs submitted this far back are replayed
 	std::string policy = "mckp";  // GuardPolicy=: the heuristic preset it is judged against
-	double margin = 0.02;       // GuardMargin=: the learned policy comes back only when this much better
+	double margin = 0.02;  // GuardMargin=: the learned policy comes back only when this much better
 
 	// The settings of `config`; `learned`: whether its Policy= is a learned one (the guard is only
 	// for those). Errors: a window shorter than the interval.
@@ -39,8 +39,8 @@ const char* guard_choice_name(GuardChoice c);  // "learned", "heuristic"
 
 // One shadow evaluation's outcome: the average JCT of the replayed jobs under each policy.
 struct GuardVerdict {
-	Seconds at = 0;             // cluster time of the evaluation
-	std::size_t jobs = 0;       // jobs replayed
+	Seconds at = 0;        // cluster time of the evaluation
+	std::size_t jobs = 0;  // jobs replayed
 	double learned_jct = 0;
 	double heuristic_jct = 0;
 	GuardChoice before = GuardChoice::kHeuristic;
@@ -71,7 +71,7 @@ private:
 
 // What the controller knew of one job at the evaluation.
 struct GuardKnown {
-	Job job;              // as the policies saw it (a pending or running job: its estimated epoch time)
+	Job job;  // as the policies saw it (a pending or running job: its estimated epoch time)
 	bool finished = false;
 	// A finished job: its epoch time on one reference GPU as measured over its whole run (the truth
 	// of its length, known once it ended). Ignored otherwise.
@@ -89,7 +89,7 @@ struct GuardKnown {
 // its time limit, else `unknown_runtime_s`). A job submitted after `now` is never in it, whatever
 // `known` holds. Sorted by submit time then id, run state cleared.
 std::vector<Job> guard_snapshot(const std::vector<GuardKnown>& known, Seconds now, Seconds window,
-                                Seconds unknown_runtime_s = 3600);
+				Seconds unknown_runtime_s = 3600);
 
 }  // namespace dlsched
 

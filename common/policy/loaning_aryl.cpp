@@ -14,8 +14,8 @@
 //     (shrunk below its size, a restart); otherwise the
 //     GPU-seconds preempting it loses (PreemptionCost::stop_loss, as the overhead preemption
 //     counts it: checkpoint write + resume, or, when its safe point lies beyond ReclaimTimeout=,
-//     the work since its last checkpoint + the timeout + resume), counted once per job. Ties: the node holding fewer training GPUs, then the
-//     lower index.
+//     the work since its last checkpoint + the timeout + resume), counted once per job. Ties: the node
+//     holding fewer training GPUs, then the lower index.
 //   - Jobs to shrink get a resize to what they keep; jobs to preempt are requeued with
 //     ReclaimTimeout= as their grace, so every returned node is free within the timeout.
 // Jobs that cannot be requeued never run on loaned nodes (FreeMap::eligible), so a reclaim never has
@@ -93,7 +93,7 @@ void ArylLoaning::plan(const ClusterView& view, std::vector<Action>& out) const
 			a.kind = ActionKind::kLoan;
 			a.node = lendable[k];
 			a.reason = "lent to training (inference needs " + std::to_string(need) + " of " +
-			           std::to_string(inference) + " nodes)";
+				   std::to_string(inference) + " nodes)";
 			out.push_back(std::move(a));
 		}
 		return;
@@ -102,8 +102,8 @@ void ArylLoaning::plan(const ClusterView& view, std::vector<Action>& out) const
 		return;
 
 	// Reclaim have - allowed nodes, cheapest first, costs updated after each choice.
-	std::map<const Job*, int> off;         // GPUs each affected job loses on the nodes chosen
-	std::set<const Job*> preempted;        // jobs the chosen nodes preempt
+	std::map<const Job*, int> off;   // GPUs each affected job loses on the nodes chosen
+	std::set<const Job*> preempted;  // jobs the chosen nodes preempt
 	std::vector<std::vector<const Job*>> on(view.nodes.size());
 	for (const Job* r : view.running)
 		for (const NodeShare& s : r->placement)
@@ -199,7 +199,7 @@ void ArylLoaning::plan(const ClusterView& view, std::vector<Action>& out) const
 		a.kind = ActionKind::kReclaim;
 		a.node = n;
 		a.reason = "returned to inference (inference needs " + std::to_string(need) + " of " +
-		           std::to_string(inference) + " nodes)";
+			   std::to_string(inference) + " nodes)";
 		out.push_back(std::move(a));
 	}
 }

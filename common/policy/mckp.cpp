@@ -40,14 +40,16 @@ MckpSolution solve_mckp(const std::vector<std::vector<double>>& values, int capa
 			int arg = 0;
 			const int top = std::min<int>(c, static_cast<int>(v.size()) - 1);
 			for (int e = 0; e <= top; ++e) {
-				const double t = best[static_cast<std::size_t>(c - e)] + v[static_cast<std::size_t>(e)];
+				const double t = best[static_cast<std::size_t>(c - e)] +
+						 v[static_cast<std::size_t>(e)];
 				if (t > b) {  // strictly: fewer units win ties
 					b = t;
 					arg = e;
 				}
 			}
 			next[static_cast<std::size_t>(c)] = b;
-			pick[i][static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(arg);  // arg <= kMaxJobGpus
+			pick[i][static_cast<std::size_t>(c)] =
+				static_cast<std::uint16_t>(arg);  // arg <= kMaxJobGpus
 		}
 		best.swap(next);
 	}

@@ -9,8 +9,8 @@
 namespace dlsched {
 
 struct MckpSolution {
-	double value = 0;          // the best total
-	std::vector<int> choice;   // per class, the option (units) chosen
+	double value = 0;         // the best total
+	std::vector<int> choice;  // per class, the option (units) chosen
 };
 
 // Exact, by dynamic programming over the capacity: O(capacity x total options) time and

@@ -29,7 +29,8 @@ void OptimusAllocation::allocate(const AllocationInput& in, Plan& plan) const
 	// between equal gains, the order must, on every compiler.
 	auto gain = [&](std::size_t i) {
 		const Job& j = *in.ordered[i];
-		const double g = remaining_time(in.view, j, targets[i]) - remaining_time(in.view, j, targets[i] + 1);
+		const double g =
+			remaining_time(in.view, j, targets[i]) - remaining_time(in.view, j, targets[i] + 1);
 		return std::round(g * 1e6) / 1e6;
 	};
 	using Entry = std::pair<double, std::size_t>;  // (gain, index): largest gain, then earliest

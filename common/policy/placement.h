@@ -17,7 +17,7 @@ public:
 	// Chooses `gpus` free GPUs for `job` on nodes eligible for it. Returns false (and leaves `out`
 	// empty) when they cannot be found. Does not modify `free`; the caller takes the shares.
 	virtual bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
-	                   std::vector<NodeShare>& out) const = 0;
+			   std::vector<NodeShare>& out) const = 0;
 };
 
 // ---- Building blocks shared by placement policies (placement_pack.cpp) ----

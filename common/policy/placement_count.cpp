@@ -9,7 +9,7 @@
 namespace dlsched {
 
 bool CountPlacement::place(const ClusterView&, const Job& job, int gpus, const FreeMap& free,
-                           std::vector<NodeShare>& out) const
+			   std::vector<NodeShare>& out) const
 {
 	return place_on_one_node(job, gpus, free, out) || place_on_freest_nodes(job, gpus, free, out);
 }

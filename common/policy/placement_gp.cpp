@@ -50,16 +50,19 @@ struct Candidate {
 
 bool GpPlacement::FitKey::operator==(const FitKey& o) const
 {
-	return nodes == o.nodes && node_count == o.node_count && node_hash == o.node_hash && models == o.models &&
-	       observations == o.observations && observation_count == o.observation_count && last.node == o.last.node &&
-	       last.model == o.last.model && std::memcmp(&last.speed, &o.last.speed, sizeof last.speed) == 0 &&
+	return nodes == o.nodes && node_count == o.node_count && node_hash == o.node_hash &&
+	       models == o.models && observations == o.observations &&
+	       observation_count == o.observation_count && last.node == o.last.node &&
+	       last.model == o.last.model &&
+	       std::memcmp(&last.speed, &o.last.speed, sizeof last.speed) == 0 &&
 	       last.at == o.last.at;  // the speed bitwise: a NaN measurement still matches itself
 }
 
 bool GpPlacement::CycleKey::operator==(const CycleKey& o) const
 {
-	return cycle == o.cycle && now == o.now && nodes == o.nodes && pending == o.pending && running == o.running &&
-	       observations == o.observations && observation_count == o.observation_count;
+	return cycle == o.cycle && now == o.now && nodes == o.nodes && pending == o.pending &&
+	       running == o.running && observations == o.observations &&
+	       observation_count == o.observation_count;
 }
 
 GpSpeedModel& GpPlacement::model_for(const ClusterView& view) const
@@ -129,7 +132,7 @@ double GpPlacement::seconds_until_free(NodeIndex node, int gpus, int free_now) c
 }
 
 bool GpPlacement::place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
-                        std::vector<NodeShare>& out) const
+			std::vector<NodeShare>& out) const
 {
 	out.clear();
 	if (gpus <= 0)
@@ -147,7 +150,8 @@ bool GpPlacement::place(const ClusterView& view, const Job& job, int gpus, const
 		if (f < gpus || !free.eligible(job, node))
 			continue;
 		const double s = gp.predicted_speed(node, job.model);
-		if (best < 0 || s > best_speed || (s == best_speed && f < free.free(static_cast<NodeIndex>(best)))) {
+		if (best < 0 || s > best_speed ||
+		    (s == best_speed && f < free.free(static_cast<NodeIndex>(best)))) {
 			best = static_cast<int>(i);
 			best_speed = s;
 		}
@@ -159,12 +163,14 @@ bool GpPlacement::place(const ClusterView& view, const Job& job, int gpus, const
 			const double finish_now = work / best_speed;
 			for (std::size_t i = 0; i < n; ++i) {
 				const NodeIndex node = static_cast<NodeIndex>(i);
-				if (free.free(node) >= gpus || view.nodes[i].gpus_total < gpus || !free.eligible(job, node))
+				if (free.free(node) >= gpus || view.nodes[i].gpus_total < gpus ||
+				    !free.eligible(job, node))
 					continue;
 				const double s = gp.predicted_speed(node, job.model);
 				if (s <= best_speed || work / s >= kWaitGain * finish_now)
 					continue;
-				if (seconds_until_free(node, gpus, free.free(node)) + work / s < kWaitGain * finish_now)
+				if (seconds_until_free(node, gpus, free.free(node)) + work / s <
+				    kWaitGain * finish_now)
 					return false;
 			}
 		}
@@ -208,7 +214,7 @@ bool GpPlacement::place(const ClusterView& view, const Job& job, int gpus, const
 			continue;
 		prefix.assign(cands.begin(), cands.begin() + static_cast<std::ptrdiff_t>(k) + 1);
 		std::stable_sort(prefix.begin(), prefix.end(),
-		                 [](const Candidate& a, const Candidate& b) { return a.free > b.free; });
+				 [](const Candidate& a, const Candidate& b) { return a.free > b.free; });
 		std::vector<NodeShare> shares;
 		double slowest = INFINITY;
 		int left = gpus;
@@ -221,8 +227,9 @@ bool GpPlacement::place(const ClusterView& view, const Job& job, int gpus, const
 			left -= take;
 		}
 		const int used = static_cast<int>(shares.size());
-		const double rate =
-		        (view.models ? view.models->speedup(job.model, gpus, used) : static_cast<double>(gpus)) * slowest;
+		const double rate = (view.models ? view.models->speedup(job.model, gpus, used)
+						 : static_cast<double>(gpus)) *
+				    slowest;
 		if (rate > best_rate) {
 			best_rate = rate;
 			out = std::move(shares);

@@ -43,7 +43,7 @@ bool place_on_freest_nodes(const Job& job, int gpus, const FreeMap& free, std::v
 	if (gpus <= 0 || total < gpus)
 		return false;
 	std::stable_sort(nodes.begin(), nodes.end(),
-	                 [&](NodeIndex a, NodeIndex b) { return free.free(a) > free.free(b); });
+			 [&](NodeIndex a, NodeIndex b) { return free.free(a) > free.free(b); });
 	int left = gpus;
 	for (NodeIndex n : nodes) {
 		if (left == 0)
@@ -56,7 +56,7 @@ bool place_on_freest_nodes(const Job& job, int gpus, const FreeMap& free, std::v
 }
 
 bool PackPlacement::place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
-                          std::vector<NodeShare>& out) const
+			  std::vector<NodeShare>& out) const
 {
 	if (place_on_one_node(job, gpus, free, out))
 		return true;
@@ -72,7 +72,7 @@ bool PackPlacement::place(const ClusterView& view, const Job& job, int gpus, con
 }
 
 bool SpreadPlacement::place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
-                            std::vector<NodeShare>& out) const
+			    std::vector<NodeShare>& out) const
 {
 	(void)view;
 	out.clear();

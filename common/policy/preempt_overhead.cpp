@@ -115,8 +115,9 @@ bool fits(const PreemptionInput& in, const std::vector<const Candidate*>& set)
 void prune(const PreemptionInput& in, std::vector<const Candidate*>& set, double tolerance)
 {
 	std::vector<const Candidate*> order = set;
-	std::stable_sort(order.begin(), order.end(),
-	                 [tolerance](const Candidate* a, const Candidate* b) { return sooner(b, a, tolerance); });
+	std::stable_sort(order.begin(), order.end(), [tolerance](const Candidate* a, const Candidate* b) {
+		return sooner(b, a, tolerance);
+	});
 	for (const Candidate* c : order) {
 		std::vector<const Candidate*> without;
 		for (const Candidate* s : set)
@@ -146,7 +147,7 @@ VictimChoice OverheadPreemption::select_victims(const PreemptionInput& in) const
 		sorted.push_back(&c);
 	const double tol = tolerance_;
 	std::stable_sort(sorted.begin(), sorted.end(),
-	                 [tol](const Candidate* a, const Candidate* b) { return sooner(a, b, tol); });
+			 [tol](const Candidate* a, const Candidate* b) { return sooner(a, b, tol); });
 
 	std::vector<const Candidate*> best;
 	SetCost best_cost;

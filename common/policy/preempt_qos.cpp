@@ -79,7 +79,8 @@ VictimChoice QosPreemption::select_victims(const PreemptionInput& in) const
 		// Reorder: the job that made it fit first, then those before it by nodes shared with the
 		// placement, then the rest as they were.
 		const Job* key = list[made_fit];
-		std::vector<const Job*> before(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(made_fit));
+		std::vector<const Job*> before(list.begin(),
+					       list.begin() + static_cast<std::ptrdiff_t>(made_fit));
 		std::stable_sort(before.begin(), before.end(), [&](const Job* a, const Job* b) {
 			return shared_nodes(*a, chosen) > shared_nodes(*b, chosen);
 		});

@@ -25,17 +25,19 @@ std::string known_names(const std::vector<PolicyRegistry::Entry>& entries)
 
 template <class T, class Table>
 Result<std::unique_ptr<T>> make_from(const Table& t, const char* kind, const std::string& name,
-                                     const Config& c)
+				     const Config& c)
 {
 	auto it = t.factories.find(name);
 	if (it == t.factories.end()) {
-		std::string m = std::string("unknown ") + kind + " policy '" + name + "' (known: " +
-		                known_names(t.entries) + ")";
+		std::string m = std::string("unknown ") + kind + " policy '" + name +
+				"' (known: " + known_names(t.entries) + ")";
 		// The learned presets are always registered; their parts only where the models library
 		// (libtorch) is linked. Say so rather than leave a preset that lists but does not build.
 		if (name == kLearnedPolicy)
-			m += "; dl2 and dual-agent are learned policies, which only sched/dlsched and dlsched-sim "
-			     "built with libtorch load (this program has no models library: install libtorch-dev "
+			m += "; dl2 and dual-agent are learned policies, which only sched/dlsched and "
+			     "dlsched-sim "
+			     "built with libtorch load (this program has no models library: install "
+			     "libtorch-dev "
 			     "and reconfigure, or choose a heuristic policy)";
 		return not_found(m);
 	}
@@ -80,22 +82,20 @@ Result<std::unique_ptr<Ordering>> PolicyRegistry::make_ordering(const std::strin
 	return make_from<Ordering>(ordering_, "ordering", n, c);
 }
 Result<std::unique_ptr<Allocation>> PolicyRegistry::make_allocation(const std::string& n,
-                                                                    const Config& c) const
+								    const Config& c) const
 {
 	return make_from<Allocation>(allocation_, "allocation", n, c);
 }
-Result<std::unique_ptr<Placement>> PolicyRegistry::make_placement(const std::string& n,
-                                                                  const Config& c) const
+Result<std::unique_ptr<Placement>> PolicyRegistry::make_placement(const std::string& n, const Config& c) const
 {
 	return make_from<Placement>(placement_, "placement", n, c);
 }
-Result<std::unique_ptr<Admission>> PolicyRegistry::make_admission(const std::string& n,
-                                                                  const Config& c) const
+Result<std::unique_ptr<Admission>> PolicyRegistry::make_admission(const std::string& n, const Config& c) const
 {
 	return make_from<Admission>(admission_, "admission", n, c);
 }
 Result<std::unique_ptr<Preemption>> PolicyRegistry::make_preemption(const std::string& n,
-                                                                    const Config& c) const
+								    const Config& c) const
 {
 	return make_from<Preemption>(preemption_, "preemption", n, c);
 }
@@ -108,8 +108,8 @@ Result<SchedulerSpec> PolicyRegistry::preset(const std::string& name) const
 {
 	auto it = presets_.find(name);
 	if (it == presets_.end())
-		return not_found("unknown scheduling policy '" + name + "' (known: " +
-		                 known_names(preset_entries_) + ")");
+		return not_found("unknown scheduling policy '" + name +
+				 "' (known: " + known_names(preset_entries_) + ")");
 	return it->second;
 }
 

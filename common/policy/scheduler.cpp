@@ -136,7 +136,8 @@ std::vector<std::string> split_names(const std::string& s)
 	std::size_t start = 0;
 	while (start <= s.size()) {
 		std::size_t comma = s.find(',', start);
-		std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+		std::string item =
+			s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
 		item.erase(0, item.find_first_not_of(" \t"));
 		item.erase(item.find_last_not_of(" \t") + 1);
 		if (!item.empty())
@@ -161,8 +162,8 @@ bool same_placement(std::vector<NodeShare> a, std::vector<NodeShare> b)
 // plan leaves waiting takes the GPUs the plan gives borrowing jobs it starts, the latest in the
 // order first, as many as it needs. `free` is what the allocation planned on.
 void serve_guaranteed_first(const ClusterView& view, const std::vector<const Job*>& ordered,
-                            const std::unordered_set<JobId>& guaranteed, const FreeMap& free, bool reconsider,
-                            const Placement& placement, Plan& plan)
+			    const std::unordered_set<JobId>& guaranteed, const FreeMap& free, bool reconsider,
+			    const Placement& placement, Plan& plan)
 {
 	std::unordered_map<JobId, std::size_t> at;
 	for (std::size_t i = 0; i < plan.size(); ++i)
@@ -238,7 +239,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 	override_from(config, "LoaningPolicy", s->spec_.loaning);
 	override_from(config, "FairnessPolicy", s->spec_.fairness);
 
-	// A part the preset chose is located at Policy= (named as the preset's), one set by its own key there.
+	// A part the preset chose is located at Policy= (named as the preset's), one set by its own key
+	// there.
 	auto part = [&](const char* key, const Status& st) -> Status {
 		if (st.is_ok() || config.is_set(key))
 			return located(key, st);
@@ -247,13 +249,17 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 	const SchedulerSpec& sp = s->spec_;
 	Status st = part("OrderingPolicy", take(registry.make_ordering(sp.ordering, config), s->ordering_));
 	if (st.is_ok())
-		st = part("AllocationPolicy", take(registry.make_allocation(sp.allocation, config), s->allocation_));
+		st = part("AllocationPolicy",
+			  take(registry.make_allocation(sp.allocation, config), s->allocation_));
 	if (st.is_ok())
-		st = part("PlacementPolicy", take(registry.make_placement(sp.placement, config), s->placement_));
+		st = part("PlacementPolicy",
+			  take(registry.make_placement(sp.placement, config), s->placement_));
 	if (st.is_ok())
-		st = part("AdmissionPolicy", take(registry.make_admission(sp.admission, config), s->admission_));
+		st = part("AdmissionPolicy",
+			  take(registry.make_admission(sp.admission, config), s->admission_));
 	if (st.is_ok())
-		st = part("PreemptionPolicy", take(registry.make_preemption(sp.preemption, config), s->preemption_));
+		st = part("PreemptionPolicy",
+			  take(registry.make_preemption(sp.preemption, config), s->preemption_));
 	if (st.is_ok())
 		st = part("LoaningPolicy", take(registry.make_loaning(sp.loaning, config), s->loaning_));
 	if (st.is_ok()) {
@@ -268,14 +274,15 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 	// itself (their GPUs go back into the plan): a Preemption policy would never be asked. Say so
 	// rather than log it as on and ignore it.
 	if (sp.preemption != "none" && (s->ordering_->preemptive() || s->allocation_->elastic()))
-		return part("PreemptionPolicy",
-		            invalid_argument("'" + sp.preemption + "' is never consulted with ordering '" +
-		                             sp.ordering + "' and allocation '" + sp.allocation + "', which " +
-		                             (s->ordering_->preemptive()
-		                                      ? "preempt by their order"
-		                                      : "reconsider running jobs (deadline-autoscale, elastic)") +
-		                             "; priority classes preempt there through the order: set "
-		                             "PreemptionPolicy=none"));
+		return part(
+			"PreemptionPolicy",
+			invalid_argument("'" + sp.preemption + "' is never consulted with ordering '" +
+					 sp.ordering + "' and allocation '" + sp.allocation + "', which " +
+					 (s->ordering_->preemptive()
+						  ? "preempt by their order"
+						  : "reconsider running jobs (deadline-autoscale, elastic)") +
+					 "; priority classes preempt there through the order: set "
+					 "PreemptionPolicy=none"));
 	s->priority_qos_ = split_names(config.get_string("PriorityQos"));
 	s->deadline_z_ = normal_quantile(config.get_double("DeadlineConfidence"));
 	s->quota_reclaim_timeout_ = config.get_double("QuotaReclaimTimeout");
@@ -294,13 +301,13 @@ int Scheduler::priority_class(const Job& job) const
 }
 
 bool Scheduler::protects(const ClusterView& view, const Job& r, const Job& w, double* slack_out,
-                         double* delay_out) const
+			 double* delay_out) const
 {
 	if (!r.has_deadline() || priority_class(r) >= priority_class(w))
 		return false;
 	const double margin = 1 + std::max(0.0, deadline_z_) * std::max(0.0, r.runtime_cv);
 	const double slack =
-	        r.deadline - view.now - remaining_time(view, r, std::max(1, r.gpus_allocated)) * margin;
+		r.deadline - view.now - remaining_time(view, r, std::max(1, r.gpus_allocated)) * margin;
 	if (!(slack >= 0))
 		return false;  // late already at its size: stopping it does not make it late
 	// How long the waiting job holds the GPUs: its predicted run, else its time limit.
@@ -318,7 +325,7 @@ bool Scheduler::protects(const ClusterView& view, const Job& r, const Job& w, do
 }
 
 std::string Scheduler::protected_reason(const ClusterView& view, const Job& w,
-                                        const std::vector<const Job*>& running) const
+					const std::vector<const Job*>& running) const
 {
 	std::string out;
 	for (const Job* r : running) {
@@ -333,7 +340,7 @@ std::string Scheduler::protected_reason(const ClusterView& view, const Job& w,
 }
 
 void Scheduler::explain_wait(const ClusterView& view, const Job& w, const FreeMap& after,
-                             const std::vector<const Job*>& running, std::vector<Action>& actions) const
+			     const std::vector<const Job*>& running, std::vector<Action>& actions) const
 {
 	std::vector<const Job*> held_back;
 	for (const Job* r : running)
@@ -358,7 +365,7 @@ void Scheduler::explain_wait(const ClusterView& view, const Job& w, const FreeMa
 }
 
 void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job*>& waiting, FreeMap& after,
-                            std::vector<Action>& actions) const
+			    std::vector<Action>& actions) const
 {
 	// The running jobs that may be stopped: the host can requeue them and they are not stopping.
 	std::vector<const Job*> pool;
@@ -393,7 +400,7 @@ void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job
 			break;
 		}
 		const VictimChoice c =
-		        preemption_->select_victims({view, *w, candidates, classes, after, *placement_});
+			preemption_->select_victims({view, *w, candidates, classes, after, *placement_});
 		if (c.empty()) {
 			if (spec_.preemption != "none")
 				explain_wait(view, *w, after, view.running, actions);
@@ -424,15 +431,16 @@ void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job
 			a.grace = v.grace;
 			a.predicted_suspend = v.job->preempt_cost.suspend();
 			a.predicted_resume = v.job->preempt_cost.resume;
-			a.reason = "preempted for job " + std::to_string(w->id) + " (" + preemption_->name() + ")";
+			a.reason = "preempted for job " + std::to_string(w->id) + " (" + preemption_->name() +
+				   ")";
 			actions.push_back(std::move(a));
 		}
 	}
 }
 
 void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job*>& waiting,
-                            const std::unordered_set<JobId>& guaranteed, FreeMap& after,
-                            std::vector<Action>& actions, std::unordered_set<JobId> moved) const
+			    const std::unordered_set<JobId>& guaranteed, FreeMap& after,
+			    std::vector<Action>& actions, std::unordered_set<JobId> moved) const
 {
 	QuotaBook book(view);
 	std::unordered_set<JobId> gone = std::move(moved);  // resized or requeued this cycle, or chosen here
@@ -471,7 +479,6 @@ void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job
 			}
 			if (any && placement_->place(view, *w, w->gpus_requested, trial, where))
 				continue;  // it waits for them
-
 		}
 		// Victims: borrowing jobs of other accounts, above their quota even without them.
 		struct Cand {
@@ -503,7 +510,8 @@ void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job
 		bool fits = false;
 		for (const Cand& c : pool) {
 			const Job* r = c.job;
-			if (book.held(r->account) - taken[r->account] - r->gpus_allocated < book.quota(r->account))
+			if (book.held(r->account) - taken[r->account] - r->gpus_allocated <
+			    book.quota(r->account))
 				continue;
 			trial.release(r->placement);
 			taken[r->account] += r->gpus_allocated;
@@ -541,7 +549,8 @@ void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job
 			a.grace = -1;
 			a.predicted_suspend = r->preempt_cost.suspend();
 			a.predicted_resume = r->preempt_cost.resume;
-			a.reason = std::string(kQuotaReclaimed) + " for account '" + w->account + "' (job " + std::to_string(w->id) + ")";
+			a.reason = std::string(kQuotaReclaimed) + " for account '" + w->account + "' (job " +
+				   std::to_string(w->id) + ")";
 			actions.push_back(std::move(a));
 		}
 	}
@@ -578,8 +587,8 @@ Decisions Scheduler::decide(const ClusterView& view) const
 		if (it->second->kind == ActionKind::kRequeue) {
 			c.checkpoint_requested_at = view.now;  // stopping: keeps its GPUs until it frees them
 		} else {
-			// Shrunk off the returned nodes: its shares there are free (for inference), and it keeps
-			// its new size this cycle (not requeueable for the plan).
+			// Shrunk off the returned nodes: its shares there are free (for inference), and it
+			// keeps its new size this cycle (not requeueable for the plan).
 			for (const NodeShare& s : c.placement) {
 				bool kept = false;
 				for (const NodeShare& k : it->second->placement)
@@ -615,10 +624,10 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 			candidates.push_back(j);
 		else
 			held.push_back(j);
-		const AdmissionAction act = v.cancel ? AdmissionAction::kCancel
-		                            : v.hold ? AdmissionAction::kHold
-		                            : v.admit && v.best_effort ? AdmissionAction::kBestEffort
-		                                                       : AdmissionAction::kNone;
+		const AdmissionAction act = v.cancel                   ? AdmissionAction::kCancel
+					    : v.hold                   ? AdmissionAction::kHold
+					    : v.admit && v.best_effort ? AdmissionAction::kBestEffort
+								       : AdmissionAction::kNone;
 		if (act == AdmissionAction::kBestEffort)
 			best_effort.insert(j->id);
 		if (act != AdmissionAction::kNone) {
@@ -645,7 +654,8 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		const FreeMap now_free(view);
 		for (const Job* w : candidates) {
 			std::vector<NodeShare> where;
-			if (priority_class(*w) > 0 && !placement_->place(view, *w, w->gpus_requested, now_free, where))
+			if (priority_class(*w) > 0 &&
+			    !placement_->place(view, *w, w->gpus_requested, now_free, where))
 				contending.push_back(w);
 		}
 	}
@@ -659,9 +669,9 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		for (const Job* r : view.running) {
 			if (!r->requeueable || r->stopping() || is_protected(r)) {
 				pinned.push_back(r);
-				// A stopping job's GPUs are as good as free for the plan: a job planned on them
-				// starts when they are (the host waits for the checkpoint), and no other running
-				// job is preempted for it meanwhile.
+				// A stopping job's GPUs are as good as free for the plan: a job planned on
+				// them starts when they are (the host waits for the checkpoint), and no other
+				// running job is preempted for it meanwhile.
 				if (r->stopping())
 					free.release(r->placement);
 				continue;
@@ -685,7 +695,7 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 	}
 	if (!best_effort.empty())
 		std::stable_partition(candidates.begin(), candidates.end(),
-		                      [&](const Job* j) { return !best_effort.count(j->id); });
+				      [&](const Job* j) { return !best_effort.count(j->id); });
 	auto standing_of = [&](const Job& j) {
 		const int c = priority_class(j);
 		return fairness_ == FairnessKind::kQuota ? 2 * c + (guaranteed.count(j.id) ? 1 : 0) : c;
@@ -716,14 +726,16 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 			a.kind = ActionKind::kRequeue;
 			a.job = r->id;
 			// A borrowing job behind work within quota: the order takes its GPUs back.
-			a.reason = fairness_ == FairnessKind::kQuota && !guaranteed.empty() && !guaranteed.count(r->id)
-			                   ? std::string(kQuotaReclaimed) + " from account '" + r->account + "' (preempted by ordering)"
-			                   : "preempted by ordering";
+			a.reason = fairness_ == FairnessKind::kQuota && !guaranteed.empty() &&
+						   !guaranteed.count(r->id)
+					   ? std::string(kQuotaReclaimed) + " from account '" + r->account +
+						     "' (preempted by ordering)"
+					   : "preempted by ordering";
 			a.predicted_suspend = r->preempt_cost.suspend();
 			a.predicted_resume = r->preempt_cost.resume;
 			d.actions.push_back(std::move(a));
 		} else if (it->second->gpus != r->gpus_allocated ||
-		           !same_placement(it->second->placement, r->placement)) {
+			   !same_placement(it->second->placement, r->placement)) {
 			Action a;
 			a.kind = ActionKind::kResize;
 			a.job = r->id;
@@ -782,7 +794,8 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 			FreeMap after(view);
 			std::unordered_set<JobId> moved;
 			for (const Action& a : d.actions)
-				if (a.kind == ActionKind::kRequeue && running.count(a.job) && !running[a.job]->stopping())
+				if (a.kind == ActionKind::kRequeue && running.count(a.job) &&
+				    !running[a.job]->stopping())
 					after.release(running[a.job]->placement);
 			for (const Action& a : resizes) {
 				after.release(running[a.job]->placement);
@@ -802,8 +815,9 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		// resized jobs' GPUs freed, then the resizes' and the starts' taken.
 		std::vector<const Job*> explain;
 		for (const Job* w : waiting)
-			if (priority_class(*w) > 0 && std::any_of(view.running.begin(), view.running.end(),
-			                                          [&](const Job* r) { return protects(view, *r, *w); }))
+			if (priority_class(*w) > 0 &&
+			    std::any_of(view.running.begin(), view.running.end(),
+					[&](const Job* r) { return protects(view, *r, *w); }))
 				explain.push_back(w);
 		if (!explain.empty()) {
 			std::unordered_map<JobId, const Job*> running;

@@ -21,7 +21,8 @@ class Scheduler {
 public:
 	// Builds the scheduler the configuration names: the preset `Policy=` gives one policy of each
 	// kind, and `OrderingPolicy=`, `AllocationPolicy=`, ... override single kinds.
-	static Result<std::unique_ptr<Scheduler>> create(const Config& config, const PolicyRegistry& registry);
+	static Result<std::unique_ptr<Scheduler>> create(const Config& config,
+							 const PolicyRegistry& registry);
 
 	// Decides one cycle. Deterministic: the same view and configuration give the same decisions.
 	// Does not throw for valid views (hosts still catch: see capi/).
@@ -58,34 +59,34 @@ private:
 	std::vector<std::string> priority_qos_;  // PriorityQos=, highest class first
 	double deadline_z_ = 0;                  // DeadlineConfidence='s normal quantile
 	FairnessKind fairness_ = FairnessKind::kNone;
-	double quota_reclaim_timeout_ = 0;       // QuotaReclaimTimeout=
-	double preempt_grace_ = 0;               // PreemptGrace=: what a reclaimed job gets to checkpoint
+	double quota_reclaim_timeout_ = 0;  // QuotaReclaimTimeout=
+	double preempt_grace_ = 0;          // PreemptGrace=: what a reclaimed job gets to checkpoint
 
 	// Deadline work a waiting job of a higher class may not stop (doc/admin-guide.md, "Priority
 	// classes and deadlines"): `running` meets its deadline at its size, and its slack does not
 	// absorb being stopped for `waiting` (its suspend + resume + the waiting job's run). Returns
 	// the slack and the delay when protected.
-	bool protects(const ClusterView& view, const Job& running, const Job& waiting, double* slack = nullptr,
-	              double* delay = nullptr) const;
+	bool protects(const ClusterView& view, const Job& running, const Job& waiting,
+		      double* slack = nullptr, double* delay = nullptr) const;
 	// The squeue reason of a waiting job held back by deadline work it may not stop (empty: none).
 	std::string protected_reason(const ClusterView& view, const Job& waiting,
-	                             const std::vector<const Job*>& running) const;
+				     const std::vector<const Job*>& running) const;
 
 	// Waiting jobs of a higher class preempt running jobs of lower classes (the Preemption
 	// policy); appends the requeues and reserves the GPUs it frees in `after`.
 	void preempt_for(const ClusterView& view, const std::vector<const Job*>& waiting, FreeMap& after,
-	                 std::vector<Action>& actions) const;
+			 std::vector<Action>& actions) const;
 	// FairnessPolicy=quota: waiting jobs within their account's quota
 	// (`guaranteed`), in order, take borrowed GPUs back (policy/fairness.h); appends the requeues
 	// and reserves the GPUs in `after`.
 	// `moved`: running jobs the plan resizes (not victims).
 	void reclaim_for(const ClusterView& view, const std::vector<const Job*>& waiting,
-	                 const std::unordered_set<JobId>& guaranteed, FreeMap& after, std::vector<Action>& actions,
-	                 std::unordered_set<JobId> moved = {}) const;
+			 const std::unordered_set<JobId>& guaranteed, FreeMap& after,
+			 std::vector<Action>& actions, std::unordered_set<JobId> moved = {}) const;
 	// A kAdmission action (kWait) with the reason a waiting job of a higher class cannot take the
 	// GPUs of the deadline work it is held back by, when those GPUs would let it be placed.
 	void explain_wait(const ClusterView& view, const Job& waiting, const FreeMap& after,
-	                  const std::vector<const Job*>& running, std::vector<Action>& actions) const;
+			  const std::vector<const Job*>& running, std::vector<Action>& actions) const;
 };
 
 }  // namespace dlsched

@@ -8,24 +8,24 @@ namespace dlsched::predict {
 const char* runtime_source_name(RuntimeSource s)
 {
 	switch (s) {
-	case RuntimeSource::kMeasured:
-		return "measured";
-	case RuntimeSource::kClaim:
-		return "claim";
-	case RuntimeSource::kHistory:
-		return "history";
-	case RuntimeSource::kProfile:
-		return "profile";
-	case RuntimeSource::kLimit:
-		return "limit";
-	case RuntimeSource::kUnknown:
-		return "unknown";
+		case RuntimeSource::kMeasured:
+			return "measured";
+		case RuntimeSource::kClaim:
+			return "claim";
+		case RuntimeSource::kHistory:
+			return "history";
+		case RuntimeSource::kProfile:
+			return "profile";
+		case RuntimeSource::kLimit:
+			return "limit";
+		case RuntimeSource::kUnknown:
+			return "unknown";
 	}
 	return "?";
 }
 
 PreemptionCost preemption_cost(const Job& j, const Evidence& evidence, const ModelCatalog& models,
-                               const OverheadParams& params, double now)
+			       const OverheadParams& params, double now)
 {
 	JobEvidence e;
 	if (evidence.cost_evidence(j, e))
@@ -38,7 +38,8 @@ double progress_from_time(const Job& j, const ModelCatalog& models)
 	if (!j.running() || !(j.epoch_time_1gpu > 0) || j.gpus_allocated <= 0)
 		return 0;
 	const int nodes = std::max<int>(1, static_cast<int>(j.placement.size()));
-	return std::min(j.epochs_total, j.executed_s * models.speedup(j.model, j.gpus_allocated, nodes) / j.epoch_time_1gpu);
+	return std::min(j.epochs_total,
+			j.executed_s * models.speedup(j.model, j.gpus_allocated, nodes) / j.epoch_time_1gpu);
 }
 
 Estimate history_epoch(const Job& j, const Evidence& evidence, const ModelCatalog& models)
@@ -60,8 +61,8 @@ Estimate history_epoch(const Job& j, const Evidence& evidence, const ModelCatalo
 	return out;
 }
 
-RuntimeSource prepare_runtime(Job& j, const Evidence& evidence, const ModelCatalog& models, const HintLimits& limits,
-                              const Claims& claims, std::size_t* samples)
+RuntimeSource prepare_runtime(Job& j, const Evidence& evidence, const ModelCatalog& models,
+			      const HintLimits& limits, const Claims& claims, std::size_t* samples)
 {
 	std::size_t n = 0;
 	j.runtime_from_limit = false;
@@ -96,7 +97,8 @@ RuntimeSource prepare_runtime(Job& j, const Evidence& evidence, const ModelCatal
 		source = RuntimeSource::kProfile;
 	} else {
 		const bool limited = std::isfinite(j.time_limit) && j.time_limit > 0;
-		j.epoch_time_1gpu = limited ? epoch_time_for_runtime(j, models, limits.gpus_per_node, j.time_limit) : 0;
+		j.epoch_time_1gpu =
+			limited ? epoch_time_for_runtime(j, models, limits.gpus_per_node, j.time_limit) : 0;
 		if (j.epoch_time_1gpu > 0) {
 			j.runtime_from_limit = true;
 			source = RuntimeSource::kLimit;
@@ -107,7 +109,7 @@ RuntimeSource prepare_runtime(Job& j, const Evidence& evidence, const ModelCatal
 	}
 	// What rests on the user's word (its epoch time, or its epochs) counts within its time limit.
 	if (source != RuntimeSource::kUnknown && (source != RuntimeSource::kHistory || claims.epochs_claimed))
-		(void) bound_hints(j, models, limits);
+		(void)bound_hints(j, models, limits);
 	if (samples)
 		*samples = n;
 	return source;

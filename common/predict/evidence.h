@@ -71,13 +71,13 @@ struct Claims {
 // model, epochs_total and epochs_done, time_limit, executed_s, GPUs and placement are read;
 // `samples` (optional) gets the number of epochs (kMeasured) or past jobs (kHistory) it rests on.
 RuntimeSource prepare_runtime(Job& job, const Evidence& evidence, const ModelCatalog& models,
-                              const HintLimits& limits, const Claims& claims, std::size_t* samples = nullptr);
+			      const HintLimits& limits, const Claims& claims, std::size_t* samples = nullptr);
 
 // The cost of stopping a running job now (PreemptionCost): measured_cost where the evidence has
 // measurements, profile_cost otherwise. sched/dlsched fills it from the profile DB
 // (ProfileReader::apply); dlsched-sim's RestartCost=model from the profiles (no evidence).
 PreemptionCost preemption_cost(const Job& job, const Evidence& evidence, const ModelCatalog& models,
-                               const OverheadParams& params, double now);
+			       const OverheadParams& params, double now);
 
 // Progress where the host tracks none (Slurm: no epochs reported yet): the seconds the job has run
 // at its current allocation times the model's speed there over its epoch time on one GPU, at most

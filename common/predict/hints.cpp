@@ -17,16 +17,16 @@ constexpr double kOverrunGraceS = 60;
 const char* hint_verdict_name(HintVerdict v)
 {
 	switch (v) {
-	case HintVerdict::kKept:
-		return "kept";
-	case HintVerdict::kCappedAtLimit:
-		return "capped at the time limit";
-	case HintVerdict::kRaisedToFloor:
-		return "raised to the trust floor";
-	case HintVerdict::kVoid:
-		return "void (ran longer than claimed)";
-	case HintVerdict::kUnknown:
-		return "no runtime claimed";
+		case HintVerdict::kKept:
+			return "kept";
+		case HintVerdict::kCappedAtLimit:
+			return "capped at the time limit";
+		case HintVerdict::kRaisedToFloor:
+			return "raised to the trust floor";
+		case HintVerdict::kVoid:
+			return "void (ran longer than claimed)";
+		case HintVerdict::kUnknown:
+			return "no runtime claimed";
 	}
 	return "?";
 }
@@ -72,14 +72,15 @@ HintVerdict bound_hints(Job& job, const ModelCatalog& models, const HintLimits& 
 		target = limited && job.time_limit > job.executed_s ? job.time_limit : 2 * job.executed_s;
 		verdict = HintVerdict::kVoid;
 	} else if (const double fastest = runtime_at(job, models, limits.gpus_per_node,
-	                                             std::max(job.gpus_requested, job.gpus_max));
-	           limited && fastest > job.time_limit) {
+						     std::max(job.gpus_requested, job.gpus_max));
+		   limited && fastest > job.time_limit) {
 		// Too long for its limit even at its largest size. (An elastic job may claim more than its
 		// limit at the size it asked for: it counts on being scaled up, to meet a deadline say.)
 		target = claimed * job.time_limit / fastest;
 		verdict = HintVerdict::kCappedAtLimit;
 	} else {
-		const double floor = limited ? job.time_limit / std::max(1.0, limits.trust_factor) : limits.floor_no_limit_s;
+		const double floor = limited ? job.time_limit / std::max(1.0, limits.trust_factor)
+					     : limits.floor_no_limit_s;
 		if (claimed < floor) {
 			target = floor;
 			verdict = HintVerdict::kRaisedToFloor;

@@ -27,9 +27,9 @@ namespace dlsched::predict {
 inline constexpr double kUnmeasuredRuntimeCv = 0.25;
 
 struct HintLimits {
-	double trust_factor = 10;          // HintTrustFactor
-	double floor_no_limit_s = 3600;    // HintFloorNoTimeLimit
-	int gpus_per_node = 8;             // packing assumed for the claimed runtime
+	double trust_factor = 10;        // HintTrustFactor
+	double floor_no_limit_s = 3600;  // HintFloorNoTimeLimit
+	int gpus_per_node = 8;           // packing assumed for the claimed runtime
 };
 
 // What bound_hints() did to a job, for logs and tests.

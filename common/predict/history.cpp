@@ -10,8 +10,8 @@ const db::CheckpointRecord* first_save_after(const db::JobProfile& p, const db::
 {
 	const db::CheckpointRecord* save = nullptr;
 	for (const db::CheckpointRecord& c : p.checkpoints)
-		if (c.kind == "save" && c.at_s >= pr.requested_s - 1e-6 && c.at_s <= pr.requested_s + pr.grace_s + 1 &&
-		    (!save || c.at_s < save->at_s))
+		if (c.kind == "save" && c.at_s >= pr.requested_s - 1e-6 &&
+		    c.at_s <= pr.requested_s + pr.grace_s + 1 && (!save || c.at_s < save->at_s))
 			save = &c;
 	return save;
 }
@@ -54,11 +54,14 @@ JobMeasurements measurements(const db::JobProfile& p)
 		// beyond its share of a steady epoch. (A run > 0 without a load started over: no warm-up
 		// can be told apart from the repeated work.)
 		const auto l = loaded_at.find(run);
-		const double share = l != loaded_at.end() ? std::ceil(l->second - 1e-6) - l->second : run == 0 ? 1.0 : -1.0;
+		const double share = l != loaded_at.end() ? std::ceil(l->second - 1e-6) - l->second
+				     : run == 0           ? 1.0
+							  : -1.0;
 		const Estimate steady = steady_epoch_time(r.epoch_s);
 		if (steady.known() && share >= 0) {
 			const double rest = share < 1e-6 ? 1.0 : share;
-			m.warmups.push_back({steady.value + epochs.front()->seconds() - rest * steady.value, steady.value});
+			m.warmups.push_back({steady.value + epochs.front()->seconds() - rest * steady.value,
+					     steady.value});
 		}
 		m.runs.push_back(std::move(r));
 	}
@@ -83,7 +86,7 @@ History pool(const std::vector<JobMeasurements>& jobs, std::size_t max_per_user)
 }
 
 Estimate predict_runtime(const ModelCatalog& models, int model, const History& h, double epochs, int gpus,
-                         int nodes)
+			 int nodes)
 {
 	Estimate e = runtime_from_history(models, model, h.runs, epochs, gpus, nodes);
 	if (!e.known())

@@ -20,10 +20,10 @@ namespace dlsched::predict {
 struct JobMeasurements {
 	std::vector<PastJob> runs;           // steady epochs of each run (the first one left out), its GPUs
 	std::vector<Warmup> warmups;         // runs with >= 2 steady epochs: first epoch (the share of
-	                                     // one a mid-epoch resume had to do, plus its warm-up), steady
+					     // one a mid-epoch resume had to do, plus its warm-up), steady
 	std::vector<Transfer> saves, loads;  // checkpoints
 	std::vector<double> stop_waits;      // preemptions: seconds from the checkpoint request to the
-	                                     // save's start (the signal's way and the next safe point)
+					     // save's start (the signal's way and the next safe point)
 	double training_s = 0;               // sum of all epochs' times
 	int epochs = 0;                      // epochs recorded
 	std::string user;                    // the job's owner (the DB's jobs.user)
@@ -49,9 +49,10 @@ constexpr std::size_t kHistoryJobsPerUser = 3;
 History pool(const std::vector<JobMeasurements>& jobs, std::size_t max_per_user = 0);
 
 // Training time of a new job: epochs x the history's epoch time at its GPU count (normalised by the
-// model's measured scaling), plus the history's mean warm-up (outliers left out). Unknown (samples 0) without history.
+// model's measured scaling), plus the history's mean warm-up (outliers left out). Unknown (samples 0) without
+// history.
 Estimate predict_runtime(const ModelCatalog& models, int model, const History& h, double epochs, int gpus,
-                         int nodes);
+			 int nodes);
 
 // The mean relative error |predicted - actual| / actual of a set of (predicted, actual) pairs, in
 // percent, and how many pairs (actual > 0) it rests on.

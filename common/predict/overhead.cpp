@@ -68,17 +68,17 @@ PreemptionCost profile_cost(const Job& j, const ModelCatalog& models, const Over
 }
 
 PreemptionCost measured_cost(const Job& j, const ModelCatalog& models, const OverheadParams& p,
-                             const JobEvidence& e, double now)
+			     const JobEvidence& e, double now)
 {
 	PreemptionCost c = profile_cost(j, models, p);
-	const Estimate own_epoch = e.own && !e.own->runs.empty() ? steady_epoch_time(e.own->runs.back().epoch_s)
-	                                                         : Estimate{};
+	const Estimate own_epoch =
+		e.own && !e.own->runs.empty() ? steady_epoch_time(e.own->runs.back().epoch_s) : Estimate{};
 	double epoch = own_epoch.known() ? own_epoch.value : epoch_seconds(j, models);
 	double epoch_var = own_epoch.known() ? own_epoch.stddev * own_epoch.stddev : 0;
 	if (!own_epoch.known() && e.model) {
 		// Same-model jobs at this job's size, normalised by the measured scaling curve.
-		const Estimate h = runtime_from_history(models, j.model, e.model->runs, 1.0, std::max(1, j.gpus_allocated),
-		                                        nodes_spanned(j));
+		const Estimate h = runtime_from_history(models, j.model, e.model->runs, 1.0,
+							std::max(1, j.gpus_allocated), nodes_spanned(j));
 		if (h.known()) {
 			epoch = h.value;
 			epoch_var = h.stddev * h.stddev;
@@ -115,8 +115,8 @@ PreemptionCost measured_cost(const Job& j, const ModelCatalog& models, const Ove
 		c.since_checkpoint = std::min(c.since_checkpoint, std::max(0.0, now - e.last_checkpoint_s));
 	// Checkpoint write and read at the measured bandwidths, of the measured size.
 	const std::int64_t bytes = e.checkpoint_bytes > 0
-	                                   ? e.checkpoint_bytes
-	                                   : static_cast<std::int64_t>(checkpoint_mb(models, j.model) * 1e6);
+					   ? e.checkpoint_bytes
+					   : static_cast<std::int64_t>(checkpoint_mb(models, j.model) * 1e6);
 	std::vector<Transfer> saves, loads;
 	std::vector<Warmup> warmups;
 	for (const JobMeasurements* m : {e.own}) {

@@ -42,27 +42,28 @@ PreemptionCost profile_cost(const Job& running, const ModelCatalog& models, cons
 
 // What the profile DB says about a running job now: its own records and its model's pooled history.
 struct JobEvidence {
-	const JobMeasurements* own = nullptr;    // may be null
-	const History* model = nullptr;          // may be null
-	double last_epoch_end_s = -1;            // when its latest recorded epoch ended (absolute); -1: none
-	double last_checkpoint_s = -1;           // when its latest checkpoint was saved; -1: none
-	std::int64_t checkpoint_bytes = 0;       // size of its (or its model's) latest checkpoint; 0: unknown
-	bool fractional_saves = false;           // it (or its model) saved at fractions of an epoch:
-	                                         // it stops at the next iteration, not the epoch's end
-	bool save_pending = false;               // its latest epoch ended (last_epoch_end_s) and the save
-	                                         // it makes at each epoch's end is not reported yet
-	const History* cluster = nullptr;        // every job's the reader knows, for what neither the job
-	                                         // nor its model measured (the storage and the signal's
-	                                         // way are the cluster's); may be null
+	const JobMeasurements* own = nullptr;  // may be null
+	const History* model = nullptr;        // may be null
+	double last_epoch_end_s = -1;          // when its latest recorded epoch ended (absolute); -1: none
+	double last_checkpoint_s = -1;         // when its latest checkpoint was saved; -1: none
+	std::int64_t checkpoint_bytes = 0;     // size of its (or its model's) latest checkpoint; 0: unknown
+	bool fractional_saves = false;         // it (or its model) saved at fractions of an epoch:
+					       // it stops at the next iteration, not the epoch's end
+	bool save_pending = false;             // its latest epoch ended (last_epoch_end_s) and the save
+					       // it makes at each epoch's end is not reported yet
+	const History* cluster = nullptr;      // every job's the reader knows, for what neither the job
+					       // nor its model measured (the storage and the signal's
+					       // way are the cluster's); may be null
 };
 
 // The cost from measurements where there are some: the steady epoch time of this run, the write
 // and read bandwidth of past checkpoints, past warm-ups, where the job checkpoints and, for a job
 // that stops at its next iteration, how long past preemptions took to reach their save. Each from
 // the job's and its model's records, else the cluster's (the storage and the signal's way are
-// shared; a warm-up as a share of the epoch); the profile for the rest. `now` is absolute, as the evidence's times.
+// shared; a warm-up as a share of the epoch); the profile for the rest. `now` is absolute, as the evidence's
+// times.
 PreemptionCost measured_cost(const Job& running, const ModelCatalog& models, const OverheadParams& p,
-                             const JobEvidence& evidence, double now);
+			     const JobEvidence& evidence, double now);
 
 }  // namespace dlsched::predict
 

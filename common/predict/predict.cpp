@@ -118,7 +118,7 @@ Estimate remaining_time(const std::vector<double>& epoch_s, double epochs_total,
 }
 
 Estimate runtime_from_history(const ModelCatalog& models, int model, const std::vector<PastJob>& history,
-                              double epochs, int gpus, int nodes)
+			      double epochs, int gpus, int nodes)
 {
 	std::vector<double> one_gpu;  // each past job's epoch time on one GPU
 	Estimate single;
@@ -164,7 +164,7 @@ Estimate epochs_from_traffic(const std::vector<std::int64_t>& bytes_per_epoch, s
 }
 
 Estimate suspend_cost(const Estimate& epoch, double fraction_done, std::int64_t checkpoint_bytes,
-                      const std::vector<Transfer>& past_saves)
+		      const std::vector<Transfer>& past_saves)
 {
 	const double rest = 1.0 - std::clamp(fraction_done, 0.0, 1.0);
 	double value = epoch.known() ? rest * epoch.value : 0;
@@ -177,7 +177,7 @@ Estimate suspend_cost(const Estimate& epoch, double fraction_done, std::int64_t 
 }
 
 Estimate resume_cost(std::int64_t checkpoint_bytes, const std::vector<Transfer>& past_loads,
-                     const std::vector<Warmup>& past_warmups)
+		     const std::vector<Warmup>& past_warmups)
 {
 	double value = 0, var = 0;
 	std::size_t samples = 0;

@@ -65,11 +65,12 @@ struct PastJob {
 // epoch time. Uncertainty: the spread between jobs (predictive: sd x sqrt(1 + 1/k)); with one job,
 // that job's own epoch noise.
 Estimate runtime_from_history(const ModelCatalog& models, int model, const std::vector<PastJob>& history,
-                              double epochs, int gpus, int nodes);
+			      double epochs, int gpus, int nodes);
 
 // Epochs done, counted from storage traffic: bytes read so far over the bytes one epoch reads
 // (the mean of measured epochs, of this job or of same-model jobs).
-Estimate epochs_from_traffic(const std::vector<std::int64_t>& bytes_per_epoch, std::int64_t bytes_read_so_far);
+Estimate epochs_from_traffic(const std::vector<std::int64_t>& bytes_per_epoch,
+			     std::int64_t bytes_read_so_far);
 
 // Suspend: finish the current epoch (the part of `epoch` not yet done, `fraction_done` in [0, 1))
 // and write a checkpoint of `checkpoint_bytes` at the write bandwidth measured in past saves
@@ -80,7 +81,7 @@ struct Transfer {
 	double seconds = 0;
 };
 Estimate suspend_cost(const Estimate& epoch, double fraction_done, std::int64_t checkpoint_bytes,
-                      const std::vector<Transfer>& past_saves);
+		      const std::vector<Transfer>& past_saves);
 
 // Resume: read the checkpoint back at the measured load bandwidth, plus the warm-up, the first
 // epoch after a restart minus a steady one (each pair: first epoch, steady epoch of one run).
@@ -89,7 +90,7 @@ struct Warmup {
 	double steady_epoch_s = 0;
 };
 Estimate resume_cost(std::int64_t checkpoint_bytes, const std::vector<Transfer>& past_loads,
-                     const std::vector<Warmup>& past_warmups);
+		     const std::vector<Warmup>& past_warmups);
 
 }  // namespace dlsched::predict
 

@@ -65,10 +65,11 @@ bool ProfileReader::connect(double now)
 		++quick_checks_;
 	if (!d.is_ok()) {
 		const bool missing = d.status().code() == StatusCode::kNotFound;
-		give_up(d.status().message() + "; overhead and progress estimates come from the model profiles until it " +
-		                (missing ? "is there (looked for every cycle)"
-		                         : "can be read (tried again every ProfileRefresh seconds)"),
-		        now);
+		give_up(d.status().message() +
+				"; overhead and progress estimates come from the model profiles until it " +
+				(missing ? "is there (looked for every cycle)"
+					 : "can be read (tried again every ProfileRefresh seconds)"),
+			now);
 		// Not there yet (a new cluster: dlsched-ingestd creates it with the first report): a stat
 		// per cycle finds it as soon as it is.
 		if (missing)
@@ -83,7 +84,7 @@ bool ProfileReader::connect(double now)
 }
 
 void ProfileReader::refresh(const std::vector<const Job*>& running, const ModelCatalog& models, double now,
-                            const std::vector<const Job*>& pending)
+			    const std::vector<const Job*>& pending)
 {
 	jobs_.clear();
 	if (!connect(now))
@@ -160,7 +161,7 @@ const History* ProfileReader::model(int model) const
 }
 
 bool ProfileReader::apply(Job& j, const ModelCatalog& models, const OverheadParams& params, double now,
-                          bool estimate_progress) const
+			  bool estimate_progress) const
 {
 	const JobRecords* r = job(j.id);
 	const History* h = model(j.model);
@@ -201,8 +202,9 @@ bool ProfileReader::cost_evidence(const Job& j, JobEvidence& e) const
 		e.fractional_saves = r->fractional_saves;
 		// It saved after the epoch before its latest one, not yet after that one. (A job that saves
 		// less often looks so for one write's time after an epoch it does not save at.)
-		e.save_pending = r->last_epoch >= 2 && r->last_save_s >= 0 && r->last_save_s < r->last_epoch_end_s &&
-		                 std::fabs(r->last_save_epoch - (r->last_epoch - 1)) < 1e-6;
+		e.save_pending = r->last_epoch >= 2 && r->last_save_s >= 0 &&
+				 r->last_save_s < r->last_epoch_end_s &&
+				 std::fabs(r->last_save_epoch - (r->last_epoch - 1)) < 1e-6;
 	}
 	// Where jobs of its model stopped when asked: between iterations, if any saved mid-epoch.
 	auto mh = models_.find(j.model);
@@ -240,13 +242,15 @@ void ProfileReader::checkpoint_progress(Job& j) const
 		j.epochs_done = std::min(j.epochs_total, std::max(j.epochs_done, r->last_save_epoch));
 }
 
-bool ProfileReader::estimate_runtime(Job& j, const ModelCatalog& models, bool from_profile, double profile_cv) const
+bool ProfileReader::estimate_runtime(Job& j, const ModelCatalog& models, bool from_profile,
+				     double profile_cv) const
 {
 	checkpoint_progress(j);
 	j.runtime_cv = profile_cv;
 	const JobRecords* r = job(j.id);
 	if (j.running() && r && !r->measured.runs.empty()) {
-		const Estimate left = remaining_time(r->measured.runs.back().epoch_s, j.epochs_total, j.epochs_done);
+		const Estimate left =
+			remaining_time(r->measured.runs.back().epoch_s, j.epochs_total, j.epochs_done);
 		if (left.known() && left.value > 0) {
 			j.runtime_cv = left.stddev / left.value;
 			return false;

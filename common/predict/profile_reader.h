@@ -25,13 +25,13 @@ namespace dlsched::predict {
 // What the records say about one job.
 struct JobRecords {
 	JobMeasurements measured;
-	int last_epoch = 0;              // highest epoch reported (1-based, across restarts); 0: none
-	double last_epoch_end_s = -1;    // when it ended
-	double last_save_s = -1;         // latest checkpoint save: when, and the progress it holds
+	int last_epoch = 0;            // highest epoch reported (1-based, across restarts); 0: none
+	double last_epoch_end_s = -1;  // when it ended
+	double last_save_s = -1;       // latest checkpoint save: when, and the progress it holds
 	double last_save_epoch = -1;
-	double last_load_epoch = -1;     // progress the latest run resumed from
+	double last_load_epoch = -1;  // progress the latest run resumed from
 	std::int64_t checkpoint_bytes = 0;
-	bool fractional_saves = false;   // saved at fractions of an epoch: stops at the next iteration
+	bool fractional_saves = false;  // saved at fractions of an epoch: stops at the next iteration
 };
 
 // The profile DB as the evidence of decide()'s one path (predict/evidence.h).
@@ -46,7 +46,7 @@ public:
 	// `pending`: queued jobs whose models' histories are wanted too, and whose own records are read
 	// when they ran before (restarts > 0: a requeued job's progress is in its checkpoints).
 	void refresh(const std::vector<const Job*>& running, const ModelCatalog& models, double now,
-	             const std::vector<const Job*>& pending = {});
+		     const std::vector<const Job*>& pending = {});
 
 	const JobRecords* job(JobId id) const;
 	const History* model(int model) const;
@@ -56,7 +56,7 @@ public:
 	// (measured where there are measurements, the profile otherwise). Returns true when records
 	// were used.
 	bool apply(Job& job, const ModelCatalog& models, const OverheadParams& params, double now,
-	           bool estimate_progress) const;
+		   bool estimate_progress) const;
 
 	// Evidence: a running job's own steady epochs in its latest run at the GPUs it holds, the
 	// spread of its remaining time; its model's history (as model()).
@@ -74,7 +74,8 @@ public:
 	// is none). A requeued pending job's progress is the epoch its latest checkpoint holds. True when
 	// the history replaced epoch_time_1gpu. Without the bounds on claims: decide() prepares jobs with
 	// prepare_runtime() (evidence.h), whose history step this shares.
-	bool estimate_runtime(Job& job, const ModelCatalog& models, bool from_profile, double profile_cv) const;
+	bool estimate_runtime(Job& job, const ModelCatalog& models, bool from_profile,
+			      double profile_cv) const;
 
 	// The time of the job's latest checkpoint save recorded at or after `since` (absolute), read
 	// from the database now; -1 when there is none or the database cannot be read.

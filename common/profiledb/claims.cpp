@@ -233,17 +233,18 @@ Status check_claims(const Batch& b, const SlurmJob& job, const JobProfile* recor
 						" or later: progress does not jump");
 		if (s.claimed && typical > 0 && !first_of_run.count(n) &&
 		    (s.end - s.start) * std::max(1, s.gpus) < kFastestEpochFraction * typical)
-			return invalid_argument("epoch " + std::to_string(n) + " took " +
-						num(s.end - s.start) + " s on " + std::to_string(std::max(1, s.gpus)) +
-						" GPU(s), under a tenth of " + id + "'s first steady epochs (median " +
-						num(typical) + " GPU-s): faster than plausible");
+			return invalid_argument(
+				"epoch " + std::to_string(n) + " took " + num(s.end - s.start) + " s on " +
+				std::to_string(std::max(1, s.gpus)) + " GPU(s), under a tenth of " + id +
+				"'s first steady epochs (median " + num(typical) +
+				" GPU-s): faster than plausible");
 		// Too young for a reference of its own: other users' jobs of its model bound it.
 		if (s.claimed && typical <= 0 && peer_gpu_s > 0 && !first_of_run.count(n) &&
 		    (s.end - s.start) * std::max(1, s.gpus) < kFastestPeerFraction * peer_gpu_s)
-			return invalid_argument("epoch " + std::to_string(n) + " took " +
-						num(s.end - s.start) + " s on " + std::to_string(std::max(1, s.gpus)) +
-						" GPU(s), under a twentieth of " + peer_what + " (" +
-						num(peer_gpu_s) + " GPU-s): faster than plausible");
+			return invalid_argument(
+				"epoch " + std::to_string(n) + " took " + num(s.end - s.start) + " s on " +
+				std::to_string(std::max(1, s.gpus)) + " GPU(s), under a twentieth of " +
+				peer_what + " (" + num(peer_gpu_s) + " GPU-s): faster than plausible");
 		prev = &s;
 		prev_n = n;
 	}

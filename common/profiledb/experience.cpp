@@ -50,8 +50,9 @@ Status int_field(const json::Value& o, const char* key, double lo, double hi, st
 	if (!st.is_ok())
 		return st;
 	if (std::floor(d) != d || d < lo || d > hi)
-		return bad("state", std::string("\"") + key + "\" is not an integer in [" + std::to_string(static_cast<long long>(lo)) +
-		                        ", " + std::to_string(static_cast<long long>(hi)) + "]");
+		return bad("state", std::string("\"") + key + "\" is not an integer in [" +
+					    std::to_string(static_cast<long long>(lo)) + ", " +
+					    std::to_string(static_cast<long long>(hi)) + "]");
 	out = static_cast<std::int64_t>(d);
 	return Status::ok();
 }
@@ -59,22 +60,22 @@ Status int_field(const json::Value& o, const char* key, double lo, double hi, st
 // Reads array `key` of `o` into `out`, each element a finite number in [lo, hi] (integral when
 // `integral`), and exactly `want` elements.
 template <class T>
-Status array_field(const char* part, const json::Value& o, const char* key, std::size_t want, bool integral, double lo,
-                   double hi, std::vector<T>& out)
+Status array_field(const char* part, const json::Value& o, const char* key, std::size_t want, bool integral,
+		   double lo, double hi, std::vector<T>& out)
 {
 	const json::Value a = o.get(key);
 	if (!a.is_valid() || !a.is_array())
 		return bad(part, std::string("\"") + key + "\" is missing or not an array");
 	if (a.size() != want)
-		return bad(part, std::string("\"") + key + "\" has " + std::to_string(a.size()) + " entries, expected " +
-		                     std::to_string(want));
+		return bad(part, std::string("\"") + key + "\" has " + std::to_string(a.size()) +
+					 " entries, expected " + std::to_string(want));
 	out.clear();
 	out.reserve(want);
 	for (std::size_t i = 0; i < want; ++i) {
 		const auto d = a.at(i).as_number();
 		if (!d || !std::isfinite(*d) || (integral && std::floor(*d) != *d) || *d < lo || *d > hi)
-			return bad(part, std::string("\"") + key + "\"[" + std::to_string(i) + "] is not a valid " +
-			                     (integral ? "integer" : "number"));
+			return bad(part, std::string("\"") + key + "\"[" + std::to_string(i) +
+						 "] is not a valid " + (integral ? "integer" : "number"));
 		out.push_back(static_cast<T>(*d));
 	}
 	return Status::ok();
@@ -93,7 +94,8 @@ json::Value experience_state(const PolicyStep& s)
 	o.set("ids", integer_array(s.ids));
 	o.set("need", integer_array(s.need));
 	const auto rows = static_cast<std::size_t>(std::max(0, s.rows));
-	if (s.unit.size() == rows && s.after.size() == rows && s.size.size() == rows && s.held.size() == rows) {
+	if (s.unit.size() == rows && s.after.size() == rows && s.size.size() == rows &&
+	    s.held.size() == rows) {
 		o.set("unit", integer_array(s.unit));  // allocation units (feature schema 2)
 		o.set("after", integer_array(s.after));
 		o.set("size", integer_array(s.size));
@@ -166,12 +168,16 @@ Status parse_experience(const std::string& state_text, const std::string& action
 	const auto rows = static_cast<std::size_t>(s.rows);
 	const double inf = std::numeric_limits<double>::infinity();
 	const json::Value ctx = st.get("context");
-	if (!(r = array_field("state", st, "x", rows * static_cast<std::size_t>(s.features), false, -inf, inf, s.x)).is_ok())
+	if (!(r = array_field("state", st, "x", rows * static_cast<std::size_t>(s.features), false, -inf, inf,
+			      s.x))
+		     .is_ok())
 		return r;
-	if (!(r = array_field("state", st, "context", ctx.is_array() ? ctx.size() : 0, false, -inf, inf, s.context))
-	             .is_ok())
+	if (!(r = array_field("state", st, "context", ctx.is_array() ? ctx.size() : 0, false, -inf, inf,
+			      s.context))
+		     .is_ok())
 		return r;
-	if (!(r = array_field("state", st, "ids", rows, true, 0, std::numeric_limits<JobId>::max(), s.ids)).is_ok())
+	if (!(r = array_field("state", st, "ids", rows, true, 0, std::numeric_limits<JobId>::max(), s.ids))
+		     .is_ok())
 		return r;
 	if (!(r = array_field("state", st, "need", rows, true, 0, kMaxInt, s.need)).is_ok())
 		return r;
@@ -180,8 +186,9 @@ Status parse_experience(const std::string& state_text, const std::string& action
 	if (st.get("unit").is_valid()) {
 		if (!(r = array_field("state", st, "unit", rows, true, -1, kMaxInt, s.unit)).is_ok())
 			return r;
-		if (!(r = array_field("state", st, "after", rows, true, -1, rows ? static_cast<double>(rows - 1) : -1, s.after))
-		             .is_ok())
+		if (!(r = array_field("state", st, "after", rows, true, -1,
+				      rows ? static_cast<double>(rows - 1) : -1, s.after))
+			     .is_ok())
 			return r;
 		if (!(r = array_field("state", st, "size", rows, true, 0, kMaxInt, s.size)).is_ok())
 			return r;
@@ -195,12 +202,14 @@ Status parse_experience(const std::string& state_text, const std::string& action
 	}
 	// The rows picked, in order: at most every row, each once.
 	const json::Value picks = ac.get("order");
-	if (!(r = array_field("action", ac, "order", picks.is_array() ? std::min<std::size_t>(picks.size(), rows) : 0, true,
-	                      0, rows ? static_cast<double>(rows - 1) : 0, s.order))
-	             .is_ok())
+	if (!(r = array_field("action", ac, "order",
+			      picks.is_array() ? std::min<std::size_t>(picks.size(), rows) : 0, true, 0,
+			      rows ? static_cast<double>(rows - 1) : 0, s.order))
+		     .is_ok())
 		return r;
 	if (picks.is_array() && picks.size() > rows)
-		return bad("action", "\"order\" has " + std::to_string(picks.size()) + " picks for " + std::to_string(rows) + " rows");
+		return bad("action", "\"order\" has " + std::to_string(picks.size()) + " picks for " +
+					     std::to_string(rows) + " rows");
 	std::vector<bool> seen(rows, false);
 	for (int o : s.order) {
 		if (seen[static_cast<std::size_t>(o)])

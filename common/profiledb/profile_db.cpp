@@ -17,73 +17,73 @@ namespace {
 // Schema steps: kSteps[i] takes a database from version i to version i + 1. Never edit a released
 // step; add one.
 const char* const kSteps[] = {
-        // 1: jobs, their epochs and their checkpoints.
-        "CREATE TABLE jobs ("
-        "  cluster TEXT NOT NULL DEFAULT '',"
-        "  job_id INTEGER NOT NULL,"
-        "  user TEXT NOT NULL DEFAULT '',"
-        "  model TEXT NOT NULL DEFAULT '',"
-        "  gpus INTEGER NOT NULL CHECK (gpus >= 0),"
-        "  nodes INTEGER NOT NULL DEFAULT 1 CHECK (nodes >= 1),"
-        "  epochs_total REAL NOT NULL DEFAULT 0,"
-        "  submit_s REAL NOT NULL DEFAULT 0,"
-        "  start_s REAL NOT NULL DEFAULT 0,"
-        "  end_s REAL NOT NULL DEFAULT 0,"
-        "  state TEXT NOT NULL DEFAULT '',"
-        "  PRIMARY KEY (cluster, job_id));"
-        "CREATE INDEX jobs_by_model ON jobs (model, submit_s);"
-        "CREATE TABLE epochs ("
-        "  cluster TEXT NOT NULL DEFAULT '',"
-        "  job_id INTEGER NOT NULL,"
-        "  run INTEGER NOT NULL CHECK (run >= 0),"
-        "  epoch INTEGER NOT NULL CHECK (epoch >= 1),"
-        "  gpus INTEGER NOT NULL CHECK (gpus >= 0),"
-        "  start_s REAL NOT NULL,"
-        "  end_s REAL NOT NULL CHECK (end_s >= start_s),"
-        "  bytes_read INTEGER NOT NULL DEFAULT -1,"
-        "  net_rx_bytes INTEGER NOT NULL DEFAULT -1,"
-        "  nfs_read_bytes INTEGER NOT NULL DEFAULT -1,"
-        "  PRIMARY KEY (cluster, job_id, epoch));"
-        "CREATE TABLE checkpoints ("
-        "  cluster TEXT NOT NULL DEFAULT '',"
-        "  job_id INTEGER NOT NULL,"
-        "  run INTEGER NOT NULL CHECK (run >= 0),"
-        "  epoch REAL NOT NULL,"
-        "  kind TEXT NOT NULL CHECK (kind IN ('save', 'load')),"
-        "  bytes INTEGER NOT NULL CHECK (bytes >= 0),"
-        "  seconds REAL NOT NULL CHECK (seconds >= 0),"
-        "  at_s REAL NOT NULL);"
-        "CREATE INDEX checkpoints_by_job ON checkpoints (cluster, job_id, at_s);",
-        // 2: the scheduler's experience (state, action, reward) for online fine-tuning.
-        "CREATE TABLE experience ("
-        "  cluster TEXT NOT NULL DEFAULT '',"
-        "  cycle INTEGER NOT NULL,"
-        "  at_s REAL NOT NULL,"
-        "  state TEXT NOT NULL,"
-        "  action TEXT NOT NULL,"
-        "  reward REAL NOT NULL);"
-        "CREATE INDEX experience_by_time ON experience (cluster, at_s);",
-        // 3: a checkpoint record delivered twice is stored once (collectors retry deliveries).
-        "DELETE FROM checkpoints WHERE rowid NOT IN (SELECT min(rowid) FROM checkpoints "
-        "  GROUP BY cluster, job_id, run, kind, at_s);"
-        "CREATE UNIQUE INDEX checkpoints_once ON checkpoints (cluster, job_id, run, kind, at_s);",
-        // 4: the controller's preemptions (two-step: request, then requeue), with what it predicted.
-        "CREATE TABLE preemptions ("
-        "  cluster TEXT NOT NULL DEFAULT '',"
-        "  job_id INTEGER NOT NULL,"
-        "  requested_s REAL NOT NULL,"
-        "  grace_s REAL NOT NULL DEFAULT 0,"
-        "  gpus INTEGER NOT NULL DEFAULT 0 CHECK (gpus >= 0),"
-        "  predicted_suspend_s REAL NOT NULL DEFAULT -1,"
-        "  predicted_resume_s REAL NOT NULL DEFAULT -1,"
-        "  reason TEXT NOT NULL DEFAULT '',"
-        "  outcome TEXT NOT NULL DEFAULT '',"
-        "  requeued_s REAL NOT NULL DEFAULT 0,"
-        "  PRIMARY KEY (cluster, job_id, requested_s));",
-        // 5: the node each epoch was measured on (the reporting collector's), for the controller's
-        // speed model (gp-placement), and the latest epochs found by time.
-        "ALTER TABLE epochs ADD COLUMN node TEXT NOT NULL DEFAULT '';"
-        "CREATE INDEX epochs_by_end ON epochs (cluster, end_s);",
+	// 1: jobs, their epochs and their checkpoints.
+	"CREATE TABLE jobs ("
+	"  cluster TEXT NOT NULL DEFAULT '',"
+	"  job_id INTEGER NOT NULL,"
+	"  user TEXT NOT NULL DEFAULT '',"
+	"  model TEXT NOT NULL DEFAULT '',"
+	"  gpus INTEGER NOT NULL CHECK (gpus >= 0),"
+	"  nodes INTEGER NOT NULL DEFAULT 1 CHECK (nodes >= 1),"
+	"  epochs_total REAL NOT NULL DEFAULT 0,"
+	"  submit_s REAL NOT NULL DEFAULT 0,"
+	"  start_s REAL NOT NULL DEFAULT 0,"
+	"  end_s REAL NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL DEFAULT '',"
+	"  PRIMARY KEY (cluster, job_id));"
+	"CREATE INDEX jobs_by_model ON jobs (model, submit_s);"
+	"CREATE TABLE epochs ("
+	"  cluster TEXT NOT NULL DEFAULT '',"
+	"  job_id INTEGER NOT NULL,"
+	"  run INTEGER NOT NULL CHECK (run >= 0),"
+	"  epoch INTEGER NOT NULL CHECK (epoch >= 1),"
+	"  gpus INTEGER NOT NULL CHECK (gpus >= 0),"
+	"  start_s REAL NOT NULL,"
+	"  end_s REAL NOT NULL CHECK (end_s >= start_s),"
+	"  bytes_read INTEGER NOT NULL DEFAULT -1,"
+	"  net_rx_bytes INTEGER NOT NULL DEFAULT -1,"
+	"  nfs_read_bytes INTEGER NOT NULL DEFAULT -1,"
+	"  PRIMARY KEY (cluster, job_id, epoch));"
+	"CREATE TABLE checkpoints ("
+	"  cluster TEXT NOT NULL DEFAULT '',"
+	"  job_id INTEGER NOT NULL,"
+	"  run INTEGER NOT NULL CHECK (run >= 0),"
+	"  epoch REAL NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('save', 'load')),"
+	"  bytes INTEGER NOT NULL CHECK (bytes >= 0),"
+	"  seconds REAL NOT NULL CHECK (seconds >= 0),"
+	"  at_s REAL NOT NULL);"
+	"CREATE INDEX checkpoints_by_job ON checkpoints (cluster, job_id, at_s);",
+	// 2: the scheduler's experience (state, action, reward) for online fine-tuning.
+	"CREATE TABLE experience ("
+	"  cluster TEXT NOT NULL DEFAULT '',"
+	"  cycle INTEGER NOT NULL,"
+	"  at_s REAL NOT NULL,"
+	"  state TEXT NOT NULL,"
+	"  action TEXT NOT NULL,"
+	"  reward REAL NOT NULL);"
+	"CREATE INDEX experience_by_time ON experience (cluster, at_s);",
+	// 3: a checkpoint record delivered twice is stored once (collectors retry deliveries).
+	"DELETE FROM checkpoints WHERE rowid NOT IN (SELECT min(rowid) FROM checkpoints "
+	"  GROUP BY cluster, job_id, run, kind, at_s);"
+	"CREATE UNIQUE INDEX checkpoints_once ON checkpoints (cluster, job_id, run, kind, at_s);",
+	// 4: the controller's preemptions (two-step: request, then requeue), with what it predicted.
+	"CREATE TABLE preemptions ("
+	"  cluster TEXT NOT NULL DEFAULT '',"
+	"  job_id INTEGER NOT NULL,"
+	"  requested_s REAL NOT NULL,"
+	"  grace_s REAL NOT NULL DEFAULT 0,"
+	"  gpus INTEGER NOT NULL DEFAULT 0 CHECK (gpus >= 0),"
+	"  predicted_suspend_s REAL NOT NULL DEFAULT -1,"
+	"  predicted_resume_s REAL NOT NULL DEFAULT -1,"
+	"  reason TEXT NOT NULL DEFAULT '',"
+	"  outcome TEXT NOT NULL DEFAULT '',"
+	"  requeued_s REAL NOT NULL DEFAULT 0,"
+	"  PRIMARY KEY (cluster, job_id, requested_s));",
+	// 5: the node each epoch was measured on (the reporting collector's), for the controller's
+	// speed model (gp-placement), and the latest epochs found by time.
+	"ALTER TABLE epochs ADD COLUMN node TEXT NOT NULL DEFAULT '';"
+	"CREATE INDEX epochs_by_end ON epochs (cluster, end_s);",
 };
 static_assert(sizeof kSteps / sizeof kSteps[0] == ProfileDb::kSchemaVersion, "one step per schema version");
 
@@ -116,7 +116,7 @@ Status each_row(Statement& st, const Row& row)
 
 // Prepares `sql`, whose ?1 and ?2 are a job's cluster and id.
 Result<Statement> prepare_for_job(Database& db, const std::string& sql, const std::string& cluster,
-                                  std::int64_t job_id)
+				  std::int64_t job_id)
 {
 	auto st = Statement::prepare(db, sql);
 	if (!st.is_ok())
@@ -161,7 +161,7 @@ std::string newest_first(const char* order, std::size_t limit)
 }  // namespace
 
 Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate,
-                                          int busy_ms, bool check)
+					  int busy_ms, bool check)
 {
 	auto db = Database::open(path, mode, busy_ms);
 	if (!db.is_ok())
@@ -174,8 +174,10 @@ Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mod
 		auto qc = Statement::prepare(p.db_, "PRAGMA quick_check");
 		Result<bool> row = qc.is_ok() ? qc->step() : Result<bool>(qc.status());
 		if (!row.is_ok() || !row.value() || qc->column_text(0) != "ok") {
-			std::string why = row.is_ok() && row.value() ? qc->column_text(0) : row.status().message();
-			return io_error(path + ": not a readable dlsched profile database (" + why + "); " + kFix);
+			std::string why =
+				row.is_ok() && row.value() ? qc->column_text(0) : row.status().message();
+			return io_error(path + ": not a readable dlsched profile database (" + why + "); " +
+					kFix);
 		}
 	}
 	auto app = pragma_int(p.db_, "application_id");
@@ -190,16 +192,18 @@ Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mod
 	if (!app.is_ok() || !version.is_ok() || n_tables < 0)
 		return io_error(path + ": cannot read the schema; " + kFix);
 	if (app.value() != kApplicationId && !(app.value() == 0 && n_tables == 0))
-		return invalid_argument(path + ": an SQLite file, but not a dlsched profile database (application_id " +
-		                        std::to_string(app.value()) + "); give ProfileDB= another path");
+		return invalid_argument(
+			path + ": an SQLite file, but not a dlsched profile database (application_id " +
+			std::to_string(app.value()) + "); give ProfileDB= another path");
 	p.version_ = static_cast<int>(version.value());
 	if (p.version_ > kSchemaVersion)
-		return invalid_argument(path + ": profile database schema version " + std::to_string(p.version_) +
-		                        " is newer than this dlsched's (" + std::to_string(kSchemaVersion) +
-		                        "); upgrade dlsched");
+		return invalid_argument(path + ": profile database schema version " +
+					std::to_string(p.version_) + " is newer than this dlsched's (" +
+					std::to_string(kSchemaVersion) + "); upgrade dlsched");
 	if (!migrate) {
 		if (p.version_ == 0)
-			return invalid_argument(path + ": an empty database, not yet initialised by dlsched-ingestd");
+			return invalid_argument(
+				path + ": an empty database, not yet initialised by dlsched-ingestd");
 		return p;
 	}
 	Status st = p.db_.exec("PRAGMA journal_mode=WAL");
@@ -226,11 +230,12 @@ Status ProfileDb::migrate_to(int version)
 	for (int v = version_; v < version; ++v) {
 		Status st = db_.exec(kSteps[v]);
 		if (!st.is_ok())
-			return io_error(path() + ": upgrading the schema from version " + std::to_string(v) + ": " + st.message());
+			return io_error(path() + ": upgrading the schema from version " + std::to_string(v) +
+					": " + st.message());
 	}
 	// PRAGMA values cannot be bound parameters; both are integers formatted here.
-	Status st = db_.exec("PRAGMA application_id=" + std::to_string(kApplicationId) + ";PRAGMA user_version=" +
-	                     std::to_string(version));
+	Status st = db_.exec("PRAGMA application_id=" + std::to_string(kApplicationId) +
+			     ";PRAGMA user_version=" + std::to_string(version));
 	if (st.is_ok())
 		st = tx.commit();
 	if (st.is_ok())
@@ -247,7 +252,8 @@ Result<ProfileDb> ProfileDb::open_reader(const std::string& path, int busy_timeo
 {
 	struct stat sb;
 	if (stat(path.c_str(), &sb) != 0)
-		return not_found(path + ": no profile database there (ProfileDB=; dlsched-ingestd creates it)");
+		return not_found(path +
+				 ": no profile database there (ProfileDB=; dlsched-ingestd creates it)");
 	return open_checked(path, Database::Mode::kReadOnly, false, busy_timeout_ms, check);
 }
 
@@ -268,52 +274,75 @@ Result<ProfileDb> ProfileDb::create_at_version(const std::string& path, int vers
 
 Status ProfileDb::put_job(const JobRecord& j)
 {
-	auto st = Statement::prepare(db_,
-	                             "INSERT OR REPLACE INTO jobs (cluster, job_id, user, model, gpus, nodes, epochs_total, "
-	                             "submit_s, start_s, end_s, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+	auto st = Statement::prepare(
+		db_,
+		"INSERT OR REPLACE INTO jobs (cluster, job_id, user, model, gpus, nodes, epochs_total, "
+		"submit_s, start_s, end_s, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
 	if (!st.is_ok())
 		return st.status();
 	Statement& s = st.value();
 	Status b = s.bind(1, j.cluster);
-	if (b.is_ok()) b = s.bind(2, j.job_id);
-	if (b.is_ok()) b = s.bind(3, j.user);
-	if (b.is_ok()) b = s.bind(4, j.model);
-	if (b.is_ok()) b = s.bind(5, static_cast<std::int64_t>(j.gpus));
-	if (b.is_ok()) b = s.bind(6, static_cast<std::int64_t>(j.nodes));
-	if (b.is_ok()) b = s.bind(7, j.epochs_total);
-	if (b.is_ok()) b = s.bind(8, j.submit_s);
-	if (b.is_ok()) b = s.bind(9, j.start_s);
-	if (b.is_ok()) b = s.bind(10, j.end_s);
-	if (b.is_ok()) b = s.bind(11, j.state);
+	if (b.is_ok())
+		b = s.bind(2, j.job_id);
+	if (b.is_ok())
+		b = s.bind(3, j.user);
+	if (b.is_ok())
+		b = s.bind(4, j.model);
+	if (b.is_ok())
+		b = s.bind(5, static_cast<std::int64_t>(j.gpus));
+	if (b.is_ok())
+		b = s.bind(6, static_cast<std::int64_t>(j.nodes));
+	if (b.is_ok())
+		b = s.bind(7, j.epochs_total);
+	if (b.is_ok())
+		b = s.bind(8, j.submit_s);
+	if (b.is_ok())
+		b = s.bind(9, j.start_s);
+	if (b.is_ok())
+		b = s.bind(10, j.end_s);
+	if (b.is_ok())
+		b = s.bind(11, j.state);
 	return b.is_ok() ? s.run() : b;
 }
 
 Result<bool> ProfileDb::add_epoch(const EpochRecord& e)
 {
 	// The node from version 5 on (a database made at an older version for a test has no column).
-	auto st = Statement::prepare(db_, std::string("INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, "
-	                                              "end_s, bytes_read, net_rx_bytes, nfs_read_bytes") +
-	                                          (version_ >= 5 ? ", node" : "") +
-	                                          ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10" +
-	                                          (version_ >= 5 ? ", ?11" : "") +
-	                                          ") "
-	                                          // Only a duplicate is skipped; a CHECK failure stays an error.
-	                                          "ON CONFLICT DO NOTHING");
+	auto st = Statement::prepare(
+		db_, std::string("INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, "
+				 "end_s, bytes_read, net_rx_bytes, nfs_read_bytes") +
+			     (version_ >= 5 ? ", node" : "") +
+			     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10" +
+			     (version_ >= 5 ? ", ?11" : "") +
+			     ") "
+			     // Only a duplicate is skipped; a CHECK failure stays an error.
+			     "ON CONFLICT DO NOTHING");
 	if (!st.is_ok())
 		return st.status();
 	Statement& s = st.value();
 	Status b = s.bind(1, e.cluster);
-	if (b.is_ok()) b = s.bind(2, e.job_id);
-	if (b.is_ok()) b = s.bind(3, static_cast<std::int64_t>(e.run));
-	if (b.is_ok()) b = s.bind(4, static_cast<std::int64_t>(e.epoch));
-	if (b.is_ok()) b = s.bind(5, static_cast<std::int64_t>(e.gpus));
-	if (b.is_ok()) b = s.bind(6, e.start_s);
-	if (b.is_ok()) b = s.bind(7, e.end_s);
-	if (b.is_ok()) b = s.bind(8, e.bytes_read);
-	if (b.is_ok()) b = s.bind(9, e.net_rx_bytes);
-	if (b.is_ok()) b = s.bind(10, e.nfs_read_bytes);
-	if (b.is_ok() && version_ >= 5) b = s.bind(11, e.node);
-	if (b.is_ok()) b = s.run();
+	if (b.is_ok())
+		b = s.bind(2, e.job_id);
+	if (b.is_ok())
+		b = s.bind(3, static_cast<std::int64_t>(e.run));
+	if (b.is_ok())
+		b = s.bind(4, static_cast<std::int64_t>(e.epoch));
+	if (b.is_ok())
+		b = s.bind(5, static_cast<std::int64_t>(e.gpus));
+	if (b.is_ok())
+		b = s.bind(6, e.start_s);
+	if (b.is_ok())
+		b = s.bind(7, e.end_s);
+	if (b.is_ok())
+		b = s.bind(8, e.bytes_read);
+	if (b.is_ok())
+		b = s.bind(9, e.net_rx_bytes);
+	if (b.is_ok())
+		b = s.bind(10, e.nfs_read_bytes);
+	if (b.is_ok() && version_ >= 5)
+		b = s.bind(11, e.node);
+	if (b.is_ok())
+		b = s.run();
 	if (!b.is_ok())
 		return b;
 	return db_.changes() > 0;
@@ -321,21 +350,30 @@ Result<bool> ProfileDb::add_epoch(const EpochRecord& e)
 
 Result<bool> ProfileDb::add_checkpoint(const CheckpointRecord& c)
 {
-	auto st = Statement::prepare(db_,
-	                             "INSERT INTO checkpoints (cluster, job_id, run, epoch, kind, bytes, seconds, at_s) "
-	                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING");
+	auto st = Statement::prepare(
+		db_,
+		"INSERT INTO checkpoints (cluster, job_id, run, epoch, kind, bytes, seconds, at_s) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING");
 	if (!st.is_ok())
 		return st.status();
 	Statement& s = st.value();
 	Status b = s.bind(1, c.cluster);
-	if (b.is_ok()) b = s.bind(2, c.job_id);
-	if (b.is_ok()) b = s.bind(3, static_cast<std::int64_t>(c.run));
-	if (b.is_ok()) b = s.bind(4, c.epoch);
-	if (b.is_ok()) b = s.bind(5, c.kind);
-	if (b.is_ok()) b = s.bind(6, c.bytes);
-	if (b.is_ok()) b = s.bind(7, c.seconds);
-	if (b.is_ok()) b = s.bind(8, c.at_s);
-	if (b.is_ok()) b = s.run();
+	if (b.is_ok())
+		b = s.bind(2, c.job_id);
+	if (b.is_ok())
+		b = s.bind(3, static_cast<std::int64_t>(c.run));
+	if (b.is_ok())
+		b = s.bind(4, c.epoch);
+	if (b.is_ok())
+		b = s.bind(5, c.kind);
+	if (b.is_ok())
+		b = s.bind(6, c.bytes);
+	if (b.is_ok())
+		b = s.bind(7, c.seconds);
+	if (b.is_ok())
+		b = s.bind(8, c.at_s);
+	if (b.is_ok())
+		b = s.run();
 	if (!b.is_ok())
 		return b;
 	return db_.changes() > 0;
@@ -344,17 +382,22 @@ Result<bool> ProfileDb::add_checkpoint(const CheckpointRecord& c)
 Status ProfileDb::add_experience(const std::string& cluster, const PolicyStep& step)
 {
 	auto st = Statement::prepare(db_,
-	                             "INSERT INTO experience (cluster, cycle, at_s, state, action, reward) "
-	                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+				     "INSERT INTO experience (cluster, cycle, at_s, state, action, reward) "
+				     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
 	if (!st.is_ok())
 		return st.status();
 	Statement& s = st.value();
 	Status b = s.bind(1, cluster);
-	if (b.is_ok()) b = s.bind(2, static_cast<std::int64_t>(step.cycle));
-	if (b.is_ok()) b = s.bind(3, step.now);
-	if (b.is_ok()) b = s.bind(4, experience_state(step).dump(0));
-	if (b.is_ok()) b = s.bind(5, experience_action(step).dump(0));
-	if (b.is_ok()) b = s.bind(6, experience_reward(step));
+	if (b.is_ok())
+		b = s.bind(2, static_cast<std::int64_t>(step.cycle));
+	if (b.is_ok())
+		b = s.bind(3, step.now);
+	if (b.is_ok())
+		b = s.bind(4, experience_state(step).dump(0));
+	if (b.is_ok())
+		b = s.bind(5, experience_action(step).dump(0));
+	if (b.is_ok())
+		b = s.bind(6, experience_reward(step));
 	return b.is_ok() ? s.run() : b;
 }
 
@@ -367,11 +410,12 @@ Status ProfileDb::add_experience(const std::string& cluster, const std::vector<P
 	return st.is_ok() ? tx.commit() : st;
 }
 
-Result<std::vector<PolicyStep>> ProfileDb::experience(const std::string& cluster, double since_s, std::size_t limit)
+Result<std::vector<PolicyStep>> ProfileDb::experience(const std::string& cluster, double since_s,
+						      std::size_t limit)
 {
 	std::string sql =
-	        "SELECT rowid, cycle, at_s, state, action FROM experience WHERE cluster = ?1 AND at_s >= ?2 "
-	        "ORDER BY at_s, cycle, rowid";
+		"SELECT rowid, cycle, at_s, state, action FROM experience WHERE cluster = ?1 AND at_s >= ?2 "
+		"ORDER BY at_s, cycle, rowid";
 	if (limit)
 		sql += " LIMIT " + std::to_string(limit);  // a number formatted here, not caller text
 	auto st = Statement::prepare(db_, sql);
@@ -392,8 +436,9 @@ Result<std::vector<PolicyStep>> ProfileDb::experience(const std::string& cluster
 		step.now = r.column_double(2);
 		Status p = parse_experience(r.column_text(3), r.column_text(4), step);
 		if (!p.is_ok()) {
-			bad_row = Status(p.code(), path() + ": experience row " + std::to_string(r.column_int(0)) + ": " +
-			                                   p.message());
+			bad_row = Status(p.code(), path() + ": experience row " +
+							   std::to_string(r.column_int(0)) + ": " +
+							   p.message());
 			return;
 		}
 		out.push_back(std::move(step));
@@ -412,8 +457,10 @@ Result<std::vector<std::pair<std::string, int>>> ProfileDb::experience_clusters(
 
 Result<std::vector<std::pair<std::string, int>>> ProfileDb::models()
 {
-	return name_counts(db_, "SELECT j.model, count(*) FROM jobs j WHERE EXISTS (SELECT 1 FROM epochs e WHERE "
-	                        "e.cluster = j.cluster AND e.job_id = j.job_id) GROUP BY j.model ORDER BY j.model");
+	return name_counts(
+		db_,
+		"SELECT j.model, count(*) FROM jobs j WHERE EXISTS (SELECT 1 FROM epochs e WHERE "
+		"e.cluster = j.cluster AND e.job_id = j.job_id) GROUP BY j.model ORDER BY j.model");
 }
 
 const char* ProfileDb::node_column() const
@@ -422,14 +469,15 @@ const char* ProfileDb::node_column() const
 }
 
 Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster, std::int64_t job_id,
-                                                     std::size_t limit)
+						      std::size_t limit)
 {
-	auto st = prepare_for_job(db_,
-	                          std::string("SELECT run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, "
-	                                      "nfs_read_bytes, ") +
-	                                  node_column() + " FROM epochs WHERE cluster = ?1 AND job_id = ?2 " +
-	                                  newest_first("epoch DESC", limit),
-	                          cluster, job_id);
+	auto st = prepare_for_job(
+		db_,
+		std::string("SELECT run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, "
+			    "nfs_read_bytes, ") +
+			node_column() + " FROM epochs WHERE cluster = ?1 AND job_id = ?2 " +
+			newest_first("epoch DESC", limit),
+		cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
 	std::vector<EpochRecord> out;
@@ -455,13 +503,14 @@ Result<std::vector<EpochRecord>> ProfileDb::epochs_of(const std::string& cluster
 }
 
 Result<std::vector<CheckpointRecord>> ProfileDb::checkpoints_of(const std::string& cluster,
-                                                               std::int64_t job_id, std::size_t limit)
+								std::int64_t job_id, std::size_t limit)
 {
-	auto st = prepare_for_job(db_,
-	                          "SELECT run, epoch, kind, bytes, seconds, at_s FROM checkpoints WHERE cluster = ?1 "
-	                          "AND job_id = ?2 " +
-	                                  newest_first("at_s DESC, rowid DESC", limit),
-	                          cluster, job_id);
+	auto st = prepare_for_job(
+		db_,
+		"SELECT run, epoch, kind, bytes, seconds, at_s FROM checkpoints WHERE cluster = ?1 "
+		"AND job_id = ?2 " +
+			newest_first("at_s DESC, rowid DESC", limit),
+		cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
 	std::vector<CheckpointRecord> out;
@@ -500,13 +549,15 @@ JobRecord job_from_row(const Statement& s)
 	j.state = s.column_text(10);
 	return j;
 }
-const char kJobColumns[] = "cluster, job_id, user, model, gpus, nodes, epochs_total, submit_s, start_s, end_s, state";
+const char kJobColumns[] =
+	"cluster, job_id, user, model, gpus, nodes, epochs_total, submit_s, start_s, end_s, state";
 }  // namespace
 
 Result<JobRecord> ProfileDb::job_record(const std::string& cluster, std::int64_t job_id)
 {
-	auto st = prepare_for_job(db_, std::string("SELECT ") + kJobColumns + " FROM jobs WHERE cluster = ?1 AND job_id = ?2",
-	                          cluster, job_id);
+	auto st = prepare_for_job(
+		db_, std::string("SELECT ") + kJobColumns + " FROM jobs WHERE cluster = ?1 AND job_id = ?2",
+		cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
 	auto row = st->step();
@@ -514,15 +565,16 @@ Result<JobRecord> ProfileDb::job_record(const std::string& cluster, std::int64_t
 		return row.status();
 	if (!row.value())
 		return not_found(path() + ": no job " + std::to_string(job_id) +
-		                 (cluster.empty() ? std::string() : " on cluster " + cluster));
+				 (cluster.empty() ? std::string() : " on cluster " + cluster));
 	return job_from_row(st.value());
 }
 
 Status ProfileDb::forget_job(const std::string& cluster, std::int64_t job_id)
 {
 	for (const char* table : {"epochs", "checkpoints", "preemptions", "jobs"}) {
-		auto st = prepare_for_job(db_, std::string("DELETE FROM ") + table + " WHERE cluster = ?1 AND job_id = ?2",
-		                          cluster, job_id);
+		auto st = prepare_for_job(
+			db_, std::string("DELETE FROM ") + table + " WHERE cluster = ?1 AND job_id = ?2",
+			cluster, job_id);
 		if (!st.is_ok())
 			return st.status();
 		Status run = st->run();
@@ -534,52 +586,68 @@ Status ProfileDb::forget_job(const std::string& cluster, std::int64_t job_id)
 
 Status ProfileDb::add_preemption(const PreemptionRecord& p)
 {
-	auto st = Statement::prepare(db_,
-	                             "INSERT OR REPLACE INTO preemptions (cluster, job_id, requested_s, grace_s, gpus, "
-	                             "predicted_suspend_s, predicted_resume_s, reason, outcome, requeued_s) "
-	                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+	auto st = Statement::prepare(
+		db_,
+		"INSERT OR REPLACE INTO preemptions (cluster, job_id, requested_s, grace_s, gpus, "
+		"predicted_suspend_s, predicted_resume_s, reason, outcome, requeued_s) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
 	if (!st.is_ok())
 		return st.status();
 	Statement& s = st.value();
 	Status b = s.bind(1, p.cluster);
-	if (b.is_ok()) b = s.bind(2, p.job_id);
-	if (b.is_ok()) b = s.bind(3, p.requested_s);
-	if (b.is_ok()) b = s.bind(4, p.grace_s);
-	if (b.is_ok()) b = s.bind(5, static_cast<std::int64_t>(p.gpus));
-	if (b.is_ok()) b = s.bind(6, p.predicted_suspend_s);
-	if (b.is_ok()) b = s.bind(7, p.predicted_resume_s);
-	if (b.is_ok()) b = s.bind(8, p.reason);
-	if (b.is_ok()) b = s.bind(9, p.outcome);
-	if (b.is_ok()) b = s.bind(10, p.requeued_s);
+	if (b.is_ok())
+		b = s.bind(2, p.job_id);
+	if (b.is_ok())
+		b = s.bind(3, p.requested_s);
+	if (b.is_ok())
+		b = s.bind(4, p.grace_s);
+	if (b.is_ok())
+		b = s.bind(5, static_cast<std::int64_t>(p.gpus));
+	if (b.is_ok())
+		b = s.bind(6, p.predicted_suspend_s);
+	if (b.is_ok())
+		b = s.bind(7, p.predicted_resume_s);
+	if (b.is_ok())
+		b = s.bind(8, p.reason);
+	if (b.is_ok())
+		b = s.bind(9, p.outcome);
+	if (b.is_ok())
+		b = s.bind(10, p.requeued_s);
 	return b.is_ok() ? s.run() : b;
 }
 
 Status ProfileDb::finish_preemption(const std::string& cluster, std::int64_t job_id, double requested_s,
-                                    const std::string& outcome, double requeued_s)
+				    const std::string& outcome, double requeued_s)
 {
-	auto st = Statement::prepare(db_,
-	                             "UPDATE preemptions SET outcome = ?4, requeued_s = ?5 WHERE cluster = ?1 AND "
-	                             "job_id = ?2 AND requested_s = ?3");
+	auto st = Statement::prepare(
+		db_,
+		"UPDATE preemptions SET outcome = ?4, requeued_s = ?5 WHERE cluster = ?1 AND "
+		"job_id = ?2 AND requested_s = ?3");
 	if (!st.is_ok())
 		return st.status();
 	Statement& s = st.value();
 	Status b = s.bind(1, cluster);
-	if (b.is_ok()) b = s.bind(2, job_id);
-	if (b.is_ok()) b = s.bind(3, requested_s);
-	if (b.is_ok()) b = s.bind(4, outcome);
-	if (b.is_ok()) b = s.bind(5, requeued_s);
+	if (b.is_ok())
+		b = s.bind(2, job_id);
+	if (b.is_ok())
+		b = s.bind(3, requested_s);
+	if (b.is_ok())
+		b = s.bind(4, outcome);
+	if (b.is_ok())
+		b = s.bind(5, requeued_s);
 	return b.is_ok() ? s.run() : b;
 }
 
 Result<std::vector<PreemptionRecord>> ProfileDb::preemptions_of(const std::string& cluster,
-                                                               std::int64_t job_id, std::size_t limit)
+								std::int64_t job_id, std::size_t limit)
 {
-	auto st = prepare_for_job(db_,
-	                          std::string("SELECT requested_s, grace_s, gpus, predicted_suspend_s, "
-	                                      "predicted_resume_s, reason, outcome, requeued_s FROM preemptions "
-	                                      "WHERE cluster = ?1 AND job_id = ?2 ") +
-	                                  newest_first("requested_s DESC", limit),
-	                          cluster, job_id);
+	auto st = prepare_for_job(
+		db_,
+		std::string("SELECT requested_s, grace_s, gpus, predicted_suspend_s, "
+			    "predicted_resume_s, reason, outcome, requeued_s FROM preemptions "
+			    "WHERE cluster = ?1 AND job_id = ?2 ") +
+			newest_first("requested_s DESC", limit),
+		cluster, job_id);
 	if (!st.is_ok())
 		return st.status();
 	std::vector<PreemptionRecord> out;
@@ -635,9 +703,10 @@ Status ProfileDb::fill(JobProfile& p, std::size_t limit)
 
 Result<std::vector<JobProfile>> ProfileDb::model_history(const std::string& model, std::size_t limit)
 {
-	std::string sql = std::string("SELECT ") + kJobColumns +
-	                  " FROM jobs j WHERE model = ?1 AND EXISTS (SELECT 1 FROM epochs e WHERE "
-	                  "e.cluster = j.cluster AND e.job_id = j.job_id) ORDER BY submit_s DESC, job_id DESC";
+	std::string sql =
+		std::string("SELECT ") + kJobColumns +
+		" FROM jobs j WHERE model = ?1 AND EXISTS (SELECT 1 FROM epochs e WHERE "
+		"e.cluster = j.cluster AND e.job_id = j.job_id) ORDER BY submit_s DESC, job_id DESC";
 	if (limit)
 		sql += " LIMIT " + std::to_string(limit);  // a number formatted here, not caller text
 	auto st = Statement::prepare(db_, sql);
@@ -647,7 +716,9 @@ Result<std::vector<JobProfile>> ProfileDb::model_history(const std::string& mode
 	if (!b.is_ok())
 		return b;
 	std::vector<JobProfile> out;
-	Status done = each_row(st.value(), [&](const Statement& r) { out.push_back(JobProfile{job_from_row(r), {}, {}, {}}); });
+	Status done = each_row(st.value(), [&](const Statement& r) {
+		out.push_back(JobProfile{job_from_row(r), {}, {}, {}});
+	});
 	if (!done.is_ok())
 		return done;
 	for (JobProfile& p : out) {
@@ -659,15 +730,16 @@ Result<std::vector<JobProfile>> ProfileDb::model_history(const std::string& mode
 }
 
 Result<std::vector<NodeRun>> ProfileDb::recent_node_runs(const std::string& cluster, std::size_t runs,
-                                                          std::size_t max_rows)
+							 std::size_t max_rows)
 {
 	std::vector<NodeRun> out;
 	if (version_ < 5 || runs == 0)
 		return out;  // no epoch knows its node before schema 5
 	// The latest epochs first (epochs_by_end), until `runs` distinct runs-on-a-node are found.
-	auto latest = Statement::prepare(db_,
-	                                 "SELECT job_id, run, node FROM epochs WHERE cluster = ?1 AND node != '' "
-	                                 "ORDER BY end_s DESC, job_id DESC, epoch DESC");
+	auto latest =
+		Statement::prepare(db_,
+				   "SELECT job_id, run, node FROM epochs WHERE cluster = ?1 AND node != '' "
+				   "ORDER BY end_s DESC, job_id DESC, epoch DESC");
 	if (!latest.is_ok())
 		return latest.status();
 	Status b = latest->bind(1, cluster);
@@ -688,9 +760,10 @@ Result<std::vector<NodeRun>> ProfileDb::recent_node_runs(const std::string& clus
 			out.push_back(std::move(n));
 	}
 	// Each run's epochs on its node (the jobs' primary key), and its job's model and node count.
-	auto epochs = Statement::prepare(db_,
-	                                 "SELECT epoch, gpus, start_s, end_s FROM epochs WHERE cluster = ?1 AND "
-	                                 "job_id = ?2 AND run = ?3 AND node = ?4 ORDER BY epoch");
+	auto epochs =
+		Statement::prepare(db_,
+				   "SELECT epoch, gpus, start_s, end_s FROM epochs WHERE cluster = ?1 AND "
+				   "job_id = ?2 AND run = ?3 AND node = ?4 ORDER BY epoch");
 	if (!epochs.is_ok())
 		return epochs.status();
 	for (NodeRun& n : out) {
@@ -704,9 +777,12 @@ Result<std::vector<NodeRun>> ProfileDb::recent_node_runs(const std::string& clus
 		}
 		epochs->reset();
 		Status reset = epochs->bind(1, cluster);
-		if (reset.is_ok()) reset = epochs->bind(2, n.job_id);
-		if (reset.is_ok()) reset = epochs->bind(3, static_cast<std::int64_t>(n.run));
-		if (reset.is_ok()) reset = epochs->bind(4, n.node);
+		if (reset.is_ok())
+			reset = epochs->bind(2, n.job_id);
+		if (reset.is_ok())
+			reset = epochs->bind(3, static_cast<std::int64_t>(n.run));
+		if (reset.is_ok())
+			reset = epochs->bind(4, n.node);
 		if (!reset.is_ok())
 			return reset;
 		Status done = each_row(epochs.value(), [&](const Statement& r) {
@@ -736,8 +812,9 @@ Status ProfileDb::backup(const std::string& dest)
 {
 	struct stat st;
 	if (dest.empty() || ::stat(dest.c_str(), &st) == 0)
-		return invalid_argument("backup: " + (dest.empty() ? std::string("no file given") : dest + " exists") +
-		                        "; give a new file name");
+		return invalid_argument(
+			"backup: " + (dest.empty() ? std::string("no file given") : dest + " exists") +
+			"; give a new file name");
 	auto s = Statement::prepare(db_, "VACUUM INTO ?1");
 	if (!s.is_ok())
 		return s.status();
@@ -770,23 +847,28 @@ Status ProfileDb::export_csv(const std::string& table, std::ostream& out)
 		order = "cluster, job_id";
 	} else if (table == "epochs") {
 		// The node last (from schema 5 on): scripts read the columns before it by position.
-		cols = version_ >= 5 ? "cluster, job_id, run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, "
-		                       "nfs_read_bytes, node"
-		                     : "cluster, job_id, run, epoch, gpus, start_s, end_s, bytes_read, net_rx_bytes, "
-		                       "nfs_read_bytes";
+		cols = version_ >= 5 ? "cluster, job_id, run, epoch, gpus, start_s, end_s, bytes_read, "
+				       "net_rx_bytes, "
+				       "nfs_read_bytes, node"
+				     : "cluster, job_id, run, epoch, gpus, start_s, end_s, bytes_read, "
+				       "net_rx_bytes, "
+				       "nfs_read_bytes";
 		order = "cluster, job_id, epoch";
 	} else if (table == "checkpoints") {
 		cols = "cluster, job_id, run, epoch, kind, bytes, seconds, at_s";
 		order = "cluster, job_id, at_s, rowid";
 	} else if (table == "preemptions") {
-		cols = "cluster, job_id, requested_s, grace_s, gpus, predicted_suspend_s, predicted_resume_s, reason, outcome, "
+		cols = "cluster, job_id, requested_s, grace_s, gpus, predicted_suspend_s, "
+		       "predicted_resume_s, reason, outcome, "
 		       "requeued_s";
 		order = "cluster, job_id, requested_s";
 	} else {
-		return invalid_argument("unknown table '" + table + "' (known: jobs, epochs, checkpoints, preemptions)");
+		return invalid_argument("unknown table '" + table +
+					"' (known: jobs, epochs, checkpoints, preemptions)");
 	}
 	// The table and column names come from the fixed list above, never from the caller.
-	auto st = Statement::prepare(db_, std::string("SELECT ") + cols + " FROM " + table + " ORDER BY " + order);
+	auto st = Statement::prepare(db_,
+				     std::string("SELECT ") + cols + " FROM " + table + " ORDER BY " + order);
 	if (!st.is_ok())
 		return st.status();
 	std::string header = cols;

@@ -24,28 +24,28 @@
 namespace dlsched::db {
 
 struct JobRecord {
-	std::string cluster;       // Slurm cluster name ("" for one cluster)
+	std::string cluster;  // Slurm cluster name ("" for one cluster)
 	std::int64_t job_id = 0;
 	std::string user;
-	std::string model;         // --dl-model; "" when unknown
+	std::string model;  // --dl-model; "" when unknown
 	int gpus = 0;
 	int nodes = 1;
-	double epochs_total = 0;   // 0: unknown
+	double epochs_total = 0;                      // 0: unknown
 	double submit_s = 0, start_s = 0, end_s = 0;  // epoch seconds; 0: not yet
-	std::string state;         // "running", "completed", ...
+	std::string state;                            // "running", "completed", ...
 };
 
 struct EpochRecord {
 	std::string cluster;
 	std::int64_t job_id = 0;
-	int run = 0;               // 0 for the first run, +1 for each restart
-	int epoch = 0;             // 1-based epoch number, unique per job across restarts
-	int gpus = 0;              // GPUs the job held for this epoch
+	int run = 0;    // 0 for the first run, +1 for each restart
+	int epoch = 0;  // 1-based epoch number, unique per job across restarts
+	int gpus = 0;   // GPUs the job held for this epoch
 	double start_s = 0, end_s = 0;
-	std::int64_t bytes_read = -1;      // -1: not measured
+	std::int64_t bytes_read = -1;  // -1: not measured
 	std::int64_t net_rx_bytes = -1;
 	std::int64_t nfs_read_bytes = -1;
-	std::string node;          // the node whose collector reported it (schema 5); "" when unknown
+	std::string node;  // the node whose collector reported it (schema 5); "" when unknown
 
 	double seconds() const { return end_s - start_s; }
 };
@@ -54,10 +54,10 @@ struct CheckpointRecord {
 	std::string cluster;
 	std::int64_t job_id = 0;
 	int run = 0;
-	double epoch = 0;          // progress saved (save) or resumed from (load)
-	std::string kind;          // "save" or "load"
+	double epoch = 0;  // progress saved (save) or resumed from (load)
+	std::string kind;  // "save" or "load"
 	std::int64_t bytes = 0;
-	double seconds = 0;        // time to write (save) or read and restore (load)
+	double seconds = 0;  // time to write (save) or read and restore (load)
 	double at_s = 0;
 };
 
@@ -67,14 +67,14 @@ struct CheckpointRecord {
 struct PreemptionRecord {
 	std::string cluster;
 	std::int64_t job_id = 0;
-	double requested_s = 0;          // the checkpoint request was sent (epoch seconds)
-	double grace_s = 0;              // requeued at the latest this long after
-	int gpus = 0;                    // the GPUs it held
-	double predicted_suspend_s = -1; // to its safe point + the checkpoint write; -1: none predicted
-	double predicted_resume_s = -1;  // checkpoint read + warm-up
-	std::string reason;              // "preempted for job 123 (overhead)"
-	std::string outcome;             // "checkpointed", "grace", "exited", "gone"; "" until requeued
-	double requeued_s = 0;           // when it was requeued (0: not yet)
+	double requested_s = 0;           // the checkpoint request was sent (epoch seconds)
+	double grace_s = 0;               // requeued at the latest this long after
+	int gpus = 0;                     // the GPUs it held
+	double predicted_suspend_s = -1;  // to its safe point + the checkpoint write; -1: none predicted
+	double predicted_resume_s = -1;   // checkpoint read + warm-up
+	std::string reason;               // "preempted for job 123 (overhead)"
+	std::string outcome;              // "checkpointed", "grace", "exited", "gone"; "" until requeued
+	double requeued_s = 0;            // when it was requeued (0: not yet)
 };
 
 // One run's epochs as one node reported them: what the controller's speed model learns from
@@ -106,12 +106,14 @@ public:
 	// before it fails (sched/dlsched appends experience rows with 50 ms: it never waits longer).
 	// `check` as for open_reader.
 	static Result<ProfileDb> open_writer(const std::string& path,
-	                                     int busy_timeout_ms = Database::kBusyTimeoutMs, bool check = true);
+					     int busy_timeout_ms = Database::kBusyTimeoutMs,
+					     bool check = true);
 	// A reader: the file must exist and be a dlsched profile DB this version can read. `check`:
 	// run PRAGMA quick_check first (it reads every page: a reader that reconnects runs it on its
 	// first open only, or seldom; predict::ProfileReader).
 	static Result<ProfileDb> open_reader(const std::string& path,
-	                                     int busy_timeout_ms = Database::kBusyTimeoutMs, bool check = true);
+					     int busy_timeout_ms = Database::kBusyTimeoutMs,
+					     bool check = true);
 	// Tests and migrations: a new database created at an older schema version.
 	static Result<ProfileDb> create_at_version(const std::string& path, int version);
 
@@ -136,7 +138,7 @@ public:
 	// job and request time is replaced), and completes it when the job is requeued.
 	Status add_preemption(const PreemptionRecord& p);
 	Status finish_preemption(const std::string& cluster, std::int64_t job_id, double requested_s,
-	                         const std::string& outcome, double requeued_s);
+				 const std::string& outcome, double requeued_s);
 	// Appends one step of a learned ordering to the experience table (profiledb/experience.h has
 	// the row's format). Several steps: inside one transaction().
 	Status add_experience(const std::string& cluster, const PolicyStep& step);
@@ -151,7 +153,7 @@ public:
 	// The job with its newest `row_limit` epochs, checkpoints and preemptions (each in time order;
 	// 0: all of them).
 	Result<JobProfile> job(const std::string& cluster, std::int64_t job_id,
-	                       std::size_t row_limit = kJobRowLimit);
+			       std::size_t row_limit = kJobRowLimit);
 	// The job's row only (no epochs, no checkpoints); kNotFound when there is none.
 	Result<JobRecord> job_record(const std::string& cluster, std::int64_t job_id);
 	// Jobs of `model` with recorded epochs, most recent first, at most `limit` (0: all).
@@ -161,12 +163,13 @@ public:
 	// at most `max_rows` epochs to find them (an index on the end time): bounded however large the
 	// database grows.
 	Result<std::vector<NodeRun>> recent_node_runs(const std::string& cluster, std::size_t runs,
-	                                              std::size_t max_rows = 100000);
+						      std::size_t max_rows = 100000);
 	// The cluster's experience rows recorded at or after `since_s` (the step's `now`), oldest first
 	// (by time, then cycle, then insertion), at most `limit` (0: all). A malformed row is an error
 	// that names its rowid and the field at fault (nothing is skipped silently: read on from after
 	// that row with a later `since_s`, or delete it).
-	Result<std::vector<PolicyStep>> experience(const std::string& cluster, double since_s, std::size_t limit = 0);
+	Result<std::vector<PolicyStep>> experience(const std::string& cluster, double since_s,
+						   std::size_t limit = 0);
 	// The clusters with experience rows and their row counts, by name.
 	Result<std::vector<std::pair<std::string, int>>> experience_clusters();
 
@@ -180,15 +183,15 @@ public:
 
 private:
 	static Result<ProfileDb> open_checked(const std::string& path, Database::Mode mode, bool migrate,
-	                                      int busy_ms, bool check = true);
+					      int busy_ms, bool check = true);
 	Status migrate_to(int version);
 	// Each the newest `limit` rows (0: all), in time order.
 	Result<std::vector<EpochRecord>> epochs_of(const std::string& cluster, std::int64_t job_id,
-	                                           std::size_t limit);
+						   std::size_t limit);
 	Result<std::vector<CheckpointRecord>> checkpoints_of(const std::string& cluster, std::int64_t job_id,
-	                                                     std::size_t limit);
+							     std::size_t limit);
 	Result<std::vector<PreemptionRecord>> preemptions_of(const std::string& cluster, std::int64_t job_id,
-	                                                     std::size_t limit);
+							     std::size_t limit);
 	// The epochs' node column, or '' in a database older than schema 5 (readers do not upgrade).
 	const char* node_column() const;
 	// Reads p.job's newest `limit` epochs, checkpoints and preemptions into p (0: all).

@@ -33,15 +33,15 @@ Result<Database> Database::open(const std::string& path, Mode mode, int busy_tim
 {
 	int flags = SQLITE_OPEN_NOMUTEX;
 	switch (mode) {
-	case Mode::kReadOnly:
-		flags |= SQLITE_OPEN_READONLY;
-		break;
-	case Mode::kReadWrite:
-		flags |= SQLITE_OPEN_READWRITE;
-		break;
-	case Mode::kCreate:
-		flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-		break;
+		case Mode::kReadOnly:
+			flags |= SQLITE_OPEN_READONLY;
+			break;
+		case Mode::kReadWrite:
+			flags |= SQLITE_OPEN_READWRITE;
+			break;
+		case Mode::kCreate:
+			flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+			break;
 	}
 	Database d;
 	d.path_ = path;
@@ -179,8 +179,9 @@ double Statement::column_double(int i) const
 std::string Statement::column_text(int i) const
 {
 	const unsigned char* t = sqlite3_column_text(st_, i);
-	return t ? std::string(reinterpret_cast<const char*>(t), static_cast<std::size_t>(sqlite3_column_bytes(st_, i)))
-	         : std::string();
+	return t ? std::string(reinterpret_cast<const char*>(t),
+			       static_cast<std::size_t>(sqlite3_column_bytes(st_, i)))
+		 : std::string();
 }
 
 bool Statement::column_is_null(int i) const
@@ -197,13 +198,14 @@ Transaction::Transaction(Database& db) : db_(db)
 Transaction::~Transaction()
 {
 	if (open_)
-		(void) db_.exec("ROLLBACK");
+		(void)db_.exec("ROLLBACK");
 }
 
 Status Transaction::commit()
 {
 	if (!open_)
-		return begun_.is_ok() ? internal_error(db_.path() + ": commit of a finished transaction") : begun_;
+		return begun_.is_ok() ? internal_error(db_.path() + ": commit of a finished transaction")
+				      : begun_;
 	Status st = db_.exec("COMMIT");
 	if (st.is_ok())
 		open_ = false;

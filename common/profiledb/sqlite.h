@@ -28,7 +28,8 @@ public:
 	Database& operator=(const Database&) = delete;
 
 	// Opens `path`. kReadOnly and kReadWrite need an existing file; errors name the path.
-	static Result<Database> open(const std::string& path, Mode mode, int busy_timeout_ms = kBusyTimeoutMs);
+	static Result<Database> open(const std::string& path, Mode mode,
+				     int busy_timeout_ms = kBusyTimeoutMs);
 
 	// Runs fixed SQL (schema, pragmas): never text that carries user data.
 	Status exec(const std::string& sql);

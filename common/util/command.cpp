@@ -145,10 +145,11 @@ bool Command::poll(double wait_s)
 		}
 		if (now >= until)
 			return false;
-		const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count() + 1;
+		const auto left =
+			std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count() + 1;
 		if (out_fd_ >= 0) {
 			pollfd p{out_fd_, POLLIN, 0};
-			(void) ::poll(&p, 1, static_cast<int>(left));
+			(void)::poll(&p, 1, static_cast<int>(left));
 		} else {
 			// Its output closed but it has not exited yet: look again shortly.
 			std::this_thread::sleep_for(std::chrono::milliseconds(std::min<long long>(left, 5)));

@@ -52,7 +52,8 @@ bool CsvReader::next(std::vector<CsvField>& fields, Status& error)
 					++i;
 			} else {
 				std::size_t comma = raw.find(',', i);
-				f.text = raw.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
+				f.text = raw.substr(
+					i, comma == std::string::npos ? std::string::npos : comma - i);
 				i = comma == std::string::npos ? raw.size() : comma;
 				// Trim spaces around unquoted fields.
 				std::size_t a = f.text.find_first_not_of(" \t");
@@ -62,7 +63,7 @@ bool CsvReader::next(std::vector<CsvField>& fields, Status& error)
 			fields.push_back(std::move(f));
 			if (i >= raw.size())
 				break;
-			++i;  // ','
+			++i;                    // ','
 			if (i == raw.size()) {  // trailing comma: one more empty field
 				fields.push_back({"", i + 1});
 				break;
@@ -78,7 +79,8 @@ bool parse_number(const std::string& text, double& out)
 	if (text.empty())
 		return false;
 	// Decimal only: strtod would also read hexadecimal ("0x10") and leading blanks.
-	if (text.find_first_of("xXpP") != std::string::npos || std::isspace(static_cast<unsigned char>(text[0])))
+	if (text.find_first_of("xXpP") != std::string::npos ||
+	    std::isspace(static_cast<unsigned char>(text[0])))
 		return false;
 	char* end = nullptr;
 	errno = 0;

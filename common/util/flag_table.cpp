@@ -24,17 +24,23 @@ std::string range_text(double min, double max)
 
 FlagSpec string_flag(std::string name, std::string metavar, std::string help, std::string* dest)
 {
-	return {std::move(name), std::move(metavar), std::move(help),
+	return {std::move(name),
+		std::move(metavar),
+		std::move(help),
 		[dest](const std::string& v) {
 			*dest = v;
 			return Status::ok();
 		},
-		false, ""};
+		false,
+		""};
 }
 
-FlagSpec number_flag(std::string name, std::string metavar, std::string help, double* dest, double min, double max)
+FlagSpec number_flag(std::string name, std::string metavar, std::string help, double* dest, double min,
+		     double max)
 {
-	return {std::move(name), std::move(metavar), std::move(help),
+	return {std::move(name),
+		std::move(metavar),
+		std::move(help),
 		[dest, min, max](const std::string& v) {
 			double d = 0;
 			if (!parse_number(v, d))
@@ -44,50 +50,62 @@ FlagSpec number_flag(std::string name, std::string metavar, std::string help, do
 			*dest = d;
 			return Status::ok();
 		},
-		false, ""};
+		false,
+		""};
 }
 
 FlagSpec integer_flag(std::string name, std::string metavar, std::string help, long long* dest, long long min,
 		      long long max)
 {
-	return {std::move(name), std::move(metavar), std::move(help),
+	return {std::move(name),
+		std::move(metavar),
+		std::move(help),
 		[dest, min, max](const std::string& v) {
 			long long n = 0;
 			if (!parse_integer(v, n))
 				return invalid_argument("'" + v + "' is not a whole number");
 			if (n < min || n > max)
-				return invalid_argument(v + ": give " +
-							range_text(static_cast<double>(min), static_cast<double>(max)));
+				return invalid_argument(
+					v + ": give " +
+					range_text(static_cast<double>(min), static_cast<double>(max)));
 			*dest = n;
 			return Status::ok();
 		},
-		false, ""};
+		false,
+		""};
 }
 
 FlagSpec int_flag(std::string name, std::string metavar, std::string help, int* dest, int min, int max)
 {
-	return {std::move(name), std::move(metavar), std::move(help),
+	return {std::move(name),
+		std::move(metavar),
+		std::move(help),
 		[dest, min, max](const std::string& v) {
 			long long n = 0;
 			if (!parse_integer(v, n))
 				return invalid_argument("'" + v + "' is not a whole number");
 			if (n < min || n > max)
-				return invalid_argument(v + ": give " +
-							range_text(static_cast<double>(min), static_cast<double>(max)));
+				return invalid_argument(
+					v + ": give " +
+					range_text(static_cast<double>(min), static_cast<double>(max)));
 			*dest = static_cast<int>(n);
 			return Status::ok();
 		},
-		false, ""};
+		false,
+		""};
 }
 
 FlagSpec switch_flag(std::string name, std::string help, bool* dest, std::string alias)
 {
-	return {std::move(name), "", std::move(help),
+	return {std::move(name),
+		"",
+		std::move(help),
 		[dest](const std::string&) {
 			*dest = true;
 			return Status::ok();
 		},
-		false, std::move(alias)};
+		false,
+		std::move(alias)};
 }
 
 const FlagSpec* FlagTable::find(const std::string& name) const

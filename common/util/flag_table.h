@@ -32,8 +32,8 @@ constexpr double kNoMax = std::numeric_limits<double>::infinity();
 
 FlagSpec string_flag(std::string name, std::string metavar, std::string help, std::string* dest);
 // A number in [min, max] ("--noise 2: give 0 to 1").
-FlagSpec number_flag(std::string name, std::string metavar, std::string help, double* dest, double min = kNoMin,
-		     double max = kNoMax);
+FlagSpec number_flag(std::string name, std::string metavar, std::string help, double* dest,
+		     double min = kNoMin, double max = kNoMax);
 // A whole number in [min, max].
 FlagSpec integer_flag(std::string name, std::string metavar, std::string help, long long* dest,
 		      long long min = std::numeric_limits<long long>::min(),
@@ -53,7 +53,10 @@ public:
 
 	bool help_asked() const { return help_; }
 	bool given(const std::string& name) const { return use_.given(name); }
-	[[nodiscard]] Status exclusive(std::initializer_list<const char*> flags) const { return use_.exclusive(flags); }
+	[[nodiscard]] Status exclusive(std::initializer_list<const char*> flags) const
+	{
+		return use_.exclusive(flags);
+	}
 
 	// One line per flag: "  --epochs N              help" (help continued on further lines).
 	std::string options_help(std::size_t column = 26) const;

@@ -30,7 +30,10 @@ public:
 		return Status::ok();
 	}
 
-	bool given(const std::string& flag) const { return std::find(seen_.begin(), seen_.end(), flag) != seen_.end(); }
+	bool given(const std::string& flag) const
+	{
+		return std::find(seen_.begin(), seen_.end(), flag) != seen_.end();
+	}
 
 	// An error naming the first two of `flags` that were both given: they exclude each other.
 	[[nodiscard]] Status exclusive(std::initializer_list<const char*> flags) const
@@ -40,7 +43,8 @@ public:
 			if (!given(f))
 				continue;
 			if (first)
-				return invalid_argument(std::string(first) + " and " + f + " exclude each other: give one");
+				return invalid_argument(std::string(first) + " and " + f +
+							" exclude each other: give one");
 			first = f;
 		}
 		return Status::ok();

@@ -12,7 +12,10 @@ class Rng {
 public:
 	// `stream` separates independent uses of one seed (model choice, elastic marks, ...), so that
 	// turning one option on does not change the draws of another.
-	explicit Rng(std::uint64_t seed, std::uint64_t stream = 0) : state_(seed * 0x9E3779B97F4A7C15ull ^ (stream + 1) * 0xD1B54A32D192ED03ull) {}
+	explicit Rng(std::uint64_t seed, std::uint64_t stream = 0)
+	    : state_(seed * 0x9E3779B97F4A7C15ull ^ (stream + 1) * 0xD1B54A32D192ED03ull)
+	{
+	}
 
 	std::uint64_t next()
 	{

@@ -13,9 +13,13 @@ public:
 	Span() = default;
 	Span(T* data, std::size_t size) : data_(data), size_(size) {}
 	template <class U>
-	Span(const std::vector<U>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+	Span(const std::vector<U>& v) : data_(v.data()), size_(v.size())
+	{
+	}  // NOLINT
 	template <class U>
-	Span(std::vector<U>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+	Span(std::vector<U>& v) : data_(v.data()), size_(v.size())
+	{
+	}  // NOLINT
 
 	T* begin() const { return data_; }
 	T* end() const { return data_ + size_; }

@@ -33,22 +33,38 @@ private:
 	std::string message_;
 };
 
-inline Status invalid_argument(std::string m) { return Status(StatusCode::kInvalidArgument, std::move(m)); }
-inline Status not_found(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
-inline Status parse_error(std::string m) { return Status(StatusCode::kParseError, std::move(m)); }
-inline Status io_error(std::string m) { return Status(StatusCode::kIoError, std::move(m)); }
-inline Status internal_error(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
+inline Status invalid_argument(std::string m)
+{
+	return Status(StatusCode::kInvalidArgument, std::move(m));
+}
+inline Status not_found(std::string m)
+{
+	return Status(StatusCode::kNotFound, std::move(m));
+}
+inline Status parse_error(std::string m)
+{
+	return Status(StatusCode::kParseError, std::move(m));
+}
+inline Status io_error(std::string m)
+{
+	return Status(StatusCode::kIoError, std::move(m));
+}
+inline Status internal_error(std::string m)
+{
+	return Status(StatusCode::kInternal, std::move(m));
+}
 
 // A value or the Status that explains why there is none.
 template <class T>
 class [[nodiscard]] Result {
 public:
-	Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
-	Result(Status status) : v_(std::move(status)) {}   // NOLINT: must not be ok()
+	Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+	Result(Status status) : v_(std::move(status)) {}  // NOLINT: must not be ok()
 
 	bool is_ok() const { return std::holds_alternative<T>(v_); }
 	explicit operator bool() const { return is_ok(); }
-	const Status& status() const {
+	const Status& status() const
+	{
 		static const Status kOk;
 		return is_ok() ? kOk : std::get<Status>(v_);
 	}

@@ -10,7 +10,12 @@ namespace dlsched {
 namespace {
 
 // Streams of the seed (util/random.h): independent, so that options do not disturb each other.
-enum Stream : std::uint64_t { kModelStream = 1, kElasticStream = 2, kDeadlineStream = 3, kPriorityStream = 4 };
+enum Stream : std::uint64_t {
+	kModelStream = 1,
+	kElasticStream = 2,
+	kDeadlineStream = 3,
+	kPriorityStream = 4
+};
 
 // Philly jobs have no model. As Pollux's trace builder does, we choose by GPU-time: short jobs get
 // small models, long jobs big ones, uniformly (seeded) within the bucket among the models the catalog
@@ -18,7 +23,7 @@ enum Stream : std::uint64_t { kModelStream = 1, kElasticStream = 2, kDeadlineStr
 int assign_model(const TraceJob& j, const ModelCatalog& models, Rng& rng)
 {
 	static const std::vector<std::vector<const char*>> kBuckets = {
-	        {"cifar10", "ncf"}, {"deepspeech2", "yolov3"}, {"imagenet", "bert"}};
+		{"cifar10", "ncf"}, {"deepspeech2", "yolov3"}, {"imagenet", "bert"}};
 	const double gpu_hours = j.duration_s * j.gpus / 3600.0;
 	const std::size_t bucket = gpu_hours < 1 ? 0 : gpu_hours < 10 ? 1 : 2;
 	std::vector<int> choice;
@@ -46,7 +51,7 @@ constexpr double kTargetEpochS = 300;
 }  // namespace
 
 Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const ModelCatalog& models,
-                  Workload& out)
+		  Workload& out)
 {
 	if (opt.load_scale <= 0)
 		return invalid_argument("load scale must be positive");
@@ -55,7 +60,7 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 	for (const TraceJob& t : trace.jobs)
 		rows.push_back(&t);
 	std::stable_sort(rows.begin(), rows.end(),
-	                 [](const TraceJob* a, const TraceJob* b) { return a->submit_s < b->submit_s; });
+			 [](const TraceJob* a, const TraceJob* b) { return a->submit_s < b->submit_s; });
 	if (opt.max_jobs && rows.size() > opt.max_jobs)
 		rows.resize(opt.max_jobs);
 	if (rows.empty())
@@ -86,8 +91,9 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 		} else {
 			j.model = models.find(t.model);
 			if (j.model < 0)
-				return parse_error((t.model_where.empty() ? t.where : t.model_where) + ": unknown model '" + t.model + "' (known: " +
-				                   known_models(models) + ")");
+				return parse_error((t.model_where.empty() ? t.where : t.model_where) +
+						   ": unknown model '" + t.model +
+						   "' (known: " + known_models(models) + ")");
 		}
 		const int nodes = (t.gpus + per_node - 1) / per_node;
 		const double speedup = models.speedup(j.model, t.gpus, nodes);
@@ -98,13 +104,16 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 			j.epoch_time_1gpu = t.epoch_s * speedup;
 		} else if (t.duration_s > 0) {
 			j.epochs_total = t.epochs > 0 ? t.epochs
-			                              : std::clamp(std::round(t.duration_s / kTargetEpochS), 1.0, 1000.0);
+						      : std::clamp(std::round(t.duration_s / kTargetEpochS),
+								   1.0, 1000.0);
 			j.epoch_time_1gpu = t.duration_s * speedup / j.epochs_total;
 		} else {
 			// Pollux workloads: the model's reference run, at its measured single-GPU throughput.
 			const double epoch = models.epoch_time_1gpu(j.model);
 			if (!(epoch > 0) || models.at(j.model).reference_epochs <= 0)
-				return parse_error(t.where + ": no duration and no reference run for model '" + t.model + "'");
+				return parse_error(t.where +
+						   ": no duration and no reference run for model '" +
+						   t.model + "'");
 			j.epochs_total = models.at(j.model).reference_epochs;
 			j.epoch_time_1gpu = epoch;
 		}
@@ -116,8 +125,10 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 		const bool make_elastic = elastic_rng.uniform() < opt.elastic_fraction;
 		if (make_elastic && !t.min_gpus && !t.max_gpus) {
 			j.gpus_min = 1;
-			j.gpus_max = std::min(ModelCatalog::kMaxGpus,
-			                      std::max(t.gpus, static_cast<int>(std::ceil(opt.elastic_max_factor * t.gpus))));
+			j.gpus_max = std::min(
+				ModelCatalog::kMaxGpus,
+				std::max(t.gpus,
+					 static_cast<int>(std::ceil(opt.elastic_max_factor * t.gpus))));
 		}
 
 		// Priority class: a seeded fraction of the jobs the trace gives no QoS get the QoS "high".
@@ -133,23 +144,26 @@ Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const M
 			j.deadline = j.submit_time + t.deadline_s;
 		} else if (make_deadline) {
 			// A drawn slack takes one more draw of the stream (a fixed one none, as before).
-			const double slack =
-			        opt.deadline_slack_max > opt.deadline_slack
-			                ? opt.deadline_slack + deadline_rng.uniform() * (opt.deadline_slack_max - opt.deadline_slack)
-			                : opt.deadline_slack;
+			const double slack = opt.deadline_slack_max > opt.deadline_slack
+						     ? opt.deadline_slack + deadline_rng.uniform() *
+										    (opt.deadline_slack_max -
+										     opt.deadline_slack)
+						     : opt.deadline_slack;
 			j.deadline = j.submit_time + slack * runtime;
 			if (j.qos.empty())
 				j.qos = "deadline";
 		}
 		if (j.has_deadline() && opt.deadline_elastic && !t.min_gpus && !t.max_gpus) {
 			j.gpus_min = 1;
-			j.gpus_max = std::min(ModelCatalog::kMaxGpus,
-			                      std::max(t.gpus, static_cast<int>(std::ceil(opt.elastic_max_factor * t.gpus))));
+			j.gpus_max = std::min(
+				ModelCatalog::kMaxGpus,
+				std::max(t.gpus,
+					 static_cast<int>(std::ceil(opt.elastic_max_factor * t.gpus))));
 		}
 
 		// Traces carry no time limits; Slurm users over-request. Rounded up to the minute.
 		j.time_limit = t.time_limit_s > 0 ? t.time_limit_s
-		                                  : std::ceil(opt.time_limit_factor * runtime / 60.0) * 60.0;
+						  : std::ceil(opt.time_limit_factor * runtime / 60.0) * 60.0;
 		out.jobs.push_back(std::move(j));
 		out.trace_runtime_s.push_back(runtime);
 	}

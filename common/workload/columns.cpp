@@ -10,7 +10,8 @@ Status ColumnReader::read_header()
 	std::vector<CsvField> header;
 	Status err;
 	if (!csv_.next(header, err))
-		return parse_error(csv_.source() + ": empty file (expected a header line naming the columns)");
+		return parse_error(csv_.source() +
+				   ": empty file (expected a header line naming the columns)");
 	if (!err.is_ok())
 		return err;
 	for (std::size_t i = 0; i < header.size(); ++i) {
@@ -21,12 +22,13 @@ Status ColumnReader::read_header()
 				for (const auto& k : known_)
 					list += (list.empty() ? "" : ", ") + k;
 				return parse_error(csv_.where(header[i].column) + "unknown column '" + name +
-				                   "' (known: " + list + ")");
+						   "' (known: " + list + ")");
 			}
 			continue;
 		}
 		if (index_.count(name))
-			return parse_error(csv_.where(header[i].column) + "column '" + name + "' appears twice");
+			return parse_error(csv_.where(header[i].column) + "column '" + name +
+					   "' appears twice");
 		index_[name] = i;
 	}
 	for (const auto& r : required_)
@@ -43,8 +45,8 @@ bool ColumnReader::next(Status& error)
 		return false;
 	if (error.is_ok() && fields_.size() != header_size_)
 		error = parse_error(csv_.where(fields_.empty() ? 1 : fields_.back().column) + "expected " +
-		                    std::to_string(header_size_) + " fields as in the header, found " +
-		                    std::to_string(fields_.size()));
+				    std::to_string(header_size_) + " fields as in the header, found " +
+				    std::to_string(fields_.size()));
 	return true;
 }
 
@@ -61,7 +63,8 @@ std::string ColumnReader::at(const std::string& col) const
 	return csv_.where(it == index_.end() ? 1 : fields_[it->second].column);
 }
 
-Status ColumnReader::number(const std::string& col, double& out, bool allow_empty, const TraceRange& range) const
+Status ColumnReader::number(const std::string& col, double& out, bool allow_empty,
+			    const TraceRange& range) const
 {
 	const std::string& t = text(col);
 	if (t.empty() && allow_empty)
@@ -79,7 +82,8 @@ Status ColumnReader::number(const std::string& col, double& out, bool allow_empt
 	return Status::ok();
 }
 
-Status ColumnReader::integer(const std::string& col, long long& out, bool allow_empty, const TraceRange& range) const
+Status ColumnReader::integer(const std::string& col, long long& out, bool allow_empty,
+			     const TraceRange& range) const
 {
 	const std::string& t = text(col);
 	if (t.empty() && allow_empty)

@@ -17,8 +17,10 @@ public:
 	// `known`: every column the format defines; `required`: those that must be present. With
 	// `strict`, a column not in `known` is an error.
 	ColumnReader(CsvReader& csv, std::vector<std::string> known, std::vector<std::string> required,
-	             bool strict)
-	    : csv_(csv), known_(std::move(known)), required_(std::move(required)), strict_(strict) {}
+		     bool strict)
+	    : csv_(csv), known_(std::move(known)), required_(std::move(required)), strict_(strict)
+	{
+	}
 
 	Status read_header();
 	// Next record; false at the end. A record with the wrong number of fields is an error.
@@ -30,7 +32,8 @@ public:
 	// Typed fields: an error names file:line:column and says what was expected; a value outside
 	// `range` is an error that says the range.
 	Status number(const std::string& col, double& out, bool allow_empty, const TraceRange& range) const;
-	Status integer(const std::string& col, long long& out, bool allow_empty, const TraceRange& range) const;
+	Status integer(const std::string& col, long long& out, bool allow_empty,
+		       const TraceRange& range) const;
 	std::string where() const { return csv_.source() + ":" + std::to_string(csv_.line()); }
 	// "file:line:column: " of the column's field in the current record (column 1 if it is absent).
 	std::string where_of(const std::string& col) const { return at(col); }

@@ -13,7 +13,8 @@ Result<InferenceDemand> InferenceDemand::load(const std::string& path)
 {
 	std::ifstream in(path);
 	if (!in)
-		return not_found(path + ": cannot open the inference demand file (a CSV of time_s,demand rows)");
+		return not_found(path +
+				 ": cannot open the inference demand file (a CSV of time_s,demand rows)");
 	std::ostringstream text;
 	text << in.rdbuf();
 	return parse(text.str(), path);
@@ -37,24 +38,25 @@ Result<InferenceDemand> InferenceDemand::parse(const std::string& text, const st
 		first = false;
 		if (f.size() != 2)
 			return invalid_argument(csv.where(1) + "expected 2 fields (time_s,demand), found " +
-			                        std::to_string(f.size()));
+						std::to_string(f.size()));
 		double t = 0, v = 0;
 		if (!parse_number(f[0].text, t) || t < 0 || t > 1e10)
 			return invalid_argument(csv.where(f[0].column) + "time_s '" + f[0].text +
-			                        "' is not a number of seconds in [0, 1e10]");
+						"' is not a number of seconds in [0, 1e10]");
 		if (!parse_number(f[1].text, v) || v < 0 || v > 1)
-			return invalid_argument(csv.where(f[1].column) + "demand '" + f[1].text +
-			                        "' is not a fraction in [0, 1] (of the inference partition's GPUs)");
+			return invalid_argument(
+				csv.where(f[1].column) + "demand '" + f[1].text +
+				"' is not a fraction in [0, 1] (of the inference partition's GPUs)");
 		if (!d.points_.empty() && t <= d.points_.back().time)
 			return invalid_argument(csv.where(f[0].column) + "time_s " + f[0].text +
-			                        " does not increase (times must be strictly increasing)");
+						" does not increase (times must be strictly increasing)");
 		d.points_.push_back({t, v});
 	}
 	if (d.points_.empty())
 		return invalid_argument(source + ": no demand rows (expected time_s,demand lines)");
 	const std::size_t n = d.points_.size();
 	d.period_ = n >= 2 ? d.points_[n - 1].time + (d.points_[n - 1].time - d.points_[n - 2].time)
-	                   : std::max(86400.0, d.points_[0].time + 1);
+			   : std::max(86400.0, d.points_[0].time + 1);
 	return d;
 }
 
@@ -66,7 +68,7 @@ double InferenceDemand::at(Seconds t) const
 		t = 0;
 	t = std::fmod(t, period_);
 	auto it = std::upper_bound(points_.begin(), points_.end(), t,
-	                           [](Seconds x, const Point& p) { return x < p.time; });
+				   [](Seconds x, const Point& p) { return x < p.time; });
 	if (it == points_.begin())
 		return points_.front().demand;
 	return std::prev(it)->demand;
@@ -81,7 +83,7 @@ Seconds InferenceDemand::next_change(Seconds t) const
 	const Seconds base = std::floor(t / period_) * period_;
 	const Seconds in = t - base;
 	auto it = std::upper_bound(points_.begin(), points_.end(), in,
-	                           [](Seconds x, const Point& p) { return x < p.time; });
+				   [](Seconds x, const Point& p) { return x < p.time; });
 	if (it != points_.end())
 		return base + it->time;
 	// Wraps: the series starts again at the next period (its first point's time, usually 0).

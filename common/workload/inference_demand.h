@@ -14,8 +14,8 @@ namespace dlsched {
 class InferenceDemand {
 public:
 	struct Point {
-		Seconds time = 0;  // seconds since the series' start
-		double demand = 0; // in [0, 1]
+		Seconds time = 0;   // seconds since the series' start
+		double demand = 0;  // in [0, 1]
 	};
 
 	// Reads `path`: '#' comments, an optional header `time_s,demand`, then rows with strictly

@@ -16,20 +16,21 @@ Result<WorkloadFormat> parse_workload_format(const std::string& text)
 		return WorkloadFormat::kPollux;
 	if (text == "dlsched")
 		return WorkloadFormat::kDlsched;
-	return invalid_argument("unknown workload format '" + text + "' (known: auto, philly, pollux, dlsched)");
+	return invalid_argument("unknown workload format '" + text +
+				"' (known: auto, philly, pollux, dlsched)");
 }
 
 const char* workload_format_name(WorkloadFormat f)
 {
 	switch (f) {
-	case WorkloadFormat::kAuto:
-		return "auto";
-	case WorkloadFormat::kPhilly:
-		return "philly";
-	case WorkloadFormat::kPollux:
-		return "pollux";
-	case WorkloadFormat::kDlsched:
-		return "dlsched";
+		case WorkloadFormat::kAuto:
+			return "auto";
+		case WorkloadFormat::kPhilly:
+			return "philly";
+		case WorkloadFormat::kPollux:
+			return "pollux";
+		case WorkloadFormat::kDlsched:
+			return "dlsched";
 	}
 	return "unknown";
 }
@@ -56,7 +57,7 @@ WorkloadFormat detect(const std::string& first_line)
 }  // namespace
 
 Result<Workload> load_workload(const std::string& path, const ReadOptions& read, const BuildOptions& build,
-                               const ModelCatalog& models)
+			       const ModelCatalog& models)
 {
 	std::ifstream in(path, std::ios::binary);
 	if (!in)
@@ -73,25 +74,28 @@ Result<Workload> load_workload(const std::string& path, const ReadOptions& read,
 	in.seekg(0);
 
 	WorkloadFormat f = read.format;
-	bool jsonl = first.find_first_not_of(" \t") != std::string::npos && first[first.find_first_not_of(" \t")] == '{';
+	bool jsonl = first.find_first_not_of(" \t") != std::string::npos &&
+		     first[first.find_first_not_of(" \t")] == '{';
 	if (f == WorkloadFormat::kAuto) {
 		f = detect(first);
 		if (f == WorkloadFormat::kAuto)
-			return parse_error(path + ":1: cannot tell the workload format from the first line; give "
-			                          "--format philly|pollux|dlsched (doc/workload-format.md)");
+			return parse_error(path +
+					   ":1: cannot tell the workload format from the first line; give "
+					   "--format philly|pollux|dlsched (doc/workload-format.md)");
 	}
 	TraceReadResult trace;
 	Status st;
 	switch (f) {
-	case WorkloadFormat::kPhilly:
-		st = read_philly(in, path, read, trace);
-		break;
-	case WorkloadFormat::kPollux:
-		st = read_pollux(in, path, read, trace);
-		break;
-	default:
-		st = jsonl ? read_native_jsonl(in, path, read, trace) : read_native_csv(in, path, read, trace);
-		break;
+		case WorkloadFormat::kPhilly:
+			st = read_philly(in, path, read, trace);
+			break;
+		case WorkloadFormat::kPollux:
+			st = read_pollux(in, path, read, trace);
+			break;
+		default:
+			st = jsonl ? read_native_jsonl(in, path, read, trace)
+				   : read_native_csv(in, path, read, trace);
+			break;
 	}
 	if (!st.is_ok())
 		return st;
@@ -100,8 +104,10 @@ Result<Workload> load_workload(const std::string& path, const ReadOptions& read,
 	if (read.skip_bad_lines) {
 		const std::size_t before = trace.jobs.size();
 		trace.jobs.erase(std::remove_if(trace.jobs.begin(), trace.jobs.end(),
-		                                [&](const TraceJob& t) { return !t.model.empty() && models.find(t.model) < 0; }),
-		                 trace.jobs.end());
+						[&](const TraceJob& t) {
+							return !t.model.empty() && models.find(t.model) < 0;
+						}),
+				 trace.jobs.end());
 		trace.skipped_lines += before - trace.jobs.size();
 	}
 	Workload w;

@@ -13,10 +13,9 @@ namespace dlsched {
 
 namespace {
 
-const std::vector<std::string> kColumns = {"id",         "submit_s",     "gpus",  "min_gpus", "max_gpus",
-                                           "model",      "epochs",       "epoch_s", "duration_s",
-                                           "deadline_s", "time_limit_s", "qos",   "partition", "user",
-                                           "name"};
+const std::vector<std::string> kColumns = {
+	"id",         "submit_s",   "gpus",         "min_gpus", "max_gpus",  "model", "epochs", "epoch_s",
+	"duration_s", "deadline_s", "time_limit_s", "qos",      "partition", "user",  "name"};
 
 std::string show(double v)
 {
@@ -31,23 +30,30 @@ template <typename Where>
 Status check_job(const TraceJob& j, const Where& where)
 {
 	if (j.min_gpus && j.min_gpus > j.gpus)
-		return parse_error(where("min_gpus") + "min_gpus " + std::to_string(j.min_gpus) + " is above gpus " +
-		                   std::to_string(j.gpus));
+		return parse_error(where("min_gpus") + "min_gpus " + std::to_string(j.min_gpus) +
+				   " is above gpus " + std::to_string(j.gpus));
 	if (j.max_gpus && j.max_gpus < j.gpus)
-		return parse_error(where("max_gpus") + "max_gpus " + std::to_string(j.max_gpus) + " is below gpus " +
-		                   std::to_string(j.gpus));
+		return parse_error(where("max_gpus") + "max_gpus " + std::to_string(j.max_gpus) +
+				   " is below gpus " + std::to_string(j.gpus));
 	if (j.epoch_s <= 0 && j.duration_s <= 0)
-		return parse_error(where("") + "neither epoch_s nor duration_s is given (one says how long the job runs)");
+		return parse_error(
+			where("") +
+			"neither epoch_s nor duration_s is given (one says how long the job runs)");
 	if (j.epoch_s > 0) {
 		const double runtime = j.epochs * j.epoch_s;
 		if (!trace_range::kSeconds.holds(runtime))
-			return parse_error(where("epoch_s") + "epochs x epoch_s = " + show(j.epochs) + " x " + show(j.epoch_s) +
-			                   " = " + show(runtime) + " s is out of range: " + trace_range::kSeconds.fix);
-		// Both lengths given: they must say the same (within rounding), or which one holds is a guess.
-		if (j.duration_s > 0 && std::fabs(runtime - j.duration_s) > trace_range::kDurationTolerance * j.duration_s)
-			return parse_error(where("duration_s") + "duration_s " + show(j.duration_s) + " disagrees with epochs x epoch_s = " +
-			                   show(j.epochs) + " x " + show(j.epoch_s) + " = " + show(runtime) +
-			                   " s by more than 1%: give epoch_s or duration_s, not both, or make them agree");
+			return parse_error(where("epoch_s") + "epochs x epoch_s = " + show(j.epochs) + " x " +
+					   show(j.epoch_s) + " = " + show(runtime) +
+					   " s is out of range: " + trace_range::kSeconds.fix);
+		// Both lengths given: they must say the same (within rounding), or which one holds is a
+		// guess.
+		if (j.duration_s > 0 &&
+		    std::fabs(runtime - j.duration_s) > trace_range::kDurationTolerance * j.duration_s)
+			return parse_error(where("duration_s") + "duration_s " + show(j.duration_s) +
+					   " disagrees with epochs x epoch_s = " + show(j.epochs) + " x " +
+					   show(j.epoch_s) + " = " + show(runtime) +
+					   " s by more than 1%: give epoch_s or duration_s, not both, or "
+					   "make them agree");
 	}
 	return Status::ok();
 }
@@ -62,7 +68,7 @@ std::size_t key_column(const std::string& line, const std::string& key)
 }  // namespace
 
 Status read_native_csv(std::istream& in, const std::string& source, const ReadOptions& opt,
-                       TraceReadResult& out)
+		       TraceReadResult& out)
 {
 	CsvReader csv(in, source);
 	ColumnReader cols(csv, kColumns, {"submit_s", "gpus", "model", "epochs"}, true);
@@ -100,7 +106,9 @@ Status read_native_csv(std::istream& in, const std::string& source, const ReadOp
 		j.min_gpus = static_cast<int>(mn);
 		j.max_gpus = static_cast<int>(mx);
 		if (err.is_ok())
-			err = check_job(j, [&cols](const std::string& f) { return cols.where_of(f.empty() ? "epoch_s" : f); });
+			err = check_job(j, [&cols](const std::string& f) {
+				return cols.where_of(f.empty() ? "epoch_s" : f);
+			});
 		if (!err.is_ok()) {
 			if (!opt.skip_bad_lines)
 				return err;
@@ -120,7 +128,7 @@ Status read_native_csv(std::istream& in, const std::string& source, const ReadOp
 }
 
 Status read_native_jsonl(std::istream& in, const std::string& source, const ReadOptions& opt,
-                         TraceReadResult& out)
+			 TraceReadResult& out)
 {
 	std::string line;
 	std::size_t line_no = 0;
@@ -137,17 +145,20 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 		Status err;
 		auto parsed = json::Value::parse(line, where);
 		if (!parsed.is_ok()) {
-			// The parser reports "<where>:1:<column>: <what>" for this one-line document; keep the
-			// column, with the file's line number.
-			const std::string m = parsed.status().message().substr(where.size() + 1);  // "1:<col>: ..."
+			// The parser reports "<where>:1:<column>: <what>" for this one-line document; keep
+			// the column, with the file's line number.
+			const std::string m =
+				parsed.status().message().substr(where.size() + 1);  // "1:<col>: ..."
 			const std::size_t colon = m.find(':');
-			err = parse_error(where + ":" + (colon == std::string::npos ? m : m.substr(colon + 1)));
+			err = parse_error(where + ":" +
+					  (colon == std::string::npos ? m : m.substr(colon + 1)));
 		} else if (!parsed->is_object()) {
 			err = parse_error(where + ":1: expected a JSON object per line");
 		} else {
 			const json::Value& o = parsed.value();
 			for (const std::string& k : o.keys())
-				if (std::find(kColumns.begin(), kColumns.end(), k) == kColumns.end() && err.is_ok())
+				if (std::find(kColumns.begin(), kColumns.end(), k) == kColumns.end() &&
+				    err.is_ok())
 					err = parse_error(at(k) + "unknown key '" + k + "'");
 			// The key's value when present; a missing required key sets `err`.
 			auto field = [&](const char* key, bool required) -> json::Value {
@@ -166,7 +177,8 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 				if (!d)
 					err = parse_error(at(key) + key + " is not a number");
 				else if (!range.holds(*d))
-					err = parse_error(at(key) + key + " " + show(*d) + " is out of range: " + range.fix);
+					err = parse_error(at(key) + key + " " + show(*d) +
+							  " is out of range: " + range.fix);
 				else
 					dst = *d;
 			};
@@ -195,7 +207,8 @@ Status read_native_jsonl(std::istream& in, const std::string& source, const Read
 			str("qos", j.qos, false);
 			str("partition", j.partition, false);
 			str("user", j.user, false);
-			const std::pair<const char*, double> ints[] = {{"id", id}, {"gpus", gpus}, {"min_gpus", mn}, {"max_gpus", mx}};
+			const std::pair<const char*, double> ints[] = {
+				{"id", id}, {"gpus", gpus}, {"min_gpus", mn}, {"max_gpus", mx}};
 			for (const auto& [key, v] : ints)
 				if (err.is_ok() && v != std::floor(v))
 					err = parse_error(at(key) + key + " must be an integer");

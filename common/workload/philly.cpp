@@ -10,7 +10,7 @@ Status read_philly(std::istream& in, const std::string& source, const ReadOption
 {
 	CsvReader csv(in, source);
 	ColumnReader cols(csv, {"job_id", "submit_time", "submit_s", "duration_s", "num_gpus", "vc"},
-	                  {"job_id", "submit_s", "duration_s", "num_gpus"}, true);
+			  {"job_id", "submit_s", "duration_s", "num_gpus"}, true);
 	Status st = cols.read_header();
 	if (!st.is_ok())
 		return st;
@@ -35,7 +35,8 @@ Status read_philly(std::istream& in, const std::string& source, const ReadOption
 		j.id = id;
 		j.gpus = static_cast<int>(gpus);
 		j.user = cols.text("vc").empty() ? "philly" : "vc-" + cols.text("vc");
-		j.account = cols.text("vc").empty() ? "philly" : cols.text("vc");  // the team: its virtual cluster
+		j.account = cols.text("vc").empty() ? "philly"
+						    : cols.text("vc");  // the team: its virtual cluster
 		j.where = cols.where();
 		out.jobs.push_back(std::move(j));
 	}

@@ -10,7 +10,7 @@ Status read_pollux(std::istream& in, const std::string& source, const ReadOption
 {
 	CsvReader csv(in, source);
 	ColumnReader cols(csv, {"name", "time", "application", "num_replicas", "batch_size"},
-	                  {"time", "application", "num_replicas"}, true);
+			  {"time", "application", "num_replicas"}, true);
 	Status st = cols.read_header();
 	if (!st.is_ok())
 		return st;

@@ -28,12 +28,13 @@ bool is_dir(const std::string& path)
 
 // Reads a CSV with a header into rows of named fields; every listed column must be present.
 Status read_table(const std::string& path, const std::vector<std::string>& columns,
-                  std::vector<std::map<std::string, std::string>>& rows)
+		  std::vector<std::map<std::string, std::string>>& rows)
 {
 	std::ifstream in(path);
 	if (!in)
-		return not_found(path + ": cannot open profile file (is ModelProfiles / --profiles the "
-		                        "profiles directory of dlsched's data?)");
+		return not_found(path +
+				 ": cannot open profile file (is ModelProfiles / --profiles the "
+				 "profiles directory of dlsched's data?)");
 	CsvReader csv(in, path);
 	std::vector<CsvField> header, fields;
 	Status err;
@@ -52,7 +53,7 @@ Status read_table(const std::string& path, const std::vector<std::string>& colum
 			return err;
 		if (fields.size() != header.size())
 			return parse_error(csv.where(1) + "expected " + std::to_string(header.size()) +
-			                   " fields, found " + std::to_string(fields.size()));
+					   " fields, found " + std::to_string(fields.size()));
 		std::map<std::string, std::string> row;
 		for (std::size_t c = 0; c < columns.size(); ++c)
 			row[columns[c]] = fields[static_cast<std::size_t>(index[c])].text;
@@ -65,7 +66,8 @@ Status read_table(const std::string& path, const std::vector<std::string>& colum
 Status number(const std::map<std::string, std::string>& row, const std::string& col, double& out)
 {
 	if (!parse_number(row.at(col), out) || out <= 0)
-		return parse_error(row.at("@where") + col + " '" + row.at(col) + "' is not a positive number");
+		return parse_error(row.at("@where") + col + " '" + row.at(col) +
+				   "' is not a positive number");
 	return Status::ok();
 }
 
@@ -79,7 +81,7 @@ struct Measurement {
 // Throughput-based scaling points of one model at per-GPU batch size `bsz` (nearest measured batch
 // size, in log space, for each configuration).
 Status load_pollux_points(const std::string& dir, const std::string& model, double bsz,
-                          std::vector<ScalingPoint>& points, double& samples_per_s_1gpu, std::string& source)
+			  std::vector<ScalingPoint>& points, double& samples_per_s_1gpu, std::string& source)
 {
 	std::vector<Measurement> ms;
 	std::vector<std::map<std::string, std::string>> rows;
@@ -89,8 +91,10 @@ Status load_pollux_points(const std::string& dir, const std::string& model, doub
 		return st;
 	for (const auto& r : rows) {
 		double n, k, b, t;
-		for (auto [col, out] : {std::pair<const char*, double*>{"num_nodes", &n}, {"num_replicas", &k},
-		                        {"local_bsz", &b}, {"step_time", &t}}) {
+		for (auto [col, out] : {std::pair<const char*, double*>{"num_nodes", &n},
+					{"num_replicas", &k},
+					{"local_bsz", &b},
+					{"step_time", &t}}) {
 			st = number(r, col, *out);
 			if (!st.is_ok())
 				return st;
@@ -108,7 +112,7 @@ Status load_pollux_points(const std::string& dir, const std::string& model, doub
 		for (char c : p) {
 			if (c < '1' || c > '9')
 				return parse_error(r.at("@where") + "placement '" + p +
-				                   "' is not a string of per-node GPU counts");
+						   "' is not a string of per-node GPU counts");
 			gpus += c - '0';
 		}
 		double b, t;
@@ -143,7 +147,8 @@ Status load_pollux_points(const std::string& dir, const std::string& model, doub
 	const double base = one->second.first / one->second.second;
 	samples_per_s_1gpu = base;
 	for (const auto& kv : thr)
-		points.push_back({kv.first.first, kv.first.second, kv.second.first / kv.second.second / base});
+		points.push_back(
+			{kv.first.first, kv.first.second, kv.second.first / kv.second.second / base});
 	source = "Pollux OSDI'21 artifact (" + scal + ", " + plc + ")";
 	return Status::ok();
 }
@@ -164,8 +169,9 @@ Result<ModelCatalog> load_model_catalog(const std::string& dir_in)
 {
 	const std::string dir = dir_in.empty() ? default_data_dir() + "/profiles" : dir_in;
 	if (!is_dir(dir))
-		return not_found(dir + ": profile directory not found (set ModelProfiles= in dlsched.conf, "
-		                       "--profiles, or DLSCHED_DATADIR)");
+		return not_found(dir +
+				 ": profile directory not found (set ModelProfiles= in dlsched.conf, "
+				 "--profiles, or DLSCHED_DATADIR)");
 
 	// Gavel's isolated throughputs: job type -> GPU type -> steps/s.
 	std::vector<std::map<std::string, std::string>> gavel_rows;
@@ -184,8 +190,9 @@ Result<ModelCatalog> load_model_catalog(const std::string& dir_in)
 
 	std::vector<std::map<std::string, std::string>> models;
 	st = read_table(dir + "/models.csv",
-	                {"model", "local_bsz", "gavel_job_type", "checkpoint_mb", "epochs", "samples_per_epoch", "sample_kb"},
-	                models);
+			{"model", "local_bsz", "gavel_job_type", "checkpoint_mb", "epochs",
+			 "samples_per_epoch", "sample_kb"},
+			models);
 	if (!st.is_ok())
 		return st;
 	ModelCatalog catalog;
@@ -209,7 +216,7 @@ Result<ModelCatalog> load_model_catalog(const std::string& dir_in)
 		auto g = gavel.find(m.at("gavel_job_type"));
 		if (g == gavel.end())
 			return parse_error(m.at("@where") + "gavel_job_type '" + m.at("gavel_job_type") +
-			                   "' is not in " + dir + "/gavel/isolated.csv");
+					   "' is not in " + dir + "/gavel/isolated.csv");
 		for (const auto& kv : g->second)
 			p.gpu_speed[kv.first] = kv.second / g->second.at(ModelCatalog::kReferenceGpuType);
 		p.source += "; GPU-type speeds: Gavel OSDI'20 (" + g->first + ")";

@@ -35,23 +35,23 @@ inline constexpr double kDurationTolerance = 0.01;
 }  // namespace trace_range
 
 struct TraceJob {
-	long long id = -1;          // -1: numbered by the builder
+	long long id = -1;  // -1: numbered by the builder
 	Seconds submit_s = 0;
 	int gpus = 1;
-	int min_gpus = 0;           // 0: same as gpus
+	int min_gpus = 0;  // 0: same as gpus
 	int max_gpus = 0;
-	std::string model;          // empty: the builder assigns one (Philly)
-	double epochs = 0;          // 0: derived by the builder
-	Seconds epoch_s = 0;        // seconds per epoch at `gpus` GPUs on the reference GPU; 0: unknown
-	Seconds duration_s = 0;     // runtime at `gpus` GPUs alone; 0: unknown
-	Seconds deadline_s = 0;     // relative to submit; 0: none
-	Seconds time_limit_s = 0;   // 0: derived by the builder
+	std::string model;         // empty: the builder assigns one (Philly)
+	double epochs = 0;         // 0: derived by the builder
+	Seconds epoch_s = 0;       // seconds per epoch at `gpus` GPUs on the reference GPU; 0: unknown
+	Seconds duration_s = 0;    // runtime at `gpus` GPUs alone; 0: unknown
+	Seconds deadline_s = 0;    // relative to submit; 0: none
+	Seconds time_limit_s = 0;  // 0: derived by the builder
 	std::string qos;
 	std::string partition;
 	std::string user;
-	std::string account;        // empty: the user's name stands for it (the native format)
-	std::string where;          // "file:line" for the builder's error messages
-	std::string model_where;    // "file:line:column" of the model field (empty: where)
+	std::string account;      // empty: the user's name stands for it (the native format)
+	std::string where;        // "file:line" for the builder's error messages
+	std::string model_where;  // "file:line:column" of the model field (empty: where)
 };
 
 struct TraceReadResult {
@@ -63,12 +63,12 @@ struct TraceReadResult {
 Status read_philly(std::istream& in, const std::string& source, const ReadOptions& opt, TraceReadResult& out);
 Status read_pollux(std::istream& in, const std::string& source, const ReadOptions& opt, TraceReadResult& out);
 Status read_native_csv(std::istream& in, const std::string& source, const ReadOptions& opt,
-                       TraceReadResult& out);
+		       TraceReadResult& out);
 Status read_native_jsonl(std::istream& in, const std::string& source, const ReadOptions& opt,
-                         TraceReadResult& out);
+			 TraceReadResult& out);
 
 Status build_jobs(const TraceReadResult& trace, const BuildOptions& opt, const ModelCatalog& models,
-                  Workload& out);
+		  Workload& out);
 
 }  // namespace dlsched
 

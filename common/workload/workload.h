@@ -26,13 +26,14 @@ struct ReadOptions {
 // How to turn a trace into jobs. Defaults give the rigid workload every comparison starts from:
 // every job runs at its requested GPUs, no elasticity, no deadlines, trace times unchanged.
 struct BuildOptions {
-	std::uint64_t seed = 1;        // model assignment and every other random choice
-	double elastic_fraction = 0;   // fraction of multi-GPU-capable jobs marked elastic
-	double elastic_max_factor = 2; // elastic jobs may use [1, factor x requested] GPUs
-	double deadline_fraction = 0;  // fraction of jobs given a deadline
-	double deadline_slack = 1.5;   // deadline = submit + slack x runtime alone at requested GPUs
-	double deadline_slack_max = 0; // > deadline_slack: each job's slack uniform in [slack, max], seeded
-	bool deadline_elastic = false; // deadline jobs get the elastic range [1, elastic_max_factor x requested]
+	std::uint64_t seed = 1;         // model assignment and every other random choice
+	double elastic_fraction = 0;    // fraction of multi-GPU-capable jobs marked elastic
+	double elastic_max_factor = 2;  // elastic jobs may use [1, factor x requested] GPUs
+	double deadline_fraction = 0;   // fraction of jobs given a deadline
+	double deadline_slack = 1.5;    // deadline = submit + slack x runtime alone at requested GPUs
+	double deadline_slack_max = 0;  // > deadline_slack: each job's slack uniform in [slack, max], seeded
+	bool deadline_elastic =
+		false;  // deadline jobs get the elastic range [1, elastic_max_factor x requested]
 	double priority_fraction = 0;  // fraction of jobs without a QoS that get the QoS "high"
 	double load_scale = 1;         // > 1 compresses inter-arrival times (more load)
 	double time_limit_factor = 2;  // time limit = factor x true runtime (traces without limits)
@@ -41,16 +42,16 @@ struct BuildOptions {
 };
 
 struct Workload {
-	std::string source;               // file it came from
+	std::string source;  // file it came from
 	WorkloadFormat format = WorkloadFormat::kAuto;
-	std::vector<Job> jobs;            // by submit time then id; submit_time of the first job is 0
+	std::vector<Job> jobs;                 // by submit time then id; submit_time of the first job is 0
 	std::vector<Seconds> trace_runtime_s;  // per job: runtime alone at requested GPUs (the bound)
-	std::size_t skipped_lines = 0;    // malformed lines skipped (only with skip_bad_lines)
+	std::size_t skipped_lines = 0;         // malformed lines skipped (only with skip_bad_lines)
 };
 
 // Reads and builds a workload. Errors name the file, line and column.
-Result<Workload> load_workload(const std::string& path, const ReadOptions& read,
-                               const BuildOptions& build, const ModelCatalog& models);
+Result<Workload> load_workload(const std::string& path, const ReadOptions& read, const BuildOptions& build,
+			       const ModelCatalog& models);
 
 // The bundled per-model profiles (Pollux scaling, Gavel GPU-type speeds). `dir` empty: the installed
 // data directory, or DLSCHED_DATADIR/profiles when that environment variable is set.

@@ -83,7 +83,8 @@ double measured_resume(const JobProfile& p, const CheckpointRecord& load)
 			run_epochs.push_back(e.seconds());
 	if (run_epochs.size() < 3)
 		return -1;
-	const predict::Estimate steady = predict::steady_epoch_time({run_epochs.begin() + 1, run_epochs.end()});
+	const predict::Estimate steady =
+		predict::steady_epoch_time({run_epochs.begin() + 1, run_epochs.end()});
 	const double share = std::ceil(load.epoch - 1e-6) - load.epoch;
 	return load.seconds + run_epochs.front() - (share < 1e-6 ? 1.0 : share) * steady.value;
 }
@@ -105,7 +106,8 @@ bool complete(const JobProfile& p)
 {
 	if (p.job.state != "completed" || p.epochs.empty())
 		return false;
-	return p.job.epochs_total <= 0 || static_cast<double>(p.epochs.back().epoch) >= std::ceil(p.job.epochs_total - 1e-9);
+	return p.job.epochs_total <= 0 ||
+	       static_cast<double>(p.epochs.back().epoch) >= std::ceil(p.job.epochs_total - 1e-9);
 }
 
 }  // namespace
@@ -167,7 +169,8 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool
 				const predict::History h = predict::pool({same.begin(), same.begin() + k});
 				const double epochs = r.epochs_total > 0 ? r.epochs_total : j.m.epochs;
 				const predict::Estimate e =
-				        predict::predict_runtime(*catalog, j.model, h, epochs, std::max(1, r.gpus), std::max(1, r.nodes));
+					predict::predict_runtime(*catalog, j.model, h, epochs,
+								 std::max(1, r.gpus), std::max(1, r.nodes));
 				if (e.known())
 					runtime[k].emplace_back(e.value, j.m.training_s);
 			}
@@ -187,9 +190,9 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool
 			const double actual = measured_resume(*j.profile, c);
 			if (actual < 0)
 				continue;
-			// The warm-up of same-model jobs as a fraction of their steady epoch, times this job's
-			// own steady epoch before the restart (at the restarted run's GPUs): the warm-up grows
-			// with the epoch, which the GPU count sets.
+			// The warm-up of same-model jobs as a fraction of their steady epoch, times this
+			// job's own steady epoch before the restart (at the restarted run's GPUs): the
+			// warm-up grows with the epoch, which the GPU count sets.
 			const int gpus = run_gpus(*j.profile, c.run);
 			double own = 0;
 			std::size_t own_n = 0;
@@ -197,7 +200,9 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool
 				const predict::Estimate st = predict::steady_epoch_time(prev.epoch_s);
 				if (!st.known())
 					continue;
-				own += st.value * catalog->speedup(j.model, std::max(1, prev.gpus), std::max(1, prev.nodes)) /
+				own += st.value *
+				       catalog->speedup(j.model, std::max(1, prev.gpus),
+							std::max(1, prev.nodes)) /
 				       catalog->speedup(j.model, std::max(1, gpus), std::max(1, prev.nodes));
 				++own_n;
 			}
@@ -206,8 +211,9 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool
 			std::vector<predict::Warmup> warm;
 			for (const predict::Warmup& w : model_h.warmups)
 				if (w.steady_epoch_s > 0)
-					warm.push_back({own / static_cast<double>(own_n) * w.first_epoch_s / w.steady_epoch_s,
-					                own / static_cast<double>(own_n)});
+					warm.push_back({own / static_cast<double>(own_n) * w.first_epoch_s /
+								w.steady_epoch_s,
+							own / static_cast<double>(own_n)});
 			const predict::Estimate e = predict::resume_cost(c.bytes, storage.loads, warm);
 			if (e.known())
 				resume.emplace_back(e.value, actual);
@@ -255,8 +261,10 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool
 		bool first = true;
 		for (int k : ks) {
 			const ErrorSummary s = predict::mean_abs_pct_error(runtime[k]);
-			std::printf("%s{\"same_model_jobs\":%d,\"held_out\":%zu,\"mape_pct\":%.3f,\"p90_ape_pct\":%.3f}",
-			            first ? "" : ",", k, s.n, s.mape_pct, p90_pct(runtime[k]));
+			std::printf(
+				"%s{\"same_model_jobs\":%d,\"held_out\":%zu,\"mape_pct\":%.3f,\"p90_ape_"
+				"pct\":%.3f}",
+				first ? "" : ",", k, s.n, s.mape_pct, p90_pct(runtime[k]));
 			first = false;
 		}
 		const struct {
@@ -264,13 +272,13 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool
 			ErrorSummary s;
 			double mae;
 		} parts[] = {{"suspend", sus, mae_s(suspend)},
-		             {"resume", res, mae_s(resume)},
-		             {"preemption_suspend", psus, mae_s(p_suspend)},
-		             {"preemption_resume", pres, mae_s(p_resume)}};
+			     {"resume", res, mae_s(resume)},
+			     {"preemption_suspend", psus, mae_s(p_suspend)},
+			     {"preemption_resume", pres, mae_s(p_resume)}};
 		std::printf("]");
 		for (const auto& part : parts)
-			std::printf(",\"%s\":{\"n\":%zu,\"mape_pct\":%.3f,\"mae_s\":%.6f}", part.key, part.s.n, part.s.mape_pct,
-			            part.mae);
+			std::printf(",\"%s\":{\"n\":%zu,\"mape_pct\":%.3f,\"mae_s\":%.6f}", part.key,
+				    part.s.n, part.s.mape_pct, part.mae);
 		std::printf("}\n");
 		return 0;
 	}
@@ -296,9 +304,9 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool
 		ErrorSummary s;
 		double mae;
 	} rows[] = {{"suspend (checkpoint save)", sus, mae_s(suspend)},
-	            {"resume (checkpoint load + warm-up)", res, mae_s(resume)},
-	            {"preemption: request to checkpoint", psus, mae_s(p_suspend)},
-	            {"preemption: resume after it", pres, mae_s(p_resume)}};
+		    {"resume (checkpoint load + warm-up)", res, mae_s(resume)},
+		    {"preemption: request to checkpoint", psus, mae_s(p_suspend)},
+		    {"preemption: resume after it", pres, mae_s(p_resume)}};
 	for (const auto& row : rows)
 		if (row.s.n == 0)
 			std::printf("%-34s %6s %9s %12s\n", row.what, "0", "-", "-");
@@ -307,10 +315,12 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool
 	if (!each)
 		return 0;
 	std::sort(listed.begin(), listed.end(),
-	          [](const Row& a, const Row& b) { return a.pr->requested_s < b.pr->requested_s; });
-	std::printf("\neach preemption (seconds; - : not measurable, e.g. it never answered or ran too few epochs after)\n");
-	std::printf("%-10s %8s %-12s %4s %-12s %10s %10s %10s %10s\n", "cluster", "job", "model", "gpus", "outcome",
-	            "suspend", "measured", "resume", "measured");
+		  [](const Row& a, const Row& b) { return a.pr->requested_s < b.pr->requested_s; });
+	std::printf(
+		"\neach preemption (seconds; - : not measurable, e.g. it never answered or ran too few "
+		"epochs after)\n");
+	std::printf("%-10s %8s %-12s %4s %-12s %10s %10s %10s %10s\n", "cluster", "job", "model", "gpus",
+		    "outcome", "suspend", "measured", "resume", "measured");
 	auto num = [](double v, char* buf) {
 		if (v < 0)
 			std::snprintf(buf, 32, "-");
@@ -321,9 +331,10 @@ int run_accuracy(ProfileDb& db, const std::string& profiles_dir, bool json, bool
 	for (const Row& r : listed) {
 		char a[32], b[32], c[32], d[32];
 		std::printf("%-10s %8lld %-12s %4d %-12s %10s %10s %10s %10s\n", r.job->job.cluster.c_str(),
-		            static_cast<long long>(r.job->job.job_id), r.job->job.model.c_str(), r.pr->gpus,
-		            r.pr->outcome.empty() ? "-" : r.pr->outcome.c_str(), num(r.pr->predicted_suspend_s, a),
-		            num(r.suspend, b), num(r.pr->predicted_resume_s, c), num(r.resume, d));
+			    static_cast<long long>(r.job->job.job_id), r.job->job.model.c_str(), r.pr->gpus,
+			    r.pr->outcome.empty() ? "-" : r.pr->outcome.c_str(),
+			    num(r.pr->predicted_suspend_s, a), num(r.suspend, b),
+			    num(r.pr->predicted_resume_s, c), num(r.resume, d));
 	}
 	return 0;
 }

@@ -16,19 +16,19 @@ using namespace dlsched::db;
 namespace {
 
 const char kUsage[] =
-        "usage: dlsched-db [--db FILE] COMMAND [ARGS]\n"
-        "  init                 create the database, or upgrade an older schema (as its writer)\n"
-        "  version              the schema version of the file and of this dlsched\n"
-        "  check                integrity check; exit 1 if the file is damaged or not a profile DB\n"
-        "  models               models with their number of profiled jobs\n"
-        "  job ID [--cluster C] a job's record, epochs, checkpoints and preemptions\n"
-        "  export TABLE         jobs, epochs, checkpoints or preemptions as CSV on standard output\n"
-        "  vacuum               reclaim free space (as its writer)\n"
-        "  backup FILE          a consistent copy into the new FILE while the writer runs\n"
-        "  accuracy [--json]    benchmark: runtime MAPE after 1, 2, 4, 8 same-model jobs, overhead error\n"
-        "           [--each]    (--profiles DIR: the model catalog, default the bundled one; --each: every\n"
-        "                       preemption, predicted against measured)\n"
-        "--db FILE defaults to $DLSCHED_PROFILE_DB, else /var/lib/dlsched/profiles.db.\n";
+	"usage: dlsched-db [--db FILE] COMMAND [ARGS]\n"
+	"  init                 create the database, or upgrade an older schema (as its writer)\n"
+	"  version              the schema version of the file and of this dlsched\n"
+	"  check                integrity check; exit 1 if the file is damaged or not a profile DB\n"
+	"  models               models with their number of profiled jobs\n"
+	"  job ID [--cluster C] a job's record, epochs, checkpoints and preemptions\n"
+	"  export TABLE         jobs, epochs, checkpoints or preemptions as CSV on standard output\n"
+	"  vacuum               reclaim free space (as its writer)\n"
+	"  backup FILE          a consistent copy into the new FILE while the writer runs\n"
+	"  accuracy [--json]    benchmark: runtime MAPE after 1, 2, 4, 8 same-model jobs, overhead error\n"
+	"           [--each]    (--profiles DIR: the model catalog, default the bundled one; --each: every\n"
+	"                       preemption, predicted against measured)\n"
+	"--db FILE defaults to $DLSCHED_PROFILE_DB, else /var/lib/dlsched/profiles.db.\n";
 
 int fail(const Status& st)
 {
@@ -46,28 +46,29 @@ void print_job(const JobProfile& p)
 {
 	const JobRecord& j = p.job;
 	std::printf("job %lld%s%s: model %s, user %s, %d GPU(s) on %d node(s), %g epochs, state %s\n",
-	            static_cast<long long>(j.job_id), j.cluster.empty() ? "" : " on ", j.cluster.c_str(),
-	            j.model.empty() ? "(unknown)" : j.model.c_str(), j.user.c_str(), j.gpus, j.nodes, j.epochs_total,
-	            j.state.empty() ? "-" : j.state.c_str());
-	std::printf("%6s %4s %5s %10s %14s %14s %14s\n", "epoch", "run", "gpus", "seconds", "bytes read", "net rx",
-	            "nfs read");
+		    static_cast<long long>(j.job_id), j.cluster.empty() ? "" : " on ", j.cluster.c_str(),
+		    j.model.empty() ? "(unknown)" : j.model.c_str(), j.user.c_str(), j.gpus, j.nodes,
+		    j.epochs_total, j.state.empty() ? "-" : j.state.c_str());
+	std::printf("%6s %4s %5s %10s %14s %14s %14s\n", "epoch", "run", "gpus", "seconds", "bytes read",
+		    "net rx", "nfs read");
 	for (const EpochRecord& e : p.epochs)
 		std::printf("%6d %4d %5d %10.3f %14lld %14lld %14lld\n", e.epoch, e.run, e.gpus, e.seconds(),
-		            static_cast<long long>(e.bytes_read), static_cast<long long>(e.net_rx_bytes),
-		            static_cast<long long>(e.nfs_read_bytes));
+			    static_cast<long long>(e.bytes_read), static_cast<long long>(e.net_rx_bytes),
+			    static_cast<long long>(e.nfs_read_bytes));
 	if (!p.checkpoints.empty()) {
 		std::printf("%6s %4s %8s %14s %10s\n", "ckpt", "run", "epoch", "bytes", "seconds");
 		for (const CheckpointRecord& c : p.checkpoints)
 			std::printf("%6s %4d %8.3f %14lld %10.3f\n", c.kind.c_str(), c.run, c.epoch,
-			            static_cast<long long>(c.bytes), c.seconds);
+				    static_cast<long long>(c.bytes), c.seconds);
 	}
 	if (!p.preemptions.empty()) {
-		std::printf("%-16s %8s %5s %12s %12s %-13s %10s  %s\n", "preempted at", "grace", "gpus", "pred. susp.",
-		            "pred. resume", "outcome", "requeued", "why");
+		std::printf("%-16s %8s %5s %12s %12s %-13s %10s  %s\n", "preempted at", "grace", "gpus",
+			    "pred. susp.", "pred. resume", "outcome", "requeued", "why");
 		for (const PreemptionRecord& r : p.preemptions)
-			std::printf("%-16.3f %8.0f %5d %12.3f %12.3f %-13s %10.3f  %s\n", r.requested_s, r.grace_s, r.gpus,
-			            r.predicted_suspend_s, r.predicted_resume_s, r.outcome.empty() ? "-" : r.outcome.c_str(),
-			            r.requeued_s > 0 ? r.requeued_s - r.requested_s : 0.0, r.reason.c_str());
+			std::printf("%-16.3f %8.0f %5d %12.3f %12.3f %-13s %10.3f  %s\n", r.requested_s,
+				    r.grace_s, r.gpus, r.predicted_suspend_s, r.predicted_resume_s,
+				    r.outcome.empty() ? "-" : r.outcome.c_str(),
+				    r.requeued_s > 0 ? r.requeued_s - r.requested_s : 0.0, r.reason.c_str());
 	}
 }
 
@@ -111,23 +112,26 @@ int main(int argc, char** argv)
 				return fail(st);
 		}
 		std::printf("%s: schema version %d (%s)\n", path.c_str(), db->schema_version(),
-		            cmd == "init" ? "ready" : "vacuumed");
+			    cmd == "init" ? "ready" : "vacuumed");
 		return 0;
 	}
 	auto db = ProfileDb::open_reader(path);
 	if (!db.is_ok())
 		return fail(db.status());
 	if (cmd == "version") {
-		std::printf("%s: schema version %d; this dlsched writes version %d%s\n", path.c_str(), db->schema_version(),
-		            ProfileDb::kSchemaVersion,
-		            db->schema_version() < ProfileDb::kSchemaVersion ? " (dlsched-db init upgrades it)" : "");
+		std::printf("%s: schema version %d; this dlsched writes version %d%s\n", path.c_str(),
+			    db->schema_version(), ProfileDb::kSchemaVersion,
+			    db->schema_version() < ProfileDb::kSchemaVersion
+				    ? " (dlsched-db init upgrades it)"
+				    : "");
 		return 0;
 	}
 	if (cmd == "backup") {
 		Status st = db->backup(args[1]);
 		if (!st.is_ok())
 			return fail(st);
-		std::printf("%s: copied to %s (schema version %d)\n", path.c_str(), args[1].c_str(), db->schema_version());
+		std::printf("%s: copied to %s (schema version %d)\n", path.c_str(), args[1].c_str(),
+			    db->schema_version());
 		return 0;
 	}
 	if (cmd == "check") {

@@ -93,7 +93,8 @@ MHD_Result answer(MHD_Connection* c, const Reply& r, const char* allow = nullptr
 	if (allow)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
 	if (r.retry_after_s > 0)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, std::to_string(r.retry_after_s).c_str());
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER,
+					std::to_string(r.retry_after_s).c_str());
 	// Answered before the body was read: the rest of it is not read, so the connection ends here.
 	if (close)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -317,8 +318,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where
 	s->daemon_ = MHD_start_daemon(
 		flags, port, &Callbacks::on_accept, s.get(), &Callbacks::on_request, s.get(),
 		MHD_OPTION_EXTERNAL_LOGGER, logger, s.get(), MHD_OPTION_SOCK_ADDR,
-		reinterpret_cast<const sockaddr*>(&where.addr), MHD_OPTION_NOTIFY_COMPLETED, completed, s.get(),
-		MHD_OPTION_NOTIFY_CONNECTION, connection, s.get(), MHD_OPTION_CONNECTION_LIMIT,
+		reinterpret_cast<const sockaddr*>(&where.addr), MHD_OPTION_NOTIFY_COMPLETED, completed,
+		s.get(), MHD_OPTION_NOTIFY_CONNECTION, connection, s.get(), MHD_OPTION_CONNECTION_LIMIT,
 		limits.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutS, MHD_OPTION_END);
 	if (!s->daemon_)
 		return io_error(

@@ -41,8 +41,9 @@ struct ServerLimits {
 class HttpServer {
 public:
 	// Binds `where` only (MHD_OPTION_SOCK_ADDR) and starts the polling thread.
-	static Result<std::unique_ptr<HttpServer>> start(const ListenAddress& where, const ServerLimits& limits,
-							 IngestService& service, Log& log);
+	static Result<std::unique_ptr<HttpServer>> start(const ListenAddress& where,
+							 const ServerLimits& limits, IngestService& service,
+							 Log& log);
 	~HttpServer();
 	HttpServer(const HttpServer&) = delete;
 	HttpServer& operator=(const HttpServer&) = delete;

@@ -19,7 +19,7 @@ const RefusalInfo kRefusals[kRefusalCount] = {
 	{"bad_credential", 401}, {"wrong_user", 403}, {"unknown_job", 403},      {"malformed", 400},
 	{"too_large", 413},      {"db_error", 503},   {"auth_unavailable", 503}, {"lookup_failed", 503},
 	{"bad_method", 405},     {"bad_path", 404},   {"bad_content_type", 415}, {"wrong_cluster", 403},
-	{"rate_limited", 429},   {"row_quota", 429},  {"lookup_pending", 503},    {"implausible", 403},
+	{"rate_limited", 429},   {"row_quota", 429},  {"lookup_pending", 503},   {"implausible", 403},
 	{"lookup_limited", 503},
 };
 
@@ -114,7 +114,7 @@ IngestService::PerUid& IngestService::per_uid(uid_t uid, double now)
 		// Forget the uids idle for a quota window (their bucket is full again anyway).
 		for (auto it = per_uid_.begin(); it != per_uid_.end();)
 			it = now - it->second.refilled_at > limits_.quota_window_s ? per_uid_.erase(it)
-										    : std::next(it);
+										   : std::next(it);
 	}
 	PerUid& p = per_uid_[uid];
 	if (!p.started) {
@@ -125,8 +125,8 @@ IngestService::PerUid& IngestService::per_uid(uid_t uid, double now)
 		p.lookup_tokens = limits_.lookup_burst;
 	}
 	p.tokens = std::min(limits_.rate_burst, p.tokens + (now - p.refilled_at) * limits_.rate_per_s);
-	p.lookup_tokens =
-		std::min(limits_.lookup_burst, p.lookup_tokens + (now - p.refilled_at) * limits_.lookup_rate_per_s);
+	p.lookup_tokens = std::min(limits_.lookup_burst,
+				   p.lookup_tokens + (now - p.refilled_at) * limits_.lookup_rate_per_s);
 	p.refilled_at = now;
 	if (now - p.window_start >= limits_.quota_window_s) {
 		p.window_start = now;
@@ -209,7 +209,7 @@ Reply IngestService::stats() const
 }
 
 Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, PerUid& limit, bool privileged,
-						       Refusal& why)
+						     Refusal& why)
 {
 	Owner o;
 	auto row = db_.job_record(b.cluster, b.job_id);
@@ -265,10 +265,11 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, PerUid&
 				}
 			}
 			o.name = user_name(a.uid);
-			log_.debug(job_name(b) + ": Slurm says uid " + std::to_string(a.uid) + ", " + a.job.state +
-				   ", submitted " + fmt_time(a.job.submit_s) + ", started " + fmt_time(a.job.start_s) +
-				   ", ends " + fmt_time(a.job.end_s) + ", " + std::to_string(a.job.nodes.size()) +
-				   " node(s), " + std::to_string(a.job.gpus) + " GPU(s)");
+			log_.debug(job_name(b) + ": Slurm says uid " + std::to_string(a.uid) + ", " +
+				   a.job.state + ", submitted " + fmt_time(a.job.submit_s) + ", started " +
+				   fmt_time(a.job.start_s) + ", ends " + fmt_time(a.job.end_s) + ", " +
+				   std::to_string(a.job.nodes.size()) + " node(s), " +
+				   std::to_string(a.job.gpus) + " GPU(s)");
 			break;
 		case OwnerAnswer::Kind::kNoSuchJob:
 			remember_unknown({b.cluster, b.job_id}, clock_());
@@ -278,7 +279,8 @@ Result<IngestService::Owner> IngestService::owner_of(const db::Batch& b, PerUid&
 			return io_error(a.message + "; retry in a second");
 		case OwnerAnswer::Kind::kDeferred:
 			why = Refusal::kLookupLimited;
-			return io_error(a.message + ": this uid started more than " + fmt_rate(limits_.lookup_rate_per_s) +
+			return io_error(a.message + ": this uid started more than " +
+					fmt_rate(limits_.lookup_rate_per_s) +
 					" job lookups per second (--lookup-rate); retry later");
 		case OwnerAnswer::Kind::kError:
 			why = Refusal::kLookupFailed;
@@ -301,8 +303,9 @@ double IngestService::peer_reference(const std::string& model, const std::string
 	if (it == peers_.end() || now - it->second.read_s >= kPeerRefreshS) {
 		auto h = db_.model_history(model, 50);
 		if (!h.is_ok())
-			return it == peers_.end() ? db::model_reference_gpu_s({}, user, profile_s, what)
-						  : db::model_reference_gpu_s(it->second.jobs, user, profile_s, what);
+			return it == peers_.end()
+				       ? db::model_reference_gpu_s({}, user, profile_s, what)
+				       : db::model_reference_gpu_s(it->second.jobs, user, profile_s, what);
 		if (it == peers_.end()) {
 			if (peers_.size() >= kPeerModels)
 				peers_.erase(peers_.begin());
@@ -432,10 +435,11 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 	const std::int64_t rows = static_cast<std::int64_t>(record_count(*b));
 	if (limit.rows + rows > limits_.row_quota) {
 		Reply r = refuse(Refusal::kRowQuota, peer,
-				 who(uid, sender) + " has sent " + std::to_string(limit.rows) + " records in this " +
+				 who(uid, sender) + " has sent " + std::to_string(limit.rows) +
+					 " records in this " +
 					 std::to_string(static_cast<long long>(limits_.quota_window_s)) +
-					 " s window; " + std::to_string(rows) + " more would pass --row-quota " +
-					 std::to_string(limits_.row_quota),
+					 " s window; " + std::to_string(rows) +
+					 " more would pass --row-quota " + std::to_string(limits_.row_quota),
 				 who(uid, sender));
 		r.retry_after_s = retry_after(limit.window_start + limits_.quota_window_s - now);
 		return r;
@@ -462,10 +466,10 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 				job_name(*b) + " is unknown: slurmctld and the profile DB do not know it",
 				who(uid, sender));
 	} else if (owner->name.empty()) {
-		const std::string why_unknown =
-			lookup_ ? "slurmctld and the profile DB do not know it"
-				: "the profile DB does not know its owner (owner lookup db-only: only SlurmUser "
-				  "may report it)";
+		const std::string why_unknown = lookup_ ? "slurmctld and the profile DB do not know it"
+							: "the profile DB does not know its owner (owner "
+							  "lookup db-only: only SlurmUser "
+							  "may report it)";
 		return refuse(Refusal::kUnknownJob, peer, job_name(*b) + " is unknown: " + why_unknown,
 			      who(uid, sender));
 	} else {
@@ -474,8 +478,8 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 		if (!owner->in_slurm) {
 			auto u = user_uid(owner->name);
 			if (!u.is_ok()) {
-				Reply r = refuse(Refusal::kLookupFailed, peer, u.status().message() + " (retry later)",
-						 who(uid, sender));
+				Reply r = refuse(Refusal::kLookupFailed, peer,
+						 u.status().message() + " (retry later)", who(uid, sender));
 				r.retry_after_s = 10;
 				return r;
 			}
@@ -483,10 +487,10 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 		}
 		if (owner_uid != uid)
 			return refuse(Refusal::kWrongUser, peer,
-			      who(uid, sender) + " may not report for " + job_name(*b) +
-				      ": it belongs to uid " + std::to_string(owner_uid) +
-				      " (only its owner and SlurmUser may)",
-			      who(uid, sender));
+				      who(uid, sender) + " may not report for " + job_name(*b) +
+					      ": it belongs to uid " + std::to_string(owner_uid) +
+					      " (only its owner and SlurmUser may)",
+				      who(uid, sender));
 	}
 
 	// The claims, against what Slurm knows of the job (where it was asked) and what the DB holds.
@@ -496,17 +500,21 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 			auto recorded = owner->stale_row ? Result<db::JobProfile>(not_found("another job"))
 							 : db_.job(b->cluster, b->job_id);
 			if (!recorded.is_ok() && recorded.status().code() != StatusCode::kNotFound)
-				return refuse(Refusal::kDbError, peer, recorded.status().message() + " (retry later)",
+				return refuse(Refusal::kDbError, peer,
+					      recorded.status().message() + " (retry later)",
 					      who(uid, sender));
 			// Its model's speed on other users' jobs bounds a job too young for a reference of
 			// its own (forged from its first epoch on).
 			// (The model first recorded: a batch that renames it does not escape its peers.)
-			const std::string model = recorded.is_ok() && !recorded->job.model.empty() ? recorded->job.model
-						  : b->job                                          ? b->job->model
-												    : std::string();
+			const std::string model = recorded.is_ok() && !recorded->job.model.empty()
+							  ? recorded->job.model
+						  : b->job ? b->job->model
+							   : std::string();
 			std::string peer_what = "other users' jobs of its model";
-			const double peer_s = model.empty() ? 0 : peer_reference(model, owner->name, now, &peer_what);
-			claims = db::check_claims(*b, owner->job, recorded.is_ok() ? &recorded.value() : nullptr, now,
+			const double peer_s =
+				model.empty() ? 0 : peer_reference(model, owner->name, now, &peer_what);
+			claims = db::check_claims(*b, owner->job,
+						  recorded.is_ok() ? &recorded.value() : nullptr, now,
 						  limits_.clock_skew_s, peer_s, peer_what);
 		} else {
 			claims = db::check_not_future(*b, now, limits_.clock_skew_s);
@@ -517,7 +525,8 @@ Reply IngestService::post_records(const std::string& body, const std::string& pe
 			lookup_->forget(b->job_id);
 			Reply r = refuse(Refusal::kLookupPending, peer,
 					 job_name(*b) + ": " + claims.message() + "; Slurm said so " +
-						 fmt_time(owner->age_s) + " s ago: asking again, retry in a second",
+						 fmt_time(owner->age_s) +
+						 " s ago: asking again, retry in a second",
 					 who(uid, sender));
 			r.retry_after_s = 1;
 			return r;

@@ -51,20 +51,20 @@ int refusal_http_status(Refusal r);
 
 struct Reply {
 	int status = 200;
-	std::string body;      // JSON
+	std::string body;       // JSON
 	int retry_after_s = 0;  // > 0: a Retry-After header (429, 503)
 };
 
 // The service's limits (dlsched-ingestd(8) gives the options and their defaults).
 struct Limits {
-	std::string cluster;                  // a batch's cluster must be this one
-	double rate_per_s = 20;               // batches per second per uid (a bucket of rate_burst)
+	std::string cluster;     // a batch's cluster must be this one
+	double rate_per_s = 20;  // batches per second per uid (a bucket of rate_burst)
 	double rate_burst = 100;
-	std::int64_t row_quota = 20000;       // records per uid per quota_window_s (100 jobs, an epoch / 20 s)
+	std::int64_t row_quota = 20000;  // records per uid per quota_window_s (100 jobs, an epoch / 20 s)
 	double quota_window_s = 3600;
-	double unknown_job_ttl_s = 60;        // a job found unknown is answered from memory this long
-	std::size_t unknown_job_cache = 4096; // at most this many such jobs are remembered
-	double lookup_rate_per_s = 2;         // new Slurm lookups per second per uid (a bucket of lookup_burst)
+	double unknown_job_ttl_s = 60;         // a job found unknown is answered from memory this long
+	std::size_t unknown_job_cache = 4096;  // at most this many such jobs are remembered
+	double lookup_rate_per_s = 2;  // new Slurm lookups per second per uid (a bucket of lookup_burst)
 	double lookup_burst = 20;
 	double clock_skew_s = db::kClockSkewS;  // tolerance of the claims' times
 };
@@ -92,18 +92,21 @@ public:
 	std::uint64_t batches_accepted() const { return batches_; }
 	// The seconds one epoch of each profiled model takes on one reference GPU (--profiles): the
 	// bound of a job too young for its own reference when no other user ran its model.
-	void set_profile_epochs(std::map<std::string, double> epoch_gpu_s) { profile_epochs_ = std::move(epoch_gpu_s); }
+	void set_profile_epochs(std::map<std::string, double> epoch_gpu_s)
+	{
+		profile_epochs_ = std::move(epoch_gpu_s);
+	}
 	std::uint64_t refused_total() const;
 
 private:
 	struct Owner {
-		bool in_db = false;     // the DB has a row for the job
-		bool in_slurm = false;  // slurmctld named its owner
-		std::string name;       // "" when nobody knows
-		uid_t uid = 0;          // when in_slurm
-		db::SlurmJob job;       // when in_slurm
-		bool stale_row = false; // the DB's row is of an earlier job with the same id
-		double age_s = 0;       // when in_slurm: how old Slurm's answer is
+		bool in_db = false;      // the DB has a row for the job
+		bool in_slurm = false;   // slurmctld named its owner
+		std::string name;        // "" when nobody knows
+		uid_t uid = 0;           // when in_slurm
+		db::SlurmJob job;        // when in_slurm
+		bool stale_row = false;  // the DB's row is of an earlier job with the same id
+		double age_s = 0;        // when in_slurm: how old Slurm's answer is
 	};
 	struct PerUid {
 		double tokens = 0, refilled_at = 0;  // the rate's bucket
@@ -127,7 +130,8 @@ private:
 	Result<Stored> store(const db::Batch& b, const Owner& owner);
 	// peer_reference_gpu_s() of `model` without `user`'s jobs, from the model's recent history
 	// (its 50 latest jobs, read at most once a minute per model).
-	double peer_reference(const std::string& model, const std::string& user, double now, std::string* what);
+	double peer_reference(const std::string& model, const std::string& user, double now,
+			      std::string* what);
 	std::map<std::string, double> profile_epochs_;
 
 	db::ProfileDb db_;
@@ -144,7 +148,7 @@ private:
 		double read_s = 0;
 		std::vector<db::JobProfile> jobs;
 	};
-	std::map<std::string, PeerHistory> peers_;  // by model, at most kPeerModels
+	std::map<std::string, PeerHistory> peers_;             // by model, at most kPeerModels
 	std::deque<std::pair<JobKey, double>> unknown_order_;  // insertion order, for eviction
 	std::uint64_t connections_refused_ = 0;
 	// After slurmctld failed to answer, owner lookups wait until lookup_paused_until_s_.

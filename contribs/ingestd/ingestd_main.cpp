@@ -81,7 +81,7 @@ struct Options {
 	std::string munge_socket;
 	std::string owner_lookup = kDefaultLookup;
 	double job_info_ttl_s = 120;
-	std::string profiles;          // --profiles: model profiles bound a model no other user ran
+	std::string profiles;  // --profiles: model profiles bound a model no other user ran
 	double profile_time_scale = 1;
 	std::string pid_file;
 	std::string log_file;
@@ -165,20 +165,26 @@ int parse_options(int argc, char** argv, Options& o)
 			std::int64_t* i;
 		};
 		const Numeric numerics[] = {
-			{"--max-request", static_cast<double>(kMinRequest), static_cast<double>(kMaxRequest), true,
-			 nullptr, &o.server.max_request, nullptr, nullptr},
+			{"--max-request", static_cast<double>(kMinRequest), static_cast<double>(kMaxRequest),
+			 true, nullptr, &o.server.max_request, nullptr, nullptr},
 			{"--rate-limit", 0.01, 1e6, false, &o.limits.rate_per_s, nullptr, nullptr, nullptr},
 			{"--rate-burst", 1, 1e6, true, &o.limits.rate_burst, nullptr, nullptr, nullptr},
 			{"--row-quota", 1, 1e12, true, nullptr, nullptr, nullptr, &o.limits.row_quota},
-			{"--unknown-job-ttl", 0, 86400, false, &o.limits.unknown_job_ttl_s, nullptr, nullptr, nullptr},
-			{"--unknown-job-cache", 0, 1e7, true, nullptr, &o.limits.unknown_job_cache, nullptr, nullptr},
+			{"--unknown-job-ttl", 0, 86400, false, &o.limits.unknown_job_ttl_s, nullptr, nullptr,
+			 nullptr},
+			{"--unknown-job-cache", 0, 1e7, true, nullptr, &o.limits.unknown_job_cache, nullptr,
+			 nullptr},
 			{"--job-info-ttl", 0, 3600, false, &o.job_info_ttl_s, nullptr, nullptr, nullptr},
-			{"--lookup-rate", 0.01, 1e6, false, &o.limits.lookup_rate_per_s, nullptr, nullptr, nullptr},
+			{"--lookup-rate", 0.01, 1e6, false, &o.limits.lookup_rate_per_s, nullptr, nullptr,
+			 nullptr},
 			{"--lookup-burst", 1, 1e6, true, &o.limits.lookup_burst, nullptr, nullptr, nullptr},
 			{"--clock-skew", 0, 86400, false, &o.limits.clock_skew_s, nullptr, nullptr, nullptr},
-			{"--profile-time-scale", 1e-3, 1e6, false, &o.profile_time_scale, nullptr, nullptr, nullptr},
-			{"--max-connections", 1, 65536, true, nullptr, nullptr, &o.server.max_connections, nullptr},
-			{"--max-connections-per-ip", 1, 65536, true, nullptr, nullptr, &o.server.max_per_ip, nullptr},
+			{"--profile-time-scale", 1e-3, 1e6, false, &o.profile_time_scale, nullptr, nullptr,
+			 nullptr},
+			{"--max-connections", 1, 65536, true, nullptr, nullptr, &o.server.max_connections,
+			 nullptr},
+			{"--max-connections-per-ip", 1, 65536, true, nullptr, nullptr, &o.server.max_per_ip,
+			 nullptr},
 		};
 		const Numeric* num = nullptr;
 		for (const Numeric& n : numerics)
@@ -343,10 +349,11 @@ int main(int argc, char** argv)
 			    std::to_string(server.value()->port());
 	std::printf("dlsched-ingestd: listening on %s\n", where.c_str());
 	std::fflush(stdout);
-	log.info("listening on " + where + " (cluster " + o.limits.cluster + ", db " + o.db + ", owner lookup " +
-		 o.owner_lookup + ", SlurmUser uid " + std::to_string(slurm_uid.value()) + ", max request " +
-		 std::to_string(o.server.max_request) + " bytes, " + std::to_string(o.limits.rate_per_s) +
-		 " batches/s and " + std::to_string(o.limits.row_quota) + " records/h per uid, " +
+	log.info("listening on " + where + " (cluster " + o.limits.cluster + ", db " + o.db +
+		 ", owner lookup " + o.owner_lookup + ", SlurmUser uid " + std::to_string(slurm_uid.value()) +
+		 ", max request " + std::to_string(o.server.max_request) + " bytes, " +
+		 std::to_string(o.limits.rate_per_s) + " batches/s and " +
+		 std::to_string(o.limits.row_quota) + " records/h per uid, " +
 		 std::to_string(o.server.max_per_ip) + " connections per address)");
 
 	for (;;) {

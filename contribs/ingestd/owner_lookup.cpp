@@ -42,8 +42,9 @@ Result<uid_t> user_uid(const std::string& name)
 		return io_error("cannot resolve the job owner's name '" + name + "': " + std::strerror(rc) +
 				" (NSS)");
 	if (!found)
-		return io_error("the job owner's name '" + name +
-				"' is unknown to NSS here (passwd, LDAP?): cannot compare it with the sender's uid");
+		return io_error(
+			"the job owner's name '" + name +
+			"' is unknown to NSS here (passwd, LDAP?): cannot compare it with the sender's uid");
 	return found->pw_uid;
 }
 

@@ -25,7 +25,7 @@ namespace dlsched::ingest {
 
 namespace {
 
-constexpr double kCommandLimitS = 10;  // each of squeue and sacct; they run in the background
+constexpr double kCommandLimitS = 10;     // each of squeue and sacct; they run in the background
 constexpr std::size_t kMaxInFlight = 16;  // lookups running at once; more wait (kPending)
 // Answers kept at most (the oldest go first), so that many jobs cannot fill the table.
 constexpr std::size_t kMaxKept = 4096;
@@ -52,7 +52,8 @@ int tres_gpus(const std::string& tres)
 		const std::string item = tres.substr(i, comma - i);
 		if (item.rfind("gres/gpu=", 0) == 0) {
 			const std::string n = item.substr(9);
-			if (n.empty() || n.size() > 6 || n.find_first_not_of("0123456789") != std::string::npos)
+			if (n.empty() || n.size() > 6 ||
+			    n.find_first_not_of("0123456789") != std::string::npos)
 				return -1;
 			return std::atoi(n.c_str());
 		}
@@ -121,7 +122,8 @@ public:
 		}
 		while (order_.size() > kMaxKept) {
 			auto it = lookups_.find(order_.front().first);
-			if (it != lookups_.end() && it->second.answered && it->second.answered_at == order_.front().second)
+			if (it != lookups_.end() && it->second.answered &&
+			    it->second.answered_at == order_.front().second)
 				lookups_.erase(it);
 			order_.pop_front();
 		}
@@ -137,7 +139,8 @@ public:
 			if (running >= kMaxInFlight) {
 				// Not slurmctld failing (that would pause every lookup for 30 s): many new
 				// jobs at once, a job array starting say. Asked again in a second.
-				a.message = std::to_string(running) + " job lookups are running already; job " +
+				a.message = std::to_string(running) +
+					    " job lookups are running already; job " +
 					    std::to_string(job_id) + " waits its turn";
 				return a;
 			}
@@ -179,7 +182,7 @@ private:
 	struct Lookup {
 		std::unique_ptr<Command> cmd;
 		bool in_sacct = false;
-		CommandResult squeue;  // once in_sacct
+		CommandResult squeue;   // once in_sacct
 		bool answered = false;  // `answer` is kept for the TTL
 		OwnerAnswer answer;
 		Clock::time_point answered_at{};
@@ -195,8 +198,9 @@ private:
 	{
 		// squeue knows the jobs slurmctld holds (running, pending, recently ended).
 		// -O: the allocated TRES has no -o letter; "NAME:|" is the field, whole, then a '|'.
-		return with_env({"squeue", "-h", "-t", "all", "-j", std::to_string(job_id), "-O",
-				 "UserId:|,SubmitTime:|,StartTime:|,EndTime:|,State:|,NodeList:|,tres-alloc:"});
+		return with_env(
+			{"squeue", "-h", "-t", "all", "-j", std::to_string(job_id), "-O",
+			 "UserId:|,SubmitTime:|,StartTime:|,EndTime:|,State:|,NodeList:|,tres-alloc:"});
 	}
 	static std::vector<std::string> sacct(std::int64_t job_id)
 	{
@@ -209,7 +213,8 @@ private:
 		if (!r.started)
 			return r.error;
 		if (r.timed_out)
-			return "did not answer within " + std::to_string(static_cast<int>(kCommandLimitS)) + " s";
+			return "did not answer within " + std::to_string(static_cast<int>(kCommandLimitS)) +
+			       " s";
 		const std::string line = r.out.substr(0, std::min<std::size_t>(r.out.find('\n'), 200));
 		return "exit " + std::to_string(r.status) + (line.empty() ? std::string() : ": " + line);
 	}
@@ -220,7 +225,8 @@ private:
 	static bool squeue_answered(const CommandResult& r)
 	{
 		return r.started && !r.timed_out &&
-		       (r.status == 0 || (r.status == 1 && r.out.find("Invalid job id specified") != std::string::npos));
+		       (r.status == 0 ||
+			(r.status == 1 && r.out.find("Invalid job id specified") != std::string::npos));
 	}
 
 	// Moves l on (squeue, then sacct) as far as their output allows now, without waiting.
@@ -254,13 +260,14 @@ private:
 		}
 		// sacct -n prints nothing for a job it does not know; anything else (a warning on
 		// standard error) leaves the question open: retried, never a reason to refuse.
-		if (s.ok() && s.out.find_first_not_of(" \t\r\n") == std::string::npos && squeue_answered(l.squeue)) {
+		if (s.ok() && s.out.find_first_not_of(" \t\r\n") == std::string::npos &&
+		    squeue_answered(l.squeue)) {
 			a.kind = OwnerAnswer::Kind::kNoSuchJob;
 			a.message = "neither slurmctld (squeue) nor accounting (sacct) knows job " + id;
 		} else {
 			a.kind = OwnerAnswer::Kind::kError;
-			a.message = "could not ask Slurm about job " + id + " (squeue " + how(l.squeue) + ", sacct " +
-				    how(s) + "); is slurmctld up, and SLURM_CONF right?";
+			a.message = "could not ask Slurm about job " + id + " (squeue " + how(l.squeue) +
+				    ", sacct " + how(s) + "); is slurmctld up, and SLURM_CONF right?";
 		}
 		return a;
 	}
@@ -279,7 +286,7 @@ Result<std::unique_ptr<OwnerLookup>> make_slurm_owner_lookup(double answer_ttl_s
 	const std::string conf = env && *env ? env : "/etc/slurm/slurm.conf";
 	if (access(conf.c_str(), R_OK) != 0)
 		return not_found("--owner-lookup slurm: cannot read " + conf + " (" + std::strerror(errno) +
-		                 "); set SLURM_CONF to slurm.conf's path, or use --owner-lookup db-only");
+				 "); set SLURM_CONF to slurm.conf's path, or use --owner-lookup db-only");
 	return std::unique_ptr<OwnerLookup>(new SlurmOwnerLookup(answer_ttl_s));
 }
 

@@ -32,32 +32,33 @@
 #include "progress_report.h"
 
 #define PROTOCOL DLS_PROGRESS_PROTOCOL
-#define EARLIEST_S 946684800.0	/* 2000-01-01 */
+#define EARLIEST_S 946684800.0 /* 2000-01-01 */
 #define AHEAD_S 86400.0
 #define MAX_EPOCH 1e7
 #define MAX_SECONDS 1e7
-#define MAX_BYTES 9007199254740992.0	/* 2^53 */
+#define MAX_BYTES 9007199254740992.0 /* 2^53 */
 
-static void usage(FILE *out)
+static void usage(FILE* out)
 {
 	fprintf(out,
-"usage: dlsched-progress epoch N [--start T] [--end T]\n"
-"       dlsched-progress checkpoint save|load --epoch E (--bytes B | --file PATH) --seconds S\n"
-"Reports a training job's progress to dlsched (doc/protocol.md, dlsched-progress(1)).\n"
-"  epoch N          epoch N (1, 2, ... over the whole job) just ended\n"
-"  --start T        when it started (Unix seconds; default: the previous report's end)\n"
-"  --end T          when it ended (default: now)\n"
-"  checkpoint save  a checkpoint was written; load: one was read and restored\n"
-"  --epoch E        the training progress it holds, in epochs (fractions allowed)\n"
-"  --bytes B        its size; or --file PATH: the size of that file (or directory)\n"
-"  --seconds S      how long the save (or the load and restore) took\n"
-"Does nothing and succeeds outside dlsched (DLSCHED_PROTOCOL unset) and in ranks\n"
-"other than 0. Exit status: 0 reported or nothing to do, 1 not written, 2 bad arguments.\n");
+		"usage: dlsched-progress epoch N [--start T] [--end T]\n"
+		"       dlsched-progress checkpoint save|load --epoch E (--bytes B | --file PATH) --seconds "
+		"S\n"
+		"Reports a training job's progress to dlsched (doc/protocol.md, dlsched-progress(1)).\n"
+		"  epoch N          epoch N (1, 2, ... over the whole job) just ended\n"
+		"  --start T        when it started (Unix seconds; default: the previous report's end)\n"
+		"  --end T          when it ended (default: now)\n"
+		"  checkpoint save  a checkpoint was written; load: one was read and restored\n"
+		"  --epoch E        the training progress it holds, in epochs (fractions allowed)\n"
+		"  --bytes B        its size; or --file PATH: the size of that file (or directory)\n"
+		"  --seconds S      how long the save (or the load and restore) took\n"
+		"Does nothing and succeeds outside dlsched (DLSCHED_PROTOCOL unset) and in ranks\n"
+		"other than 0. Exit status: 0 reported or nothing to do, 1 not written, 2 bad arguments.\n");
 }
 
-static int _bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int _bad(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static int _bad(const char *fmt, ...)
+static int _bad(const char* fmt, ...)
 {
 	va_list ap;
 
@@ -78,9 +79,9 @@ static double _now(void)
 }
 
 /* A plain decimal number (no hex, inf or nan). */
-static bool _number(const char *s, double *out)
+static bool _number(const char* s, double* out)
 {
-	char *end = NULL;
+	char* end = NULL;
 	double v;
 
 	errno = 0;
@@ -91,7 +92,7 @@ static bool _number(const char *s, double *out)
 	return true;
 }
 
-static int _time(const char *opt, const char *val, double now, double *out)
+static int _time(const char* opt, const char* val, double now, double* out)
 {
 	if (!_number(val, out))
 		return _bad("%s '%s': not a number (Unix seconds, e.g. %.0f)", opt, val, now);
@@ -103,17 +104,17 @@ static int _time(const char *opt, const char *val, double now, double *out)
 
 static long long dir_bytes;
 
-static int _add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int _add_size(const char* path, const struct stat* st, int flag, struct FTW* ftw)
 {
-	(void) path;
-	(void) ftw;
+	(void)path;
+	(void)ftw;
 	if (flag == FTW_F && S_ISREG(st->st_mode))
 		dir_bytes += st->st_size;
 	return 0;
 }
 
 /* The size of a checkpoint file, or of the files under a directory. */
-static int _file_bytes(const char *path, double *out)
+static int _file_bytes(const char* path, double* out)
 {
 	struct stat st;
 
@@ -123,9 +124,9 @@ static int _file_bytes(const char *path, double *out)
 		dir_bytes = 0;
 		if (nftw(path, _add_size, 16, FTW_PHYS) < 0)
 			return _bad("--file %s: %s", path, strerror(errno));
-		*out = (double) dir_bytes;
+		*out = (double)dir_bytes;
 	} else if (S_ISREG(st.st_mode)) {
-		*out = (double) st.st_size;
+		*out = (double)st.st_size;
 	} else {
 		return _bad("--file %s: not a file or directory", path);
 	}
@@ -133,7 +134,7 @@ static int _file_bytes(const char *path, double *out)
 }
 
 /* "--name value" or "--name=value": the value, advancing *i; NULL otherwise. */
-static const char *_opt(int argc, char **argv, int *i, const char *name, int *err)
+static const char* _opt(int argc, char** argv, int* i, const char* name, int* err)
 {
 	size_t n = strlen(name);
 
@@ -150,7 +151,7 @@ static const char *_opt(int argc, char **argv, int *i, const char *name, int *er
 	return argv[++*i];
 }
 
-static int _epoch(int argc, char **argv, double now, char *line, size_t len)
+static int _epoch(int argc, char** argv, double now, char* line, size_t len)
 {
 	double n, start = 0, end = now;
 	bool has_start = false, has_end = false;
@@ -159,10 +160,12 @@ static int _epoch(int argc, char **argv, double now, char *line, size_t len)
 	if (argc < 3)
 		return _bad("epoch: which epoch ended? (dlsched-progress epoch N)");
 	if (!_number(argv[2], &n) || floor(n) != n || n < 1 || n > MAX_EPOCH)
-		return _bad("epoch '%s': need a whole number from 1 to 10000000 (epochs count from 1 over the whole job)",
-			    argv[2]);
+		return _bad(
+			"epoch '%s': need a whole number from 1 to 10000000 (epochs count from 1 over the "
+			"whole job)",
+			argv[2]);
 	for (int i = 3; i < argc; i++) {
-		const char *v;
+		const char* v;
 
 		if ((v = _opt(argc, argv, &i, "--start", &err))) {
 			if (has_start)
@@ -186,29 +189,35 @@ static int _epoch(int argc, char **argv, double now, char *line, size_t len)
 	return 0;
 }
 
-static int _checkpoint(int argc, char **argv, double now, char *line, size_t len)
+static int _checkpoint(int argc, char** argv, double now, char* line, size_t len)
 {
 	double epoch = -1, bytes = -1, seconds = -1;
-	const char *kind;
+	const char* kind;
 	int err = 0;
 
 	if (argc < 3 || (strcmp(argv[2], "save") && strcmp(argv[2], "load")))
-		return _bad("checkpoint: say save or load (dlsched-progress checkpoint save --epoch E --bytes B --seconds S)");
+		return _bad(
+			"checkpoint: say save or load (dlsched-progress checkpoint save --epoch E --bytes B "
+			"--seconds S)");
 	kind = argv[2];
 	for (int i = 3; i < argc; i++) {
-		const char *v;
+		const char* v;
 
 		if ((v = _opt(argc, argv, &i, "--epoch", &err))) {
 			if (epoch >= 0)
 				return _bad("--epoch is given twice: give it once");
 			if (!_number(v, &epoch) || epoch < 0 || epoch > MAX_EPOCH)
-				return _bad("--epoch '%s': need the epochs of training it holds, from 0 to 10000000 (e.g. 3 or 3.5)",
-					    v);
+				return _bad(
+					"--epoch '%s': need the epochs of training it holds, from 0 to "
+					"10000000 (e.g. 3 or 3.5)",
+					v);
 		} else if ((v = _opt(argc, argv, &i, "--bytes", &err))) {
 			if (bytes >= 0)
 				return _bad("checkpoint: give --bytes or --file, once");
 			if (!_number(v, &bytes) || floor(bytes) != bytes || bytes < 0 || bytes > MAX_BYTES)
-				return _bad("--bytes '%s': need the checkpoint's size in bytes (a whole number)", v);
+				return _bad(
+					"--bytes '%s': need the checkpoint's size in bytes (a whole number)",
+					v);
 		} else if ((v = _opt(argc, argv, &i, "--file", &err))) {
 			if (bytes >= 0)
 				return _bad("checkpoint: give --bytes or --file, once");
@@ -218,10 +227,13 @@ static int _checkpoint(int argc, char **argv, double now, char *line, size_t len
 			if (seconds >= 0)
 				return _bad("--seconds is given twice: give it once");
 			if (!_number(v, &seconds) || seconds < 0 || seconds > MAX_SECONDS)
-				return _bad("--seconds '%s': need the time it took, in seconds (e.g. 1.8)", v);
+				return _bad("--seconds '%s': need the time it took, in seconds (e.g. 1.8)",
+					    v);
 		} else {
-			return err ? err : _bad("checkpoint: unknown argument '%s' (--epoch E, --bytes B or --file PATH, --seconds S)",
-						 argv[i]);
+			return err ? err
+				   : _bad("checkpoint: unknown argument '%s' (--epoch E, --bytes B or --file "
+					  "PATH, --seconds S)",
+					  argv[i]);
 		}
 	}
 	if (epoch < 0)
@@ -234,7 +246,7 @@ static int _checkpoint(int argc, char **argv, double now, char *line, size_t len
 	return 0;
 }
 
-int main(int argc, char **argv)
+int main(int argc, char** argv)
 {
 	char line[512];
 	const char *path, *step = NULL;
@@ -261,21 +273,27 @@ int main(int argc, char **argv)
 		return rc;
 
 	switch (dls_progress_where(&path)) {
-	case DLS_PROGRESS_OFF:
-		return 0;
-	case DLS_PROGRESS_OTHER_VERSION:
-		fprintf(stderr, "dlsched-progress: DLSCHED_PROTOCOL=%s, this helper speaks version %s; nothing reported (use the dlsched-progress installed with this cluster's dlsched)\n",
-			getenv("DLSCHED_PROTOCOL"), PROTOCOL);
-		return 0;
-	case DLS_PROGRESS_NO_FILE:
-		fprintf(stderr, "dlsched-progress: DLSCHED_PROTOCOL is set but DLSCHED_PROGRESS_FILE is not; nothing reported\n");
-		return 1;
-	case DLS_PROGRESS_ON:
-		break;
+		case DLS_PROGRESS_OFF:
+			return 0;
+		case DLS_PROGRESS_OTHER_VERSION:
+			fprintf(stderr,
+				"dlsched-progress: DLSCHED_PROTOCOL=%s, this helper speaks version %s; "
+				"nothing reported (use the dlsched-progress installed with this cluster's "
+				"dlsched)\n",
+				getenv("DLSCHED_PROTOCOL"), PROTOCOL);
+			return 0;
+		case DLS_PROGRESS_NO_FILE:
+			fprintf(stderr,
+				"dlsched-progress: DLSCHED_PROTOCOL is set but DLSCHED_PROGRESS_FILE is not; "
+				"nothing reported\n");
+			return 1;
+		case DLS_PROGRESS_ON:
+			break;
 	}
 	if (dls_progress_append(path, line, &step) < 0) {
 		if (!strcmp(step, "open"))
-			fprintf(stderr, "dlsched-progress: cannot open %s: %s; nothing reported\n", path, strerror(errno));
+			fprintf(stderr, "dlsched-progress: cannot open %s: %s; nothing reported\n", path,
+				strerror(errno));
 		else if (!strcmp(step, "write"))
 			fprintf(stderr, "dlsched-progress: cannot write to %s: %s\n", path,
 				errno ? strerror(errno) : "short write");

@@ -13,11 +13,11 @@
 /* This task reports unless SLURM_PROCID or RANK says it is not rank 0. */
 static bool _rank0(void)
 {
-	static const char *const vars[] = { "SLURM_PROCID", "RANK" };
+	static const char* const vars[] = {"SLURM_PROCID", "RANK"};
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
-		char *end = NULL;
+		const char* v = getenv(vars[i]);
+		char* end = NULL;
 		long r;
 
 		if (!v || !*v)
@@ -30,10 +30,10 @@ static bool _rank0(void)
 	return true;
 }
 
-enum dls_progress_where dls_progress_where(const char **path)
+enum dls_progress_where dls_progress_where(const char** path)
 {
-	const char *proto = getenv("DLSCHED_PROTOCOL");
-	const char *file = getenv("DLSCHED_PROGRESS_FILE");
+	const char* proto = getenv("DLSCHED_PROTOCOL");
+	const char* file = getenv("DLSCHED_PROGRESS_FILE");
 
 	*path = NULL;
 	if (!proto || !*proto || !_rank0())
@@ -46,24 +46,27 @@ enum dls_progress_where dls_progress_where(const char **path)
 	return DLS_PROGRESS_ON;
 }
 
-void dls_progress_epoch_line(char *line, size_t len, double epoch, double start, double end)
+void dls_progress_epoch_line(char* line, size_t len, double epoch, double start, double end)
 {
 	if (start >= 0)
-		snprintf(line, len, "{\"v\":1,\"event\":\"epoch\",\"epoch\":%.0f,\"start\":%.6f,\"end\":%.6f}\n", epoch,
+		snprintf(line, len,
+			 "{\"v\":1,\"event\":\"epoch\",\"epoch\":%.0f,\"start\":%.6f,\"end\":%.6f}\n", epoch,
 			 start, end);
 	else
-		snprintf(line, len, "{\"v\":1,\"event\":\"epoch\",\"epoch\":%.0f,\"end\":%.6f}\n", epoch, end);
+		snprintf(line, len, "{\"v\":1,\"event\":\"epoch\",\"epoch\":%.0f,\"end\":%.6f}\n", epoch,
+			 end);
 }
 
-void dls_progress_checkpoint_line(char *line, size_t len, const char *kind, double epoch, double bytes,
+void dls_progress_checkpoint_line(char* line, size_t len, const char* kind, double epoch, double bytes,
 				  double seconds, double at)
 {
 	snprintf(line, len,
-		 "{\"v\":1,\"event\":\"checkpoint\",\"kind\":\"%s\",\"epoch\":%.15g,\"bytes\":%.0f,\"seconds\":%.6f,\"at\":%.6f}\n",
+		 "{\"v\":1,\"event\":\"checkpoint\",\"kind\":\"%s\",\"epoch\":%.15g,\"bytes\":%.0f,"
+		 "\"seconds\":%.6f,\"at\":%.6f}\n",
 		 kind, epoch, bytes, seconds, at);
 }
 
-int dls_progress_append(const char *path, const char *line, const char **step)
+int dls_progress_append(const char* path, const char* line, const char** step)
 {
 	size_t len = strlen(line);
 	ssize_t n;
@@ -74,7 +77,7 @@ int dls_progress_append(const char *path, const char *line, const char **step)
 		return -1;
 	}
 	n = write(fd, line, len);
-	if (n != (ssize_t) len) {
+	if (n != (ssize_t)len) {
 		int e = n < 0 ? errno : 0;
 
 		close(fd);

@@ -55,17 +55,23 @@ namespace {
 
 int usage(const char* msg, const std::string& options = "")
 {
-	std::fprintf(stderr,
-	             "dlsched-emu-train: %s\n"
-	             "usage: dlsched-emu-train --model NAME --epochs N --epoch-time-1gpu SECONDS [--speedup X]\n"
-	             "         [--gpus G] [--nodes N] [--profiles DIR] [--checkpoint FILE | --checkpoint-dir DIR]\n"
-	             "         [--data FILE] [--size-scale S] [--storage-mbps MB/S] [--noise CV] [--warmup EPOCHS]\n"
-	             "         [--iteration SECONDS] [--seed N] [--node-speeds FILE]\n"
-	             "GPUs and nodes default to what Slurm gave the job (CUDA_VISIBLE_DEVICES, SLURM_JOB_NUM_NODES);\n"
-	             "the checkpoint directory to DLSCHED_CHECKPOINT_DIR; progress goes to DLSCHED_PROGRESS_FILE;\n"
-	             "--node-speeds to DLSCHED_EMU_NODE_SPEEDS (lines 'NODE GPU_TYPE FACTOR'; the job's nodes from\n"
-	             "SLURM_JOB_NODELIST, else SLURMD_NODENAME).\n%s",
-	             msg, options.c_str());
+	std::fprintf(
+		stderr,
+		"dlsched-emu-train: %s\n"
+		"usage: dlsched-emu-train --model NAME --epochs N --epoch-time-1gpu SECONDS [--speedup X]\n"
+		"         [--gpus G] [--nodes N] [--profiles DIR] [--checkpoint FILE | --checkpoint-dir "
+		"DIR]\n"
+		"         [--data FILE] [--size-scale S] [--storage-mbps MB/S] [--noise CV] [--warmup "
+		"EPOCHS]\n"
+		"         [--iteration SECONDS] [--seed N] [--node-speeds FILE]\n"
+		"GPUs and nodes default to what Slurm gave the job (CUDA_VISIBLE_DEVICES, "
+		"SLURM_JOB_NUM_NODES);\n"
+		"the checkpoint directory to DLSCHED_CHECKPOINT_DIR; progress goes to "
+		"DLSCHED_PROGRESS_FILE;\n"
+		"--node-speeds to DLSCHED_EMU_NODE_SPEEDS (lines 'NODE GPU_TYPE FACTOR'; the job's nodes "
+		"from\n"
+		"SLURM_JOB_NODELIST, else SLURMD_NODENAME).\n%s",
+		msg, options.c_str());
 	return 2;
 }
 
@@ -98,19 +104,23 @@ public:
 	{
 		const char* path = nullptr;
 		switch (dls_progress_where(&path)) {
-		case DLS_PROGRESS_ON:
-			path_ = path;
-			break;
-		case DLS_PROGRESS_OTHER_VERSION:
-			std::fprintf(stderr, "dlsched-emu-train: DLSCHED_PROTOCOL=%s, this job speaks version %s; nothing reported\n",
-			             std::getenv("DLSCHED_PROTOCOL"), DLS_PROGRESS_PROTOCOL);
-			break;
-		case DLS_PROGRESS_NO_FILE:
-			std::fprintf(stderr, "dlsched-emu-train: DLSCHED_PROTOCOL is set but DLSCHED_PROGRESS_FILE is not; "
-			                     "nothing reported\n");
-			break;
-		case DLS_PROGRESS_OFF:
-			break;
+			case DLS_PROGRESS_ON:
+				path_ = path;
+				break;
+			case DLS_PROGRESS_OTHER_VERSION:
+				std::fprintf(stderr,
+					     "dlsched-emu-train: DLSCHED_PROTOCOL=%s, this job speaks "
+					     "version %s; nothing reported\n",
+					     std::getenv("DLSCHED_PROTOCOL"), DLS_PROGRESS_PROTOCOL);
+				break;
+			case DLS_PROGRESS_NO_FILE:
+				std::fprintf(stderr,
+					     "dlsched-emu-train: DLSCHED_PROTOCOL is set but "
+					     "DLSCHED_PROGRESS_FILE is not; "
+					     "nothing reported\n");
+				break;
+			case DLS_PROGRESS_OFF:
+				break;
 		}
 	}
 	void epoch(int n, double start, double end) const
@@ -122,7 +132,8 @@ public:
 	void checkpoint(const char* kind, double epoch, std::int64_t bytes, double seconds, double at) const
 	{
 		char line[256];
-		dls_progress_checkpoint_line(line, sizeof line, kind, epoch, static_cast<double>(bytes), seconds, at);
+		dls_progress_checkpoint_line(line, sizeof line, kind, epoch, static_cast<double>(bytes),
+					     seconds, at);
 		write_line(line);
 	}
 
@@ -131,8 +142,8 @@ private:
 	{
 		const char* step = "";
 		if (!path_.empty() && dls_progress_append(path_.c_str(), line, &step) < 0)
-			std::fprintf(stderr, "dlsched-emu-train: cannot report to %s (%s): %s\n", path_.c_str(), step,
-			             errno ? std::strerror(errno) : "short write");
+			std::fprintf(stderr, "dlsched-emu-train: cannot report to %s (%s): %s\n",
+				     path_.c_str(), step, errno ? std::strerror(errno) : "short write");
 	}
 
 	std::string path_;
@@ -182,24 +193,28 @@ std::int64_t write_checkpoint(const std::string& path, const Saved& s, std::int6
 	const std::string tmp = path + ".tmp";
 	const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		std::fprintf(stderr, "dlsched-emu-train: cannot write checkpoint %s: %s\n", tmp.c_str(), std::strerror(errno));
+		std::fprintf(stderr, "dlsched-emu-train: cannot write checkpoint %s: %s\n", tmp.c_str(),
+			     std::strerror(errno));
 		return -1;
 	}
 	char head[160];
-	const int h = std::snprintf(head, sizeof head, "dlsched-emu-train-checkpoint 1 progress=%.17g reported=%d\n",
-	                            s.progress, s.reported);
+	const int h = std::snprintf(head, sizeof head,
+				    "dlsched-emu-train-checkpoint 1 progress=%.17g reported=%d\n", s.progress,
+				    s.reported);
 	bool ok = ::write(fd, head, static_cast<size_t>(h)) == h;
 	std::vector<char> zeros(1 << 16, 0);
 	std::int64_t left = std::max<std::int64_t>(0, size - h);
 	while (ok && left > 0) {
-		const size_t n = static_cast<size_t>(std::min<std::int64_t>(left, static_cast<std::int64_t>(zeros.size())));
+		const size_t n = static_cast<size_t>(
+			std::min<std::int64_t>(left, static_cast<std::int64_t>(zeros.size())));
 		ok = ::write(fd, zeros.data(), n) == static_cast<ssize_t>(n);
 		left -= static_cast<std::int64_t>(n);
 	}
 	ok = ::fdatasync(fd) == 0 && ok;
 	ok = ::close(fd) == 0 && ok;
 	if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-		std::fprintf(stderr, "dlsched-emu-train: cannot write checkpoint %s: %s\n", path.c_str(), std::strerror(errno));
+		std::fprintf(stderr, "dlsched-emu-train: cannot write checkpoint %s: %s\n", path.c_str(),
+			     std::strerror(errno));
 		return -1;
 	}
 	return std::max<std::int64_t>(size, h);
@@ -217,8 +232,9 @@ public:
 		if (fd_ >= 0 && ::fstat(fd_, &st) == 0 && st.st_size > 0)
 			size_ = st.st_size;
 		if (fd_ < 0 || size_ == 0)
-			std::fprintf(stderr, "dlsched-emu-train: cannot read data file %s (%s): no storage traffic\n",
-			             path.c_str(), fd_ < 0 ? std::strerror(errno) : "empty");
+			std::fprintf(stderr,
+				     "dlsched-emu-train: cannot read data file %s (%s): no storage traffic\n",
+				     path.c_str(), fd_ < 0 ? std::strerror(errno) : "empty");
 	}
 	~DataReader()
 	{
@@ -231,8 +247,8 @@ public:
 	void read(std::int64_t bytes)
 	{
 		while (size_ > 0 && bytes > 0) {
-			const std::int64_t n =
-			        std::min<std::int64_t>({bytes, static_cast<std::int64_t>(buf_.size()), size_ - pos_});
+			const std::int64_t n = std::min<std::int64_t>(
+				{bytes, static_cast<std::int64_t>(buf_.size()), size_ - pos_});
 			const ssize_t got = ::pread(fd_, buf_.data(), static_cast<size_t>(n), pos_);
 			if (got <= 0)
 				return;
@@ -260,8 +276,8 @@ int signal_number(const char* name)
 	static const struct {
 		const char* name;
 		int sig;
-	} known[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"INT", SIGINT}, {"HUP", SIGHUP},
-	             {"URG", SIGURG}};
+	} known[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM},
+		     {"INT", SIGINT},   {"HUP", SIGHUP},   {"URG", SIGURG}};
 	if (!name || !*name)
 		return SIGUSR1;
 	if (!std::strncmp(name, "SIG", 3))
@@ -294,8 +310,10 @@ bool read_node_speeds(const std::string& path, std::map<std::string, NodeSpeed>&
 		if (!(words >> node))
 			continue;
 		double f = 0;
-		if (!(words >> type >> factor) || (words >> extra) || !parse_double(factor.c_str(), f) || !(f > 0)) {
-			why = path + ":" + std::to_string(n) + ": expected 'NODE GPU_TYPE FACTOR' with FACTOR > 0";
+		if (!(words >> type >> factor) || (words >> extra) || !parse_double(factor.c_str(), f) ||
+		    !(f > 0)) {
+			why = path + ":" + std::to_string(n) +
+			      ": expected 'NODE GPU_TYPE FACTOR' with FACTOR > 0";
 			return false;
 		}
 		out[node] = {type, f};
@@ -308,22 +326,25 @@ bool read_node_speeds(const std::string& path, std::map<std::string, NodeSpeed>&
 int main(int argc, char** argv)
 {
 	std::string model, profiles, checkpoint, data, node_speeds;
-	double epochs = 0, epoch_1gpu = 0, speedup_factor = 1, size_scale = 1e-4, storage_mbps = 500, noise = 0.03,
-	       warmup = 0, seed_arg = -1, iteration = 0.02;
+	double epochs = 0, epoch_1gpu = 0, speedup_factor = 1, size_scale = 1e-4, storage_mbps = 500,
+	       noise = 0.03, warmup = 0, seed_arg = -1, iteration = 0.02;
 	int gpus = 0, nodes = 0;
 	std::string checkpoint_dir;
 	FlagTable flags({
 		string_flag("--model", "NAME", "the model (a name in the profiles)", &model),
 		number_flag("--epochs", "N", "epochs to train in all", &epochs, 0),
 		number_flag("--epoch-time-1gpu", "SECONDS", "an epoch on one reference GPU", &epoch_1gpu, 0),
-		number_flag("--speedup", "X", "replay X times faster than real time (default 1)", &speedup_factor, 0),
+		number_flag("--speedup", "X", "replay X times faster than real time (default 1)",
+			    &speedup_factor, 0),
 		int_flag("--gpus", "G", "GPUs of the job (default: Slurm's)", &gpus, 0),
 		int_flag("--nodes", "N", "its nodes (default: Slurm's)", &nodes, 0),
 		string_flag("--profiles", "DIR", "the model profiles", &profiles),
 		string_flag("--checkpoint", "FILE", "the checkpoint file", &checkpoint),
-		string_flag("--checkpoint-dir", "DIR", "the checkpoint directory (emu-train.ckpt in it)", &checkpoint_dir),
+		string_flag("--checkpoint-dir", "DIR", "the checkpoint directory (emu-train.ckpt in it)",
+			    &checkpoint_dir),
 		string_flag("--data", "FILE", "the data it reads each epoch", &data),
-		number_flag("--size-scale", "S", "checkpoint and data sizes x S (default 1e-4)", &size_scale, 0),
+		number_flag("--size-scale", "S", "checkpoint and data sizes x S (default 1e-4)", &size_scale,
+			    0),
 		number_flag("--storage-mbps", "MB/S", "storage bandwidth (default 500)", &storage_mbps, 0),
 		number_flag("--noise", "CV", "epoch time variation (default 0.03)", &noise, 0, 1),
 		number_flag("--warmup", "EPOCHS", "slower first epochs (default 0)", &warmup, 0),
@@ -342,13 +363,17 @@ int main(int argc, char** argv)
 	if (model.empty() || epochs <= 0 || epoch_1gpu <= 0 || speedup_factor <= 0)
 		return usage("--model, --epochs > 0, --epoch-time-1gpu > 0 and --speedup > 0 are required");
 	if (size_scale < 0 || storage_mbps <= 0 || noise < 0 || noise > 1 || warmup < 0 || iteration <= 0)
-		return usage("need --size-scale >= 0, --storage-mbps > 0, 0 <= --noise <= 1, --warmup >= 0 and --iteration > 0");
+		return usage(
+			"need --size-scale >= 0, --storage-mbps > 0, 0 <= --noise <= 1, --warmup >= 0 and "
+			"--iteration > 0");
 	if (checkpoint.empty())
 		if (const char* dir = std::getenv("DLSCHED_CHECKPOINT_DIR"); dir && *dir)
 			checkpoint = std::string(dir) + "/emu-train.ckpt";
 	const int ckpt_signal = signal_number(std::getenv("DLSCHED_CHECKPOINT_SIGNAL"));
 	if (ckpt_signal == 0)
-		return usage("DLSCHED_CHECKPOINT_SIGNAL names no signal this job handles (USR1, USR2, TERM, INT, HUP, URG)");
+		return usage(
+			"DLSCHED_CHECKPOINT_SIGNAL names no signal this job handles (USR1, USR2, TERM, INT, "
+			"HUP, URG)");
 	if (gpus <= 0) {
 		// Per node, as Slurm exports it; the job's total is per node x nodes.
 		gpus = count_devices(std::getenv("CUDA_VISIBLE_DEVICES"));
@@ -392,10 +417,13 @@ int main(int argc, char** argv)
 		double slowest = INFINITY;
 		for (const std::string& n : mine) {
 			auto it = speeds.find(n);
-			const double s = it == speeds.end() ? 1.0 : catalog->gpu_speed(m, it->second.gpu_type) * it->second.factor;
+			const double s = it == speeds.end() ? 1.0
+							    : catalog->gpu_speed(m, it->second.gpu_type) *
+								      it->second.factor;
 			if (s < slowest) {
 				slowest = s;
-				where = n + (it == speeds.end() ? std::string(" (not listed)") : " (" + it->second.gpu_type + ")");
+				where = n + (it == speeds.end() ? std::string(" (not listed)")
+								: " (" + it->second.gpu_type + ")");
 			}
 		}
 		if (std::isfinite(slowest) && slowest > 0)
@@ -403,12 +431,12 @@ int main(int argc, char** argv)
 	}
 	const double base_epoch = epoch_1gpu / catalog->speedup(m, gpus, nodes) / speedup_factor / gpu_speed;
 	const std::int64_t data_per_epoch =
-	        static_cast<std::int64_t>(prof.samples_per_epoch * prof.sample_kb * 1000.0 * size_scale);
+		static_cast<std::int64_t>(prof.samples_per_epoch * prof.sample_kb * 1000.0 * size_scale);
 	const std::int64_t ckpt_bytes = static_cast<std::int64_t>(prof.checkpoint_mb * 1e6 * size_scale);
 	// Reported at the size it stands for, the size its paced time is for: the bandwidth a
 	// controller measures from the reports is the emulated storage's, whatever --size-scale wrote.
 	const std::int64_t reported_bytes =
-	        prof.checkpoint_mb > 0 ? static_cast<std::int64_t>(prof.checkpoint_mb * 1e6) : ckpt_bytes;
+		prof.checkpoint_mb > 0 ? static_cast<std::int64_t>(prof.checkpoint_mb * 1e6) : ckpt_bytes;
 	// Paced storage: the real (uncompressed) time to move the checkpoint, compressed like the epochs.
 	const double ckpt_io_s = prof.checkpoint_mb / storage_mbps / speedup_factor;
 
@@ -417,8 +445,8 @@ int main(int argc, char** argv)
 	const char* jid = std::getenv("SLURM_JOB_ID");
 	const char* restart_env = std::getenv("SLURM_RESTART_COUNT");
 	const unsigned long seed = seed_arg >= 0 ? static_cast<unsigned long>(seed_arg)
-	                           : jid        ? std::strtoul(jid, nullptr, 10)
-	                                        : 1UL;
+				   : jid         ? std::strtoul(jid, nullptr, 10)
+						 : 1UL;
 	const unsigned long restart = restart_env ? std::strtoul(restart_env, nullptr, 10) : 0UL;
 	const double sigma = std::sqrt(std::log(1 + noise * noise));
 	std::mt19937_64 job_rng(seed);
@@ -448,10 +476,13 @@ int main(int argc, char** argv)
 	std::signal(SIGUSR1, on_signal);
 	std::signal(SIGTERM, on_signal);
 	std::signal(ckpt_signal, on_signal);
-	std::printf("dlsched-emu-train: model %s, %d GPU(s) on %d node(s), %.6g epochs of %.3f s, from epoch %.4g\n",
-	            model.c_str(), gpus, nodes, epochs, base_epoch, saved.progress);
+	std::printf(
+		"dlsched-emu-train: model %s, %d GPU(s) on %d node(s), %.6g epochs of %.3f s, from epoch "
+		"%.4g\n",
+		model.c_str(), gpus, nodes, epochs, base_epoch, saved.progress);
 	if (!where.empty())
-		std::printf("dlsched-emu-train: GPU speed %.4g of the reference (slowest node: %s)\n", gpu_speed, where.c_str());
+		std::printf("dlsched-emu-train: GPU speed %.4g of the reference (slowest node: %s)\n",
+			    gpu_speed, where.c_str());
 	std::fflush(stdout);
 
 	DataReader reader(data);
@@ -479,8 +510,8 @@ int main(int argc, char** argv)
 		// The end of the current epoch (the job's last one may be a fraction).
 		const double target = std::min(epochs, std::floor(progress + 1e-9) + 1);
 		// One iteration, never past the epoch's end.
-		std::this_thread::sleep_for(
-		        std::chrono::duration<double>(std::clamp((target - progress) * this_epoch, 0.0, iteration)));
+		std::this_thread::sleep_for(std::chrono::duration<double>(
+			std::clamp((target - progress) * this_epoch, 0.0, iteration)));
 		const double t = now_s();
 		const double before = progress;
 		progress = std::min(target, progress + (t - last) / this_epoch);

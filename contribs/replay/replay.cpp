@@ -31,24 +31,26 @@ using namespace dlsched;
 namespace {
 
 const char kUsage[] =
-        "usage: dlsched-replay --workload FILE [--speedup X] [--format auto|philly|pollux|dlsched]\n"
-        "                      [--max-jobs N] [--seed N] [--gpus-per-node G] [--partition P]\n"
-        "                      [--out DIR] [--emu-train PATH] [--priority-fraction F] [--no-wait]\n"
-        "                      [--deadline-fraction F] [--deadline-slack S|LO:HI] [--deadline-elastic]\n"
-        "                      [--elastic-fraction F] [--inference-demand FILE [--demand-file PATH]]\n"
-        "Submits every job with sbatch at its arrival time / X; needs SLURM_CONF (e.g. . DIR/env.sh of\n"
-        "dlsched-cluster). Writes DIR/jobs.csv (trace job, Slurm job id) and the jobs' output in DIR.\n"
-        "--priority-fraction F: a seeded fraction F of the jobs without a QoS are submitted with --qos=high,\n"
-        "the same jobs as dlsched-sim --priority-fraction F marks (the QoS must exist: dlsched-cluster makes it).\n"
-        "--deadline-fraction F, --deadline-slack S|LO:HI, --deadline-elastic, --elastic-fraction F: as\n"
-        "dlsched-sim's (the same seeded jobs). Deadline jobs get QoS deadline and their deadline as the\n"
-        "comment word deadline=<epoch s> (and in the admin comment, for sacct): at compressed time their\n"
-        "deadlines are seconds away, which Slurm's --deadline (minute-granular time limits) cannot express.\n"
-        "Elastic jobs get --dl-elastic=MIN:MAX (or the comment words gpus_min= gpus_max=).\n"
-        "--inference-demand FILE: the inference demand series (time_s,demand, as dlsched-sim's) from the\n"
-        "workload's start at the same speed-up, written as it changes to the demand file sched/dlsched\n"
-        "reads (--demand-file PATH; default: StateSaveLocation/dlsched-inference-demand, from scontrol;\n"
-        "InferenceDemandFile= in dlsched.conf must agree). Writing it needs root or SlurmUser.\n";
+	"usage: dlsched-replay --workload FILE [--speedup X] [--format auto|philly|pollux|dlsched]\n"
+	"                      [--max-jobs N] [--seed N] [--gpus-per-node G] [--partition P]\n"
+	"                      [--out DIR] [--emu-train PATH] [--priority-fraction F] [--no-wait]\n"
+	"                      [--deadline-fraction F] [--deadline-slack S|LO:HI] [--deadline-elastic]\n"
+	"                      [--elastic-fraction F] [--inference-demand FILE [--demand-file PATH]]\n"
+	"Submits every job with sbatch at its arrival time / X; needs SLURM_CONF (e.g. . DIR/env.sh of\n"
+	"dlsched-cluster). Writes DIR/jobs.csv (trace job, Slurm job id) and the jobs' output in DIR.\n"
+	"--priority-fraction F: a seeded fraction F of the jobs without a QoS are submitted with "
+	"--qos=high,\n"
+	"the same jobs as dlsched-sim --priority-fraction F marks (the QoS must exist: dlsched-cluster makes "
+	"it).\n"
+	"--deadline-fraction F, --deadline-slack S|LO:HI, --deadline-elastic, --elastic-fraction F: as\n"
+	"dlsched-sim's (the same seeded jobs). Deadline jobs get QoS deadline and their deadline as the\n"
+	"comment word deadline=<epoch s> (and in the admin comment, for sacct): at compressed time their\n"
+	"deadlines are seconds away, which Slurm's --deadline (minute-granular time limits) cannot express.\n"
+	"Elastic jobs get --dl-elastic=MIN:MAX (or the comment words gpus_min= gpus_max=).\n"
+	"--inference-demand FILE: the inference demand series (time_s,demand, as dlsched-sim's) from the\n"
+	"workload's start at the same speed-up, written as it changes to the demand file sched/dlsched\n"
+	"reads (--demand-file PATH; default: StateSaveLocation/dlsched-inference-demand, from scontrol;\n"
+	"InferenceDemandFile= in dlsched.conf must agree). Writing it needs root or SlurmUser.\n";
 
 // A Slurm command that has not answered in this long is killed and counts as failed (slurmctld
 // itself retries for MessageTimeout, 10 s by default, before a command gives up).
@@ -63,8 +65,8 @@ int run(const std::vector<std::string>& args, std::string& out)
 	if (!r.started)
 		std::fprintf(stderr, "dlsched-replay: cannot run %s\n", r.error.c_str());
 	else if (r.timed_out)
-		std::fprintf(stderr, "dlsched-replay: %s did not finish within %.0f s; killed\n", args[0].c_str(),
-			     kCommandLimitS);
+		std::fprintf(stderr, "dlsched-replay: %s did not finish within %.0f s; killed\n",
+			     args[0].c_str(), kCommandLimitS);
 	return r.ok() || (r.started && !r.timed_out) ? r.status : -1;
 }
 
@@ -104,7 +106,8 @@ std::vector<std::string> lines(const std::string& out)
 
 int main(int argc, char** argv)
 {
-	std::string workload, format = "auto", out_dir = "replay-out", partition, emu = self_dir() + "/dlsched-emu-train";
+	std::string workload, format = "auto", out_dir = "replay-out", partition,
+			      emu = self_dir() + "/dlsched-emu-train";
 	std::string demand_series, demand_file;
 	double speedup = 1;
 	long per_node = 8;
@@ -123,7 +126,8 @@ int main(int argc, char** argv)
 		integer_flag("--seed", "N", "seed of the workload's draws", &seed, 0),
 		int_flag("--gpus-per-node", "G", "GPUs of each node", &gpus_per_node, 1, 1 << 20),
 		number_flag("--priority-fraction", "F", "jobs of QoS high", &build.priority_fraction, 0, 1),
-		number_flag("--deadline-fraction", "F", "jobs with a deadline", &build.deadline_fraction, 0, 1),
+		number_flag("--deadline-fraction", "F", "jobs with a deadline", &build.deadline_fraction, 0,
+			    1),
 		number_flag("--elastic-fraction", "F", "elastic jobs", &build.elastic_fraction, 0, 1),
 		{"--deadline-slack", "S|LO:HI", "deadline slack",
 		 [&build](const std::string& v) {
@@ -132,7 +136,8 @@ int main(int argc, char** argv)
 			 if (end && *end == ':')
 				 hi = std::strtod(end + 1, &end);
 			 if (v.empty() || !end || *end || !(lo >= 0.05 && hi <= 1000 && lo <= hi))
-				 return invalid_argument("'" + v + "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
+				 return invalid_argument("'" + v +
+							 "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
 			 build.deadline_slack = lo;
 			 build.deadline_slack_max = hi;
 			 return Status::ok();
@@ -159,8 +164,10 @@ int main(int argc, char** argv)
 	build.seed = static_cast<std::uint64_t>(seed);
 	per_node = gpus_per_node;
 	if (workload.empty() || speedup <= 0 || per_node <= 0) {
-		std::fprintf(stderr, "dlsched-replay: --workload is required; --speedup and --gpus-per-node must be positive\n%s",
-		             kUsage);
+		std::fprintf(stderr,
+			     "dlsched-replay: --workload is required; --speedup and --gpus-per-node must be "
+			     "positive\n%s",
+			     kUsage);
 		return 2;
 	}
 	InferenceDemand demand;
@@ -177,25 +184,31 @@ int main(int argc, char** argv)
 				std::istringstream in(conf);
 				std::string line;
 				while (std::getline(in, line))
-					if (line.rfind("StateSaveLocation", 0) == 0 && line.find('=') != std::string::npos) {
+					if (line.rfind("StateSaveLocation", 0) == 0 &&
+					    line.find('=') != std::string::npos) {
 						std::string dir = line.substr(line.find('=') + 1);
 						dir.erase(0, dir.find_first_not_of(' '));
 						demand_file = dir + "/dlsched-inference-demand";
 					}
 			}
 			if (demand_file.empty()) {
-				std::fprintf(stderr, "dlsched-replay: cannot find StateSaveLocation with scontrol: give --demand-file PATH\n");
+				std::fprintf(stderr,
+					     "dlsched-replay: cannot find StateSaveLocation with scontrol: "
+					     "give --demand-file PATH\n");
 				return 1;
 			}
 		}
 	} else if (!demand_file.empty()) {
-		std::fprintf(stderr, "dlsched-replay: --demand-file needs --inference-demand FILE\n%s", kUsage);
+		std::fprintf(stderr, "dlsched-replay: --demand-file needs --inference-demand FILE\n%s",
+			     kUsage);
 		return 2;
 	}
 	if (!std::getenv("SLURM_CONF"))
-		std::fprintf(stderr, "dlsched-replay: note: SLURM_CONF is not set; using the system's Slurm\n");
+		std::fprintf(stderr,
+			     "dlsched-replay: note: SLURM_CONF is not set; using the system's Slurm\n");
 	if (access(emu.c_str(), X_OK) != 0) {
-		std::fprintf(stderr, "dlsched-replay: %s is not executable (give --emu-train PATH)\n", emu.c_str());
+		std::fprintf(stderr, "dlsched-replay: %s is not executable (give --emu-train PATH)\n",
+			     emu.c_str());
 		return 1;
 	}
 	auto fmt_r = parse_workload_format(format);
@@ -238,7 +251,7 @@ int main(int argc, char** argv)
 				word = x;
 			}
 			data.write(reinterpret_cast<const char*>(block.data()),
-			           static_cast<std::streamsize>(block.size() * sizeof block[0]));
+				   static_cast<std::streamsize>(block.size() * sizeof block[0]));
 		}
 		if (!data) {
 			std::fprintf(stderr, "dlsched-replay: cannot write %s\n", data_path.c_str());
@@ -253,9 +266,10 @@ int main(int argc, char** argv)
 	// One entry per trace job: the Slurm job that runs it now, and the ones slurmctld lost before.
 	struct Entry {
 		const Job* job;
-		std::string name;       // model name
-		std::string id;         // current Slurm job id
-		std::vector<std::string> lost;  // earlier ids that slurmctld forgot (killed before it saved them)
+		std::string name;  // model name
+		std::string id;    // current Slurm job id
+		std::vector<std::string>
+			lost;  // earlier ids that slurmctld forgot (killed before it saved them)
 		long deadline_epoch = 0;
 		bool done = false;
 		bool missing = false;
@@ -271,8 +285,9 @@ int main(int argc, char** argv)
 		std::string lost;
 		for (const std::string& l : e.lost)
 			lost += (lost.empty() ? "" : ";") + l;
-		map << e.job->id << "," << e.id << "," << fmt(e.job->submit_time) << "," << e.job->gpus_requested << ","
-		    << e.name << "," << fmt(w->trace_runtime_s[e.job->id - 1]) << "," << lost << "\n";
+		map << e.job->id << "," << e.id << "," << fmt(e.job->submit_time) << ","
+		    << e.job->gpus_requested << "," << e.name << "," << fmt(w->trace_runtime_s[e.job->id - 1])
+		    << "," << lost << "\n";
 	};
 	// A row is appended per submission; the map is rewritten whole (through a temporary file) only
 	// when a resubmission changes an id.
@@ -294,31 +309,46 @@ int main(int argc, char** argv)
 		const Job& j = *e.job;
 		const long nodes = (j.gpus_requested + per_node - 1) / per_node;
 		const long gpn = nodes > 1 ? per_node : j.gpus_requested;
-		const long minutes = std::max(1L, static_cast<long>(std::ceil(j.time_limit / speedup / 60.0)));
+		const long minutes =
+			std::max(1L, static_cast<long>(std::ceil(j.time_limit / speedup / 60.0)));
 		const std::string ckpt = ckpt_dir + "/" + std::to_string(j.id);
 		std::string wrap = "exec " + emu + " --model " + e.name + " --epochs " + fmt(j.epochs_total) +
-		                   " --epoch-time-1gpu " + fmt(j.epoch_time_1gpu) + " --speedup " + fmt(speedup) +
-		                   " --checkpoint " + ckpt + " --data " + data_path;
+				   " --epoch-time-1gpu " + fmt(j.epoch_time_1gpu) + " --speedup " +
+				   fmt(speedup) + " --checkpoint " + ckpt + " --data " + data_path;
 		// What the dlsched plugins read (plugins/README.md): the model and its epochs, with the epoch
 		// time in the replay's compressed seconds.
 		std::string comment = "model=" + e.name + " epochs=" + fmt(j.epochs_total) +
-		                      " epoch_time_1gpu=" + fmt(j.epoch_time_1gpu / speedup);
+				      " epoch_time_1gpu=" + fmt(j.epoch_time_1gpu / speedup);
 		if (j.has_deadline()) {
 			// A resubmitted job keeps its first submission's deadline. Not Slurm's --deadline: at
-			// compressed time it is seconds away, and Slurm cancels a job whose time limit (at least
-			// a minute) ends after its deadline. The dlsched plugins read the comment word.
+			// compressed time it is seconds away, and Slurm cancels a job whose time limit (at
+			// least a minute) ends after its deadline. The dlsched plugins read the comment word.
 			const long now = static_cast<long>(std::time(nullptr));
 			if (e.deadline_epoch == 0)
 				e.deadline_epoch =
-				        now + std::max(1L, static_cast<long>(std::ceil((j.deadline - j.submit_time) / speedup)));
+					now + std::max(1L, static_cast<long>(std::ceil(
+								   (j.deadline - j.submit_time) / speedup)));
 			comment += " deadline=" + std::to_string(e.deadline_epoch);
 		}
 		if (j.elastic() && !dl_options)
-			comment += " gpus_min=" + std::to_string(j.gpus_min) + " gpus_max=" + std::to_string(j.gpus_max);
-		std::vector<std::string> args = {"sbatch", "--parsable", "--requeue", "-J", "dl-" + std::to_string(j.id),
-		                                 "-N", std::to_string(nodes), "--gres=gpu:" + std::to_string(gpn),
-		                                 "--time=" + std::to_string(minutes), "-o", out_dir + "/%j.out",
-		                                 "--open-mode=append", "--comment", comment, "--wrap", wrap};
+			comment += " gpus_min=" + std::to_string(j.gpus_min) +
+				   " gpus_max=" + std::to_string(j.gpus_max);
+		std::vector<std::string> args = {"sbatch",
+						 "--parsable",
+						 "--requeue",
+						 "-J",
+						 "dl-" + std::to_string(j.id),
+						 "-N",
+						 std::to_string(nodes),
+						 "--gres=gpu:" + std::to_string(gpn),
+						 "--time=" + std::to_string(minutes),
+						 "-o",
+						 out_dir + "/%j.out",
+						 "--open-mode=append",
+						 "--comment",
+						 comment,
+						 "--wrap",
+						 wrap};
 		if (!partition.empty())
 			args.insert(args.begin() + 1, "--partition=" + partition);
 		if (!j.qos.empty())
@@ -327,8 +357,8 @@ int main(int argc, char** argv)
 			args.insert(args.begin() + 1, "--dl-model=" + e.name);
 			args.insert(args.begin() + 1, "--dl-epochs=" + fmt(j.epochs_total));
 			if (j.elastic())
-				args.insert(args.begin() + 1,
-				            "--dl-elastic=" + std::to_string(j.gpus_min) + ":" + std::to_string(j.gpus_max));
+				args.insert(args.begin() + 1, "--dl-elastic=" + std::to_string(j.gpus_min) +
+								      ":" + std::to_string(j.gpus_max));
 		}
 		// A controller that is restarting refuses submissions for a while: retry for up to 120 s.
 		std::string out;
@@ -341,12 +371,17 @@ int main(int argc, char** argv)
 			if ((rc == 0 && !out.empty()) || attempt >= 60)
 				break;
 			if (attempt == 0)
-				std::fprintf(stderr, "\ndlsched-replay: sbatch failed for trace job %u (exit %d); retrying\n", j.id, rc);
+				std::fprintf(stderr,
+					     "\ndlsched-replay: sbatch failed for trace job %u (exit %d); "
+					     "retrying\n",
+					     j.id, rc);
 			std::this_thread::sleep_for(std::chrono::seconds(2));
 		}
 		if (rc != 0 || out.empty()) {
-			std::fprintf(stderr, "dlsched-replay: sbatch failed for trace job %u (exit %d) for 120 s; is the cluster up?\n",
-			             j.id, rc);
+			std::fprintf(stderr,
+				     "dlsched-replay: sbatch failed for trace job %u (exit %d) for 120 s; is "
+				     "the cluster up?\n",
+				     j.id, rc);
 			return false;
 		}
 		e.id = out.substr(0, out.find(';'));
@@ -354,7 +389,8 @@ int main(int argc, char** argv)
 			// sacct has no deadline field: record it in the admin comment (the dlsched plugins do
 			// the same for any job; this covers stock Slurm).
 			std::string ignored;
-			run({"scontrol", "update", "JobId=" + e.id, "AdminComment=deadline=" + std::to_string(e.deadline_epoch)},
+			run({"scontrol", "update", "JobId=" + e.id,
+			     "AdminComment=deadline=" + std::to_string(e.deadline_epoch)},
 			    ignored);
 		}
 		return true;
@@ -373,8 +409,9 @@ int main(int argc, char** argv)
 	// state until sched/dlsched requeues it at its next cycle: final only once it stays so this long.
 	const auto kEndGrace = std::chrono::seconds(5);
 	static const std::set<std::string> kActive = {
-	        "PENDING",  "RUNNING",      "SUSPENDED",  "COMPLETING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD",
-	        "REQUEUE_FED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", "SPECIAL_EXIT", "RESV_DEL_HOLD"};
+		"PENDING",   "RUNNING",      "SUSPENDED",    "COMPLETING",   "CONFIGURING",
+		"REQUEUED",  "REQUEUE_HOLD", "REQUEUE_FED",  "RESIZING",     "SIGNALING",
+		"STAGE_OUT", "STOPPED",      "SPECIAL_EXIT", "RESV_DEL_HOLD"};
 	int squeue_failures = 0;
 	std::size_t resubmitted = 0;
 	// Returns false when the cluster stopped answering, or a resubmission failed.
@@ -384,7 +421,8 @@ int main(int argc, char** argv)
 		// a job is ours only if its name (dl-<trace job>) matches too.
 		if (run({"squeue", "-h", "-t", "all", "-o", "%i %j %T|%r"}, out) != 0) {
 			if (++squeue_failures > 60) {
-				std::fprintf(stderr, "dlsched-replay: squeue failed for 120 s; is the cluster up?\n");
+				std::fprintf(stderr,
+					     "dlsched-replay: squeue failed for 120 s; is the cluster up?\n");
 				return false;
 			}
 			return true;
@@ -400,15 +438,18 @@ int main(int argc, char** argv)
 			if (sp == std::string::npos)
 				continue;
 			state[line.substr(0, sp)] = line.substr(sp + 1);
-			// After a slurmctld crash a restarted one may reuse a lost job's id while slurmd still
-			// runs the old copy: the new launch fails and Slurm holds the job. Release it (as an
-			// admin would), so that every job runs.
-			if (line.substr(sp + 1) == "PENDING" && reason.find("launch failed requeued held") != std::string::npos) {
+			// After a slurmctld crash a restarted one may reuse a lost job's id while slurmd
+			// still runs the old copy: the new launch fails and Slurm holds the job. Release it
+			// (as an admin would), so that every job runs.
+			if (line.substr(sp + 1) == "PENDING" &&
+			    reason.find("launch failed requeued held") != std::string::npos) {
 				const std::string id = line.substr(0, line.find(' '));
 				std::string ignored;
 				if (run({"scontrol", "release", id}, ignored) == 0)
-					std::fprintf(stderr, "dlsched-replay: released job %s, held by Slurm after a failed launch\n",
-					             id.c_str());
+					std::fprintf(stderr,
+						     "dlsched-replay: released job %s, held by Slurm after a "
+						     "failed launch\n",
+						     id.c_str());
 			}
 		}
 		const auto now = std::chrono::steady_clock::now();
@@ -440,7 +481,9 @@ int main(int argc, char** argv)
 			// Not in squeue for kMissingGrace: ended long ago (sacct says so), or lost.
 			std::string acct;
 			std::string final_state;
-			if (run({"sacct", "-n", "-X", "-P", "--duplicates", "-o", "JobName,State", "-j", e.id}, acct) != 0)
+			if (run({"sacct", "-n", "-X", "-P", "--duplicates", "-o", "JobName,State", "-j",
+				 e.id},
+				acct) != 0)
 				continue;  // accounting not answering: look again later
 			// The state of this job's last record (first word: "CANCELLED by 0"); records of
 			// another job that got the same id after a restart have another name.
@@ -456,8 +499,11 @@ int main(int argc, char** argv)
 				continue;
 			}
 			const std::string old = e.id;
-			std::fprintf(stderr, "\ndlsched-replay: slurmctld lost job %s (trace job %u; accounting says '%s'); submitting it again\n",
-			             old.c_str(), e.job->id, final_state.empty() ? "nothing" : final_state.c_str());
+			std::fprintf(stderr,
+				     "\ndlsched-replay: slurmctld lost job %s (trace job %u; accounting says "
+				     "'%s'); submitting it again\n",
+				     old.c_str(), e.job->id,
+				     final_state.empty() ? "nothing" : final_state.c_str());
 			if (!submit(e))
 				return false;
 			e.lost.push_back(old);
@@ -486,10 +532,13 @@ int main(int argc, char** argv)
 			return true;
 		const std::string tmp = demand_file + ".tmp";
 		FILE* f = std::fopen(tmp.c_str(), "w");
-		if (!f || std::fprintf(f, "%.4f\n", d) < 0 || std::fclose(f) != 0 || chmod(tmp.c_str(), 0644) != 0 ||
-		    std::rename(tmp.c_str(), demand_file.c_str()) != 0) {
-			std::fprintf(stderr, "dlsched-replay: cannot write the inference demand to %s: %s (root or SlurmUser "
-			                     "must write it)\n", demand_file.c_str(), std::strerror(errno));
+		if (!f || std::fprintf(f, "%.4f\n", d) < 0 || std::fclose(f) != 0 ||
+		    chmod(tmp.c_str(), 0644) != 0 || std::rename(tmp.c_str(), demand_file.c_str()) != 0) {
+			std::fprintf(stderr,
+				     "dlsched-replay: cannot write the inference demand to %s: %s (root or "
+				     "SlurmUser "
+				     "must write it)\n",
+				     demand_file.c_str(), std::strerror(errno));
 			return false;
 		}
 		demand_written = d;
@@ -499,29 +548,42 @@ int main(int argc, char** argv)
 	while (true) {
 		auto now = std::chrono::steady_clock::now();
 		if (!demand.empty()) {
-			const double sim_t = origin + std::chrono::duration<double>(now - t0).count() * speedup;
+			const double sim_t =
+				origin + std::chrono::duration<double>(now - t0).count() * speedup;
 			if (!write_demand(sim_t))
 				return 1;
 			const double change = demand.next_change(sim_t - origin) + origin;
 			if (std::isfinite(change)) {
-				const auto at = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-				                             std::chrono::duration<double>((change - origin) / speedup + 0.01));
+				const auto at =
+					t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+						     std::chrono::duration<double>(
+							     (change - origin) / speedup + 0.01));
 				next_poll = std::min(next_poll, at);
 			}
 		}
 		if (next < w->jobs.size()) {
 			const Job& j = w->jobs[next];
 			const auto due = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-			                              std::chrono::duration<double>(j.submit_time / speedup));
+						      std::chrono::duration<double>(j.submit_time / speedup));
 			if (now >= due) {
-				entries.push_back(Entry{&j, models->at(j.model).name, "", {}, 0, false, false, {}, false, {}});
+				entries.push_back(Entry{&j,
+							models->at(j.model).name,
+							"",
+							{},
+							0,
+							false,
+							false,
+							{},
+							false,
+							{}});
 				if (!submit(entries.back()))
 					return 1;
 				map_row(map, entries.back());
 				map.flush();
 				++next;
 				if (next == w->jobs.size() || (tty && next % 10 == 0))
-					std::fprintf(stderr, "\rdlsched-replay: submitted %zu/%zu", next, w->jobs.size());
+					std::fprintf(stderr, "\rdlsched-replay: submitted %zu/%zu", next,
+						     w->jobs.size());
 				if (next == w->jobs.size())
 					std::fprintf(stderr, "\n");
 				continue;
@@ -546,9 +608,11 @@ int main(int argc, char** argv)
 		for (const Entry& e : entries)
 			left += !e.done;
 		if (tty) {
-			std::fprintf(stderr, "\rdlsched-replay: %zu of %zu jobs still queued or running   ", left, entries.size());
+			std::fprintf(stderr, "\rdlsched-replay: %zu of %zu jobs still queued or running   ",
+				     left, entries.size());
 		} else if (now - last_line > std::chrono::seconds(30) || left == 0) {
-			std::fprintf(stderr, "dlsched-replay: %zu of %zu jobs still queued or running\n", left, entries.size());
+			std::fprintf(stderr, "dlsched-replay: %zu of %zu jobs still queued or running\n",
+				     left, entries.size());
 			last_line = now;
 		}
 		if (left == 0)
@@ -557,13 +621,17 @@ int main(int argc, char** argv)
 	if (!wait)
 		return 0;
 	const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-	std::fprintf(stderr, "%sdlsched-replay: %zu jobs done in %.0f s; map in %s", tty ? "\n" : "", entries.size(), wall,
-	             map_path.c_str());
+	std::fprintf(stderr, "%sdlsched-replay: %zu jobs done in %.0f s; map in %s", tty ? "\n" : "",
+		     entries.size(), wall, map_path.c_str());
 	if (resubmitted > 0)
-		std::fprintf(stderr, "; %zu lost by slurmctld and submitted again (lost_jobs column; their accounting records are "
-		                     "runaway jobs: sacctmgr show runawayjobs)", resubmitted);
+		std::fprintf(stderr,
+			     "; %zu lost by slurmctld and submitted again (lost_jobs column; their "
+			     "accounting records are "
+			     "runaway jobs: sacctmgr show runawayjobs)",
+			     resubmitted);
 	if (!demand.empty())
-		std::fprintf(stderr, "; inference demand written %zu times to %s", demand_changes, demand_file.c_str());
+		std::fprintf(stderr, "; inference demand written %zu times to %s", demand_changes,
+			     demand_file.c_str());
 	std::fprintf(stderr, "\n");
 	return 0;
 }

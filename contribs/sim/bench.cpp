@@ -31,7 +31,8 @@ double seconds_since(Clock::time_point t0)
 // accounts with equal quotas, and a full history of speed measurements (what the simulator's view
 // carries, for speed-aware placements): decide() latency.
 constexpr int kAccounts = 8;
-std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& models, std::size_t pending, int rounds)
+std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& models, std::size_t pending,
+					int rounds)
 {
 	std::vector<Node> nodes = parse_cluster_spec("64x8").value();
 	std::vector<Job> jobs;
@@ -45,7 +46,8 @@ std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& 
 			Job j;
 			j.id = id++;
 			j.user = "u" + std::to_string(rng.below(50));
-			j.account = "t0";  // one account borrowed the busy half (FairnessPolicy=quota reclaims it)
+			j.account = "t0";  // one account borrowed the busy half (FairnessPolicy=quota
+					   // reclaims it)
 			j.model = static_cast<int>(rng.below(static_cast<std::uint64_t>(models.size())));
 			j.gpus_requested = j.gpus_min = j.gpus_max = j.gpus_allocated = 2;
 			j.state = JobState::kRunning;
@@ -71,7 +73,8 @@ std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& 
 		const double u = rng.uniform();
 		j.gpus_requested = u < 0.93 ? 1 : u < 0.955 ? 2 : u < 0.98 ? 4 : 8;
 		j.gpus_min = j.gpus_max = j.gpus_requested;
-		if (elastic_rng.uniform() < 0.5) {  // half of them elastic, 1 GPU to 2x (elastic policies' work)
+		if (elastic_rng.uniform() <
+		    0.5) {  // half of them elastic, 1 GPU to 2x (elastic policies' work)
 			j.gpus_min = 1;
 			j.gpus_max = 2 * j.gpus_requested;
 		}
@@ -115,14 +118,16 @@ std::pair<double, double> cycle_latency(const Scheduler& s, const ModelCatalog& 
 
 }  // namespace
 
-int run_bench(const BenchOptions& opt, const Config& base, const PolicyRegistry& registry, const ModelCatalog& models)
+int run_bench(const BenchOptions& opt, const Config& base, const PolicyRegistry& registry,
+	      const ModelCatalog& models)
 {
 	const std::size_t big = opt.quick ? 20000 : 100000;
 	const int rounds = opt.quick ? 10 : 40;
-	std::printf("dlsched-sim bench (one core; targets: cycle p99 <= 20 ms at 1,000 pending and <= 200 ms at "
-	            "10,000; 5,000-job window < 10 s; 100,000 jobs < 120 s)\n\n");
-	std::printf("%-16s %10s %10s %10s %10s %12s %10s %12s %10s\n", "policy", "1k p50", "1k p99", "10k p50",
-	            "10k p99", "window s", "jobs/s", big == 100000 ? "100k s" : "20k s", "jobs/s");
+	std::printf(
+		"dlsched-sim bench (one core; targets: cycle p99 <= 20 ms at 1,000 pending and <= 200 ms at "
+		"10,000; 5,000-job window < 10 s; 100,000 jobs < 120 s)\n\n");
+	std::printf("%-16s %10s %10s %10s %10s %12s %10s %12s %10s\n", "policy", "1k p50", "1k p99",
+		    "10k p50", "10k p99", "window s", "jobs/s", big == 100000 ? "100k s" : "20k s", "jobs/s");
 	std::fflush(stdout);
 
 	// The generated trace, written once.
@@ -178,9 +183,9 @@ int run_bench(const BenchOptions& opt, const Config& base, const PolicyRegistry&
 			throughput[k][0] = secs;
 			throughput[k][1] = static_cast<double>(w->jobs.size()) / secs;
 		}
-		std::printf("%-16s %8.2fms %8.2fms %8.2fms %8.2fms %12.2f %10.0f %12.2f %10.0f\n", p.c_str(), l1.first,
-		            l1.second, l10.first, l10.second, throughput[0][0], throughput[0][1], throughput[1][0],
-		            throughput[1][1]);
+		std::printf("%-16s %8.2fms %8.2fms %8.2fms %8.2fms %12.2f %10.0f %12.2f %10.0f\n", p.c_str(),
+			    l1.first, l1.second, l10.first, l10.second, throughput[0][0], throughput[0][1],
+			    throughput[1][0], throughput[1][1]);
 		std::fflush(stdout);
 		json::Value o = json::Value::object();
 		o.set("policy", json::Value::string(p));
@@ -194,7 +199,8 @@ int run_bench(const BenchOptions& opt, const Config& base, const PolicyRegistry&
 		runs.push_back(o);
 	}
 	std::remove(path);
-	std::printf("\n(window: %s on 64x8; generated: %zu Philly-like jobs at load 0.9 on 64x8)\n", opt.window.c_str(), big);
+	std::printf("\n(window: %s on 64x8; generated: %zu Philly-like jobs at load 0.9 on 64x8)\n",
+		    opt.window.c_str(), big);
 	if (!opt.json_path.empty()) {
 		json::Value doc = json::Value::object();
 		doc.set("bench", runs);

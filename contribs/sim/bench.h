@@ -13,13 +13,13 @@ namespace dlsched::sim {
 
 struct BenchOptions {
 	std::vector<std::string> policies;
-	std::string window;        // a 5,000-job Philly window
-	std::string json_path;     // optional
-	bool quick = false;        // smaller sizes, for a fast look
+	std::string window;     // a 5,000-job Philly window
+	std::string json_path;  // optional
+	bool quick = false;     // smaller sizes, for a fast look
 };
 
 int run_bench(const BenchOptions& opt, const Config& base, const PolicyRegistry& registry,
-              const ModelCatalog& models);
+	      const ModelCatalog& models);
 
 }  // namespace dlsched::sim
 

@@ -16,14 +16,15 @@ namespace {
 bool parse_nxg(const std::string& spec, long long& n, long long& g)
 {
 	std::size_t x = spec.find('x');
-	return x != std::string::npos && parse_integer(spec.substr(0, x), n) && parse_integer(spec.substr(x + 1), g);
+	return x != std::string::npos && parse_integer(spec.substr(0, x), n) &&
+	       parse_integer(spec.substr(x + 1), g);
 }
 
 // Rng stream of the hidden node speeds (other streams: the workload builder's).
 constexpr std::uint64_t kSpeedFactorStream = 0x5eed5;
 
 void add_nodes(ClusterSpec& cluster, long long count, int gpus, const std::string& type,
-               const std::string& partition, PartitionKind kind, bool loanable, double fluctuation)
+	       const std::string& partition, PartitionKind kind, bool loanable, double fluctuation)
 {
 	std::vector<Node>& nodes = cluster.nodes;
 	for (long long i = 0; i < count; ++i) {
@@ -42,7 +43,8 @@ void add_nodes(ClusterSpec& cluster, long long count, int gpus, const std::strin
 
 }  // namespace
 
-Result<std::vector<Node>> parse_cluster_spec(const std::string& spec, const std::vector<std::string>& known_gpu_types)
+Result<std::vector<Node>> parse_cluster_spec(const std::string& spec,
+					     const std::vector<std::string>& known_gpu_types)
 {
 	Result<ClusterSpec> c = parse_cluster(spec, known_gpu_types);
 	if (!c.is_ok())
@@ -71,13 +73,17 @@ Result<ClusterSpec> parse_cluster(const std::string& spec, const std::vector<std
 	long long n = 0, g = 0;
 	if (parse_nxg(spec, n, g)) {
 		if (n < 1 || g < 1 || n > 100000 || g > 64)
-			return invalid_argument("cluster '" + spec + "': want N nodes x G GPUs with 1 <= N <= 100000, 1 <= G <= 64");
-		add_nodes(cluster, n, static_cast<int>(g), "v100", "train", PartitionKind::kTraining, false, 0);
+			return invalid_argument(
+				"cluster '" + spec +
+				"': want N nodes x G GPUs with 1 <= N <= 100000, 1 <= G <= 64");
+		add_nodes(cluster, n, static_cast<int>(g), "v100", "train", PartitionKind::kTraining, false,
+			  0);
 		return cluster;
 	}
 	std::ifstream in(spec);
 	if (!in)
-		return not_found("cluster '" + spec + "': neither NxG (e.g. 64x8) nor a readable cluster file");
+		return not_found("cluster '" + spec +
+				 "': neither NxG (e.g. 64x8) nor a readable cluster file");
 	std::string line;
 	std::size_t line_no = 0;
 	while (std::getline(in, line)) {
@@ -102,35 +108,44 @@ Result<ClusterSpec> parse_cluster(const std::string& spec, const std::vector<std
 				c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 			if (key == "nodes") {
 				if (!parse_integer(value, count) || count < 1)
-					return parse_error(where + ": Nodes '" + value + "' is not a positive integer");
+					return parse_error(where + ": Nodes '" + value +
+							   "' is not a positive integer");
 			} else if (key == "gpus") {
 				if (!parse_integer(value, gpus) || gpus < 1 || gpus > 64)
-					return parse_error(where + ": Gpus '" + value + "' is not an integer in [1, 64]");
+					return parse_error(where + ": Gpus '" + value +
+							   "' is not an integer in [1, 64]");
 			} else if (key == "gputype") {
 				type = value;
 				if (!known_gpu_types.empty() &&
-				    std::find(known_gpu_types.begin(), known_gpu_types.end(), type) == known_gpu_types.end()) {
+				    std::find(known_gpu_types.begin(), known_gpu_types.end(), type) ==
+					    known_gpu_types.end()) {
 					std::string known;
 					for (const std::string& k : known_gpu_types)
 						known += (known.empty() ? "" : ", ") + k;
-					return parse_error(where + ": unknown GPU type '" + type + "' (known: " + known + ")");
+					return parse_error(where + ": unknown GPU type '" + type +
+							   "' (known: " + known + ")");
 				}
 			} else if (key == "partition") {
 				partition = value;
 			} else if (key == "kind") {
 				if (value != "training" && value != "inference")
-					return parse_error(where + ": Kind '" + value + "' is not training or inference");
+					return parse_error(where + ": Kind '" + value +
+							   "' is not training or inference");
 				kind = value;
 			} else if (key == "loanable") {
 				if (value != "yes" && value != "no")
-					return parse_error(where + ": Loanable '" + value + "' is not yes or no");
+					return parse_error(where + ": Loanable '" + value +
+							   "' is not yes or no");
 				loanable = value;
 			} else if (key == "fluctuation") {
-				if (!parse_number(value, fluctuation) || !(fluctuation >= 0 && fluctuation <= 2))
-					return parse_error(where + ": Fluctuation '" + value + "' is not a number in [0, 2]");
+				if (!parse_number(value, fluctuation) ||
+				    !(fluctuation >= 0 && fluctuation <= 2))
+					return parse_error(where + ": Fluctuation '" + value +
+							   "' is not a number in [0, 2]");
 			} else {
 				return parse_error(where + ": unknown key '" + key +
-				                   "' (known: Nodes, Gpus, GpuType, Partition, Kind, Loanable, Fluctuation)");
+						   "' (known: Nodes, Gpus, GpuType, Partition, Kind, "
+						   "Loanable, Fluctuation)");
 			}
 		}
 		if (!any)
@@ -138,8 +153,8 @@ Result<ClusterSpec> parse_cluster(const std::string& spec, const std::vector<std
 		if (count < 0 || gpus < 0)
 			return parse_error(where + ": Nodes= and Gpus= are required");
 		add_nodes(cluster, count, static_cast<int>(gpus), type, partition,
-		          kind == "inference" ? PartitionKind::kInference : PartitionKind::kTraining, loanable == "yes",
-		          fluctuation);
+			  kind == "inference" ? PartitionKind::kInference : PartitionKind::kTraining,
+			  loanable == "yes", fluctuation);
 	}
 	if (nodes.empty())
 		return parse_error(spec + ": no nodes described");

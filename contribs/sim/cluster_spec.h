@@ -23,10 +23,11 @@ struct ClusterSpec {
 // lines like `Nodes=32 Gpus=8 GpuType=v100 Partition=train Kind=training Loanable=no Fluctuation=0.1`.
 // `known_gpu_types` (when not empty): the GPU types a cluster file may name (those the model profiles
 // have speeds for); any other is an error naming file and line, not a silent reference-speed node.
-Result<ClusterSpec> parse_cluster(const std::string& spec, const std::vector<std::string>& known_gpu_types = {});
+Result<ClusterSpec> parse_cluster(const std::string& spec,
+				  const std::vector<std::string>& known_gpu_types = {});
 // The nodes only (hosts that simulate no fluctuation).
 Result<std::vector<Node>> parse_cluster_spec(const std::string& spec,
-                                             const std::vector<std::string>& known_gpu_types = {});
+					     const std::vector<std::string>& known_gpu_types = {});
 
 // Each node's hidden speed factor: exp(sigma z - sigma^2 / 2) with z standard normal, a log-normal
 // of mean 1, so that Fluctuation= spreads machines around their type's speed without making the

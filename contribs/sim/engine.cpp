@@ -28,14 +28,14 @@ struct SimJob {
 	// Seconds per epoch on one reference GPU: the truth, which the job runs at. (Engine::jobs_
 	// carries what policies see, the same under Estimates::kOracle.)
 	Seconds epoch_time_1gpu = 0;
-	double rate = 0;              // epochs per second while progressing
-	Seconds progress_from = 0;    // progress resumes here (after a restart's cost)
+	double rate = 0;                    // epochs per second while progressing
+	Seconds progress_from = 0;          // progress resumes here (after a restart's cost)
 	Seconds progress_until = INFINITY;  // and stops here (a stopping job's safe point, or its kill)
-	Seconds release_at = -1;      // a stopping job frees its GPUs then (>= 0: a release is due)
-	bool killed = false;          // stopping: killed at release_at, back to its last epoch boundary
+	Seconds release_at = -1;            // a stopping job frees its GPUs then (>= 0: a release is due)
+	bool killed = false;                // stopping: killed at release_at, back to its last epoch boundary
 	Seconds last_update = 0;
-	std::uint64_t version = 0;    // completion events of older versions are stale
-	bool measured = false;        // the current run has been measured once already
+	std::uint64_t version = 0;  // completion events of older versions are stale
+	bool measured = false;      // the current run has been measured once already
 	bool done = false;
 	bool dropped = false;
 	// RestartCost=model: this job's checkpoint write, read and warm-up times relative to its
@@ -49,10 +49,7 @@ struct Completion {
 	std::size_t index;
 	std::uint64_t version;
 	bool release = false;
-	bool operator>(const Completion& o) const
-	{
-		return time != o.time ? time > o.time : index > o.index;
-	}
+	bool operator>(const Completion& o) const { return time != o.time ? time > o.time : index > o.index; }
 };
 
 std::string seconds(Seconds t)
@@ -118,7 +115,7 @@ public:
 			guard_ = std::make_unique<GuardState>(o.guard.margin);
 			active_ = o.guard_scheduler;
 			periodic_policy_ = periodic_policy_ || o.guard_scheduler->ordering().preemptive() ||
-			                   o.guard_scheduler->allocation().elastic();
+					   o.guard_scheduler->allocation().elastic();
 			if (!jobs_.empty())
 				next_guard_ = jobs_.front().submit_time + o.guard.interval;
 		}
@@ -129,8 +126,10 @@ public:
 		}
 		if (o.estimates == Estimates::kPredicted) {
 			predict::HintLimits limits = o.hint_limits;
-			limits.gpus_per_node = node_sizes_.empty() ? limits.gpus_per_node : node_sizes_.front();
-			estimates_ = std::make_unique<EstimateModel>(models_, jobs_, o.seed, o.measurement_noise, limits);
+			limits.gpus_per_node =
+				node_sizes_.empty() ? limits.gpus_per_node : node_sizes_.front();
+			estimates_ = std::make_unique<EstimateModel>(models_, jobs_, o.seed,
+								     o.measurement_noise, limits);
 		}
 		if (o.restart_model && o.cost_noise > 0) {
 			Rng rng(o.seed, kCostStream);
@@ -178,7 +177,10 @@ private:
 	// job starts at a later cycle), instead of failing the run.
 	bool fits_after_stops(const Action& a) const;
 	void finish(std::size_t i);
-	double node_factor(NodeIndex n) const { return opt_.speed_factor.empty() ? 1.0 : opt_.speed_factor[n]; }
+	double node_factor(NodeIndex n) const
+	{
+		return opt_.speed_factor.empty() ? 1.0 : opt_.speed_factor[n];
+	}
 	void measure(std::size_t i);
 	int fewest_nodes(int gpus) const;
 
@@ -203,14 +205,14 @@ private:
 	bool periodic_policy_ = false;
 	Seconds next_change_ = INFINITY;  // Ordering::next_change() after the last cycle
 	std::size_t dropped_ = 0;
-	std::size_t newly_cancelled_ = 0;  // held or cancelled by the Admission policy, not yet counted done
+	std::size_t newly_cancelled_ = 0;   // held or cancelled by the Admission policy, not yet counted done
 	std::vector<std::size_t> changed_;  // jobs whose allocation an action changed this cycle
 	bool freed_in_cycle_ = false;       // a job stopped during the cycle (its GPUs are free)
-	std::vector<std::size_t> deferred_; // jobs whose resize waits for GPUs being freed (this cycle)
+	std::vector<std::size_t> deferred_;  // jobs whose resize waits for GPUs being freed (this cycle)
 	std::vector<SpeedObservation> observations_;  // oldest first, at most opt_.observation_history
 	Rng noise_rng_;
 	std::unique_ptr<EstimateModel> estimates_;  // Estimates::kPredicted only
-	std::size_t next_arrival_ = 0;  // jobs [0, next_arrival_) have been submitted
+	std::size_t next_arrival_ = 0;              // jobs [0, next_arrival_) have been submitted
 	// The guard (SimOptions::guard).
 	std::unique_ptr<GuardState> guard_;
 	Seconds next_guard_ = INFINITY;
@@ -227,11 +229,11 @@ private:
 	std::size_t learned_cycles_ = 0;
 	// Capacity loaning.
 	int inference_gpus_ = 0;
-	Seconds demand_origin_ = 0;         // the workload's first submission: the demand series' time 0
-	double demand_ = 0;                 // inference demand now
-	std::vector<Seconds> reclaim_at_;   // per node: when its reclaim began (-1: none under way)
-	std::vector<bool> reclaimed_now_;   // per node: taken back by the cycle being applied
-	Seconds short_since_ = -1;          // inference has lacked GPUs since then (-1: it has not)
+	Seconds demand_origin_ = 0;        // the workload's first submission: the demand series' time 0
+	double demand_ = 0;                // inference demand now
+	std::vector<Seconds> reclaim_at_;  // per node: when its reclaim began (-1: none under way)
+	std::vector<bool> reclaimed_now_;  // per node: taken back by the cycle being applied
+	Seconds short_since_ = -1;         // inference has lacked GPUs since then (-1: it has not)
 	double loaned_gpu_s_ = 0, shortfall_gpu_s_ = 0, inference_gpu_s_ = 0;
 	long reclaims_ = 0, late_reclaims_ = 0, reclaim_preemptions_ = 0;
 	// The arrival window (first to last submission): GPU-seconds used in it, training's and inference's.
@@ -280,10 +282,12 @@ Status Engine::check_runnable()
 		if (j.gpus_min <= it->second)
 			continue;
 		if (!opt_.drop_unrunnable)
-			return invalid_argument("job " + std::to_string(j.id) + " needs at least " + std::to_string(j.gpus_min) +
-			                        " GPUs but its partition '" + (j.partition.empty() ? "(training)" : j.partition) +
-			                        "' has " + std::to_string(it->second) +
-			                        " in all: use a bigger cluster, or --drop-unrunnable to leave such jobs out");
+			return invalid_argument(
+				"job " + std::to_string(j.id) + " needs at least " +
+				std::to_string(j.gpus_min) + " GPUs but its partition '" +
+				(j.partition.empty() ? "(training)" : j.partition) + "' has " +
+				std::to_string(it->second) +
+				" in all: use a bigger cluster, or --drop-unrunnable to leave such jobs out");
 		state_[i].dropped = true;
 		++dropped_;
 	}
@@ -306,7 +310,8 @@ void Engine::advance(std::size_t i, Seconds t)
 	for (const NodeShare& sh : j.placement)
 		if (nodes_[sh.node].kind == PartitionKind::kInference)
 			loaned_gpu_s_ += sh.gpus * dt;
-	const Seconds progressing = std::max(0.0, std::min(t, s.progress_until) - std::max(s.last_update, s.progress_from));
+	const Seconds progressing =
+		std::max(0.0, std::min(t, s.progress_until) - std::max(s.last_update, s.progress_from));
 	if (progressing > 0) {
 		const double before = j.epochs_done;
 		j.epochs_done = std::min(j.epochs_total, j.epochs_done + s.rate * progressing);
@@ -335,9 +340,10 @@ double Engine::placed_speed(std::size_t i, bool hidden) const
 	double slowest = j.placement.empty() ? 1.0 : INFINITY;
 	for (const NodeShare& sh : j.placement)
 		slowest = std::min(slowest, models_.gpu_speed(j.model, nodes_[sh.node].gpu_type) *
-		                                    (hidden ? node_factor(sh.node) : 1.0));
-	const int spanned = opt_.placement_model == PlacementModel::kCount ? fewest_nodes(j.gpus_allocated)
-	                                                                   : static_cast<int>(j.placement.size());
+						    (hidden ? node_factor(sh.node) : 1.0));
+	const int spanned = opt_.placement_model == PlacementModel::kCount
+				    ? fewest_nodes(j.gpus_allocated)
+				    : static_cast<int>(j.placement.size());
 	return models_.speedup(j.model, j.gpus_allocated, spanned) * slowest;
 }
 
@@ -385,7 +391,7 @@ Seconds Engine::resume_seconds(std::size_t i, bool resize) const
 	const SimJob& s = state_[i];
 	const double epoch = 1.0 / rate_of(i);
 	Seconds t = predict::checkpoint_read_s(models_, j.model, opt_.overhead) * s.read_factor +
-	            opt_.overhead.warmup_fraction * s.warmup_factor * epoch;
+		    opt_.overhead.warmup_fraction * s.warmup_factor * epoch;
 	if (resize)  // checkpoint first, at once (a resize does not wait for a safe point)
 		t += predict::checkpoint_write_s(models_, j.model, opt_.overhead) * s.write_factor;
 	return t;
@@ -428,21 +434,22 @@ void Engine::measure(std::size_t i)
 		o.node = sh.node;
 		o.model = j.model;
 		o.speed = models_.gpu_speed(j.model, nodes_[sh.node].gpu_type) * node_factor(sh.node) *
-		          std::exp(opt_.measurement_noise * noise_rng_.normal());
+			  std::exp(opt_.measurement_noise * noise_rng_.normal());
 		o.at = now_;
 		observations_.push_back(o);
 	}
 	state_[i].measured = true;
 	if (observations_.size() > opt_.observation_history)
-		observations_.erase(observations_.begin(),
-		                    observations_.end() - static_cast<std::ptrdiff_t>(opt_.observation_history));
+		observations_.erase(
+			observations_.begin(),
+			observations_.end() - static_cast<std::ptrdiff_t>(opt_.observation_history));
 }
 
 Status Engine::fail(const Action& a, const std::string& what) const
 {
-	return internal_error("policy '" + scheduler_.preset_name() + "' (cycle " + std::to_string(cycle_) + ", t=" +
-	                      seconds(now_) + "): " + action_kind_name(a.kind) + " of job " + std::to_string(a.job) +
-	                      ": " + what);
+	return internal_error("policy '" + scheduler_.preset_name() + "' (cycle " + std::to_string(cycle_) +
+			      ", t=" + seconds(now_) + "): " + action_kind_name(a.kind) + " of job " +
+			      std::to_string(a.job) + ": " + what);
 }
 
 Status Engine::check_placement(const Action& a, const Job& j) const
@@ -464,13 +471,15 @@ Status Engine::check_placement(const Action& a, const Job& j) const
 	}
 	for (const auto& kv : per_node)
 		if (kv.second > nodes_[kv.first].gpus_free)
-			return fail(a, "asks " + std::to_string(kv.second) + " GPUs on node " + nodes_[kv.first].name +
-			                       " which has " + std::to_string(nodes_[kv.first].gpus_free) + " free");
+			return fail(a, "asks " + std::to_string(kv.second) + " GPUs on node " +
+					       nodes_[kv.first].name + " which has " +
+					       std::to_string(nodes_[kv.first].gpus_free) + " free");
 	if (sum != a.gpus || sum <= 0)
-		return fail(a, "placement holds " + std::to_string(sum) + " GPUs, the action says " + std::to_string(a.gpus));
+		return fail(a, "placement holds " + std::to_string(sum) + " GPUs, the action says " +
+				       std::to_string(a.gpus));
 	if (a.gpus < j.gpus_min || a.gpus > j.gpus_max)
-		return fail(a, std::to_string(a.gpus) + " GPUs is outside the job's range [" + std::to_string(j.gpus_min) +
-		                       ", " + std::to_string(j.gpus_max) + "]");
+		return fail(a, std::to_string(a.gpus) + " GPUs is outside the job's range [" +
+				       std::to_string(j.gpus_min) + ", " + std::to_string(j.gpus_max) + "]");
 	return Status::ok();
 }
 
@@ -485,7 +494,8 @@ bool Engine::fits_after_stops(const Action& a) const
 	// GPUs being freed: stopping jobs', and those of jobs whose own resize waits this cycle (the
 	// plan moved them off those GPUs).
 	for (std::size_t i : running_)
-		if (jobs_[i].stopping() || std::find(deferred_.begin(), deferred_.end(), i) != deferred_.end())
+		if (jobs_[i].stopping() ||
+		    std::find(deferred_.begin(), deferred_.end(), i) != deferred_.end())
 			for (const NodeShare& s : jobs_[i].placement)
 				freeing[s.node] += s.gpus;
 	bool short_now = false;
@@ -502,14 +512,16 @@ Status Engine::apply(const Action& a)
 	if (a.kind == ActionKind::kSetPriority)
 		return Status::ok();  // the simulator has no queue of its own: order comes from the policy
 	if (a.kind == ActionKind::kLoan || a.kind == ActionKind::kReclaim) {
-		if (a.node >= nodes_.size() || nodes_[a.node].kind != PartitionKind::kInference || !nodes_[a.node].loanable)
+		if (a.node >= nodes_.size() || nodes_[a.node].kind != PartitionKind::kInference ||
+		    !nodes_[a.node].loanable)
 			return fail(a, "node is not a loanable inference node");
 		Node& node = nodes_[a.node];
 		if (a.kind == ActionKind::kLoan) {
 			if (node.loaned)
 				return fail(a, "node " + node.name + " is loaned already");
 			node.loaned = true;
-			reclaim_at_[a.node] = -1;  // lent again before its reclaim finished: training keeps it
+			reclaim_at_[a.node] =
+				-1;  // lent again before its reclaim finished: training keeps it
 			return Status::ok();
 		}
 		if (!node.loaned)
@@ -518,8 +530,8 @@ Status Engine::apply(const Action& a)
 		++reclaims_;
 		if (node.gpus_free < node.gpus_total) {
 			reclaim_at_[a.node] = now_;
-			// Jobs stopping there already (an earlier preemption, a longer grace) get the reclaim's
-			// timeout as the host gives it: checkpointed by then, or killed then.
+			// Jobs stopping there already (an earlier preemption, a longer grace) get the
+			// reclaim's timeout as the host gives it: checkpointed by then, or killed then.
 			const Seconds by = now_ + opt_.reclaim_timeout;
 			for (std::size_t k : running_) {
 				SimJob& sj = state_[k];
@@ -566,82 +578,87 @@ Status Engine::apply(const Action& a)
 			nodes_[s.node].gpus_free -= s.gpus;
 	};
 	switch (a.kind) {
-	case ActionKind::kStart: {
-		if (j.running() || state_[i].done || state_[i].dropped)
-			return fail(a, "the job is not pending");
-		if (fits_after_stops(a))
-			return Status::ok();  // its GPUs are still being checkpointed: a later cycle starts it
-		Status st = check_placement(a, j);
-		if (!st.is_ok())
-			return st;
-		j.state = JobState::kRunning;
-		j.gpus_allocated = a.gpus;
-		j.placement = a.placement;
-		j.start_time = now_;
-		if (j.first_start_time < 0) {
-			j.first_start_time = now_;
-			outcome_[i].first_start = now_;
-		}
-		state_[i].last_update = now_;
-		state_[i].progress_from = now_;
-		state_[i].measured = false;
-		if (j.restarts > 0)  // resuming from a checkpoint: reload
-			state_[i].progress_from = now_ + resume_seconds(i, false);
-		hold();
-		break;
-	}
-	case ActionKind::kResize: {
-		if (!j.running())
-			return fail(a, "the job is not running");
-		if (j.stopping())
-			return fail(a, "the job is stopping (checkpoint requested at " + seconds(j.checkpoint_requested_at) + ")");
-		advance(i, now_);
-		release();
-		if (fits_after_stops(a)) {
-			hold();  // grows onto GPUs still being checkpointed: a later cycle resizes it
-			deferred_.push_back(i);
-			return Status::ok();
-		}
-		Status st = check_placement(a, j);
-		if (!st.is_ok()) {
-			hold();
-			return st;
-		}
-		measure(i);  // the run on the old placement ends
-		state_[i].measured = false;
-		j.gpus_allocated = a.gpus;
-		j.placement = a.placement;
-		j.start_time = now_;
-		++j.restarts;
-		++outcome_[i].resizes;
-		state_[i].progress_from = now_ + resume_seconds(i, true);  // checkpoint, requeue at the new size, reload
-		hold();
-		break;
-	}
-	case ActionKind::kRequeue: {
-		if (!j.running())
-			return fail(a, "the job is not running");
-		if (j.stopping())
-			return fail(a, "the job is stopping (checkpoint requested at " + seconds(j.checkpoint_requested_at) + ")");
-		if (!j.requeueable)
-			return fail(a, "the job cannot be requeued");
-		if (a.reason.rfind(kQuotaReclaimed, 0) == 0) {
-			++quota_reclaims_;
-			quota_reclaimed_gpus_ += j.gpus_allocated;
-		}
-		for (const NodeShare& sh : j.placement)
-			if (reclaimed_now_[sh.node]) {
-				++reclaim_preemptions_;
-				break;
+		case ActionKind::kStart: {
+			if (j.running() || state_[i].done || state_[i].dropped)
+				return fail(a, "the job is not pending");
+			if (fits_after_stops(a))
+				return Status::ok();  // its GPUs are still being checkpointed: a later cycle
+						      // starts it
+			Status st = check_placement(a, j);
+			if (!st.is_ok())
+				return st;
+			j.state = JobState::kRunning;
+			j.gpus_allocated = a.gpus;
+			j.placement = a.placement;
+			j.start_time = now_;
+			if (j.first_start_time < 0) {
+				j.first_start_time = now_;
+				outcome_[i].first_start = now_;
 			}
-		if (opt_.restart_model)
-			return request_stop(a, i);
-		advance(i, now_);
-		stop_run(i);
-		break;
-	}
-	default:
-		break;
+			state_[i].last_update = now_;
+			state_[i].progress_from = now_;
+			state_[i].measured = false;
+			if (j.restarts > 0)  // resuming from a checkpoint: reload
+				state_[i].progress_from = now_ + resume_seconds(i, false);
+			hold();
+			break;
+		}
+		case ActionKind::kResize: {
+			if (!j.running())
+				return fail(a, "the job is not running");
+			if (j.stopping())
+				return fail(a, "the job is stopping (checkpoint requested at " +
+						       seconds(j.checkpoint_requested_at) + ")");
+			advance(i, now_);
+			release();
+			if (fits_after_stops(a)) {
+				hold();  // grows onto GPUs still being checkpointed: a later cycle resizes it
+				deferred_.push_back(i);
+				return Status::ok();
+			}
+			Status st = check_placement(a, j);
+			if (!st.is_ok()) {
+				hold();
+				return st;
+			}
+			measure(i);  // the run on the old placement ends
+			state_[i].measured = false;
+			j.gpus_allocated = a.gpus;
+			j.placement = a.placement;
+			j.start_time = now_;
+			++j.restarts;
+			++outcome_[i].resizes;
+			state_[i].progress_from =
+				now_ +
+				resume_seconds(i, true);  // checkpoint, requeue at the new size, reload
+			hold();
+			break;
+		}
+		case ActionKind::kRequeue: {
+			if (!j.running())
+				return fail(a, "the job is not running");
+			if (j.stopping())
+				return fail(a, "the job is stopping (checkpoint requested at " +
+						       seconds(j.checkpoint_requested_at) + ")");
+			if (!j.requeueable)
+				return fail(a, "the job cannot be requeued");
+			if (a.reason.rfind(kQuotaReclaimed, 0) == 0) {
+				++quota_reclaims_;
+				quota_reclaimed_gpus_ += j.gpus_allocated;
+			}
+			for (const NodeShare& sh : j.placement)
+				if (reclaimed_now_[sh.node]) {
+					++reclaim_preemptions_;
+					break;
+				}
+			if (opt_.restart_model)
+				return request_stop(a, i);
+			advance(i, now_);
+			stop_run(i);
+			break;
+		}
+		default:
+			break;
 	}
 	changed_.push_back(i);
 	return Status::ok();
@@ -664,7 +681,8 @@ Status Engine::request_stop(const Action& a, std::size_t i)
 	const bool at_boundary = frac < 1e-9;
 	const Seconds to_safe = opt_.overhead.epoch_safe_points && !at_boundary ? (1.0 - frac) / s.rate : 0.0;
 	const Seconds write =
-	        at_boundary ? 0.0 : predict::checkpoint_write_s(models_, j.model, opt_.overhead) * s.write_factor;
+		at_boundary ? 0.0
+			    : predict::checkpoint_write_s(models_, j.model, opt_.overhead) * s.write_factor;
 	const Seconds grace = a.grace >= 0 ? a.grace : opt_.preempt_grace;
 	j.checkpoint_requested_at = now_;
 	if (now_ + j.epochs_left() / s.rate <= now_ + to_safe + kEps)
@@ -706,8 +724,9 @@ void Engine::stop_run(std::size_t i)
 	s.killed = false;
 	++s.version;
 	auto pos = std::lower_bound(pending_.begin(), pending_.end(), i, [&](std::size_t x, std::size_t y) {
-		return jobs_[x].submit_time != jobs_[y].submit_time ? jobs_[x].submit_time < jobs_[y].submit_time
-		                                                    : jobs_[x].id < jobs_[y].id;
+		return jobs_[x].submit_time != jobs_[y].submit_time
+			       ? jobs_[x].submit_time < jobs_[y].submit_time
+			       : jobs_[x].id < jobs_[y].id;
 	});
 	pending_.insert(pos, i);
 	changed_.push_back(i);
@@ -738,7 +757,8 @@ Status Engine::cycle()
 	for (std::size_t i : running_) {
 		advance(i, now_);
 		Job& j = jobs_[i];
-		if (!state_[i].measured && now_ >= std::max(j.start_time, state_[i].progress_from) + opt_.observe_after)
+		if (!state_[i].measured &&
+		    now_ >= std::max(j.start_time, state_[i].progress_from) + opt_.observe_after)
 			measure(i);
 	}
 	if (estimates_)
@@ -775,8 +795,8 @@ Status Engine::cycle()
 		update_speed(i);
 	// Rebuild the lists from the jobs' states (keeps their orders).
 	pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
-	                              [&](std::size_t i) { return jobs_[i].running() || state_[i].done; }),
-	               pending_.end());
+				      [&](std::size_t i) { return jobs_[i].running() || state_[i].done; }),
+		       pending_.end());
 	running_.clear();
 	for (const Job* r : view.running)
 		if (r->running())
@@ -784,7 +804,8 @@ Status Engine::cycle()
 	for (const Action& a : d.actions)  // started (a start onto GPUs still being freed waits)
 		if (a.kind == ActionKind::kStart && jobs_[index_of_[a.job]].running())
 			running_.push_back(index_of_[a.job]);
-	std::sort(running_.begin(), running_.end(), [&](std::size_t x, std::size_t y) { return jobs_[x].id < jobs_[y].id; });
+	std::sort(running_.begin(), running_.end(),
+		  [&](std::size_t x, std::size_t y) { return jobs_[x].id < jobs_[y].id; });
 	const Seconds change = active_->ordering().next_change(make_view());
 	next_change_ = change > now_ + kEps ? change : INFINITY;
 	return Status::ok();
@@ -1006,7 +1027,7 @@ void Engine::guard_evaluate()
 	active_ = v.after == GuardChoice::kLearned ? &scheduler_ : opt_.guard_scheduler;
 	guard_log_.push_back(v);
 	guard_eval_ms_.push_back(
-	        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+		std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 Result<SimResult> Engine::run()
@@ -1047,15 +1068,18 @@ Result<SimResult> Engine::run()
 		const bool loaning = !opt_.inference_demand.empty() && inference_gpus_ > 0;
 		if (t != INFINITY && loaning) {
 			// (Every change, for inference's own accounting; a cycle only when a policy loans.)
-			t = std::min(t, opt_.inference_demand.next_change(now_ - demand_origin_) + demand_origin_);
+			t = std::min(
+				t, opt_.inference_demand.next_change(now_ - demand_origin_) + demand_origin_);
 			t = std::min(t, next_reclaim_deadline());
 		}
 		if (t == INFINITY) {
 			std::string ids;
 			for (std::size_t k = 0; k < pending_.size() && k < 5; ++k)
 				ids += (k ? ", " : "") + std::to_string(jobs_[pending_[k]].id);
-			return internal_error("policy '" + scheduler_.preset_name() + "' leaves " + std::to_string(pending_.size()) +
-			                      " job(s) waiting forever on an idle cluster (first: " + ids + ")");
+			return internal_error("policy '" + scheduler_.preset_name() + "' leaves " +
+					      std::to_string(pending_.size()) +
+					      " job(s) waiting forever on an idle cluster (first: " + ids +
+					      ")");
 		}
 		if (loaning)
 			account_inference(t);
@@ -1098,13 +1122,13 @@ Result<SimResult> Engine::run()
 			event = true;
 		}
 		const bool due = (periodic && now_ + kEps >= last_cycle + opt_.sched_interval) ||
-		                 (!pending_.empty() && now_ + kEps >= next_change_);
+				 (!pending_.empty() && now_ + kEps >= next_change_);
 		if ((event && opt_.sched_on_events) || due) {
 			st = cycle();
 			if (!st.is_ok())
 				return st;
-			// GPUs a preemption freed at once are an event too: the jobs it made room for start now,
-			// not at the next arrival or completion (Slurm schedules again on a requeue).
+			// GPUs a preemption freed at once are an event too: the jobs it made room for start
+			// now, not at the next arrival or completion (Slurm schedules again on a requeue).
 			for (int again = 0; again < 3 && freed_in_cycle_ && !pending_.empty(); ++again) {
 				st = cycle();
 				if (!st.is_ok())
@@ -1118,8 +1142,10 @@ Result<SimResult> Engine::run()
 				std::string ids;
 				for (std::size_t k = 0; k < pending_.size() && k < 5; ++k)
 					ids += (k ? ", " : "") + std::to_string(jobs_[pending_[k]].id);
-				return internal_error("policy '" + scheduler_.preset_name() + "' starts nothing on an idle cluster; " +
-				                      std::to_string(pending_.size()) + " job(s) would wait forever (first: " + ids + ")");
+				return internal_error("policy '" + scheduler_.preset_name() +
+						      "' starts nothing on an idle cluster; " +
+						      std::to_string(pending_.size()) +
+						      " job(s) would wait forever (first: " + ids + ")");
 			}
 		}
 		if (opt_.progress) {
@@ -1168,11 +1194,11 @@ Result<SimResult> Engine::run()
 }  // namespace
 
 Result<SimResult> simulate(const Workload& workload, const ModelCatalog& models, std::vector<Node> nodes,
-                           const Scheduler& scheduler, const SimOptions& options)
+			   const Scheduler& scheduler, const SimOptions& options)
 {
 	if (!options.speed_factor.empty() && options.speed_factor.size() != nodes.size())
-		return invalid_argument("simulate: " + std::to_string(options.speed_factor.size()) + " speed factors for " +
-		                        std::to_string(nodes.size()) + " nodes");
+		return invalid_argument("simulate: " + std::to_string(options.speed_factor.size()) +
+					" speed factors for " + std::to_string(nodes.size()) + " nodes");
 	Engine e(workload, models, std::move(nodes), scheduler, options);
 	return e.run();
 }

@@ -38,7 +38,7 @@ struct SimOptions {
 	predict::OverheadParams overhead;
 	Seconds preempt_grace = 600;  // PreemptGrace
 	double cost_noise = 0.2;
-	bool drop_unrunnable = false; // drop jobs no eligible nodes can ever hold (else an error)
+	bool drop_unrunnable = false;  // drop jobs no eligible nodes can ever hold (else an error)
 	PlacementModel placement_model = PlacementModel::kNodes;
 	// Each node's hidden speed factor (draw_speed_factors(); empty: every node runs at its GPU type's
 	// speed). Jobs run at it; policies never see it, only the engine's measurements of it.
@@ -54,10 +54,11 @@ struct SimOptions {
 	// user's word bounded by `hint_limits`; noise from `dlsched-db accuracy`). The engine runs every
 	// job at its true speed either way.
 	Estimates estimates = Estimates::kOracle;
-	predict::HintLimits hint_limits;  // HintTrustFactor=, HintFloorNoTimeLimit= (gpus_per_node: the nodes')
+	predict::HintLimits
+		hint_limits;  // HintTrustFactor=, HintFloorNoTimeLimit= (gpus_per_node: the nodes')
 	std::size_t observation_history = 512;  // the most recent measurements the view carries
 	std::uint64_t seed = 1;                 // of the measurement noise (Seed=)
-	DecisionRecorder* recorder = nullptr;  // given to learned policies in every view (dlsched-train)
+	DecisionRecorder* recorder = nullptr;   // given to learned policies in every view (dlsched-train)
 	// Capacity loaning (--inference-demand): the fraction of the inference nodes' GPUs inference
 	// needs, from the workload's first submission on (repeated when shorter). Empty: none.
 	InferenceDemand inference_demand;
@@ -105,18 +106,18 @@ struct SimResult {
 	std::vector<JobOutcome> jobs;
 	std::vector<double> decision_ms;  // wall time of each decide() call
 	std::size_t cycles = 0;
-	std::size_t dropped = 0;          // jobs dropped as unrunnable (drop_unrunnable)
+	std::size_t dropped = 0;  // jobs dropped as unrunnable (drop_unrunnable)
 	int total_gpus = 0;
-	double lost_gpu_s = 0;            // restart costs x GPUs, and work thrown away by kills
+	double lost_gpu_s = 0;  // restart costs x GPUs, and work thrown away by kills
 	Seconds makespan = 0;
 	// Capacity loaning.
-	double loaned_gpu_s = 0;          // GPU-seconds training jobs held on inference nodes
-	long reclaims = 0;                // loaned nodes taken back
-	long late_reclaims = 0;           // ... not free of training within ReclaimTimeout=
-	long reclaim_preemptions = 0;     // jobs requeued (not shrunk) to free a node taken back
+	double loaned_gpu_s = 0;               // GPU-seconds training jobs held on inference nodes
+	long reclaims = 0;                     // loaned nodes taken back
+	long late_reclaims = 0;                // ... not free of training within ReclaimTimeout=
+	long reclaim_preemptions = 0;          // jobs requeued (not shrunk) to free a node taken back
 	double inference_shortfall_gpu_s = 0;  // GPUs inference needed and lacked beyond the timeout x s
-	double inference_gpu_s = 0;       // GPU-seconds inference used (its demand, as far as it had GPUs)
-	int inference_gpus = 0;           // GPUs of the inference nodes
+	double inference_gpu_s = 0;  // GPU-seconds inference used (its demand, as far as it had GPUs)
+	int inference_gpus = 0;      // GPUs of the inference nodes
 	// The arrival window (first to last submission) and the GPU-seconds training held and inference
 	// used in it: the cluster's usage while work arrives (the long tail after it is alike for all).
 	Seconds window_s = 0;
@@ -140,7 +141,7 @@ struct SimResult {
 // Runs `workload` to completion under `scheduler`. Errors: a policy's invalid action (naming the
 // policy, cycle and job), a job that can never run, a scheduler that stops making progress.
 Result<SimResult> simulate(const Workload& workload, const ModelCatalog& models, std::vector<Node> nodes,
-                           const Scheduler& scheduler, const SimOptions& options);
+			   const Scheduler& scheduler, const SimOptions& options);
 
 }  // namespace dlsched::sim
 

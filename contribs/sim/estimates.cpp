@@ -50,21 +50,24 @@ double history_sigma(std::size_t k)
 const char* estimate_source_name(EstimateSource s)
 {
 	switch (s) {
-	case EstimateSource::kMeasured:
-		return "measured";
-	case EstimateSource::kHistory:
-		return "history";
-	case EstimateSource::kUser:
-		return "user";
-	case EstimateSource::kUnknown:
-		return "unknown";
+		case EstimateSource::kMeasured:
+			return "measured";
+		case EstimateSource::kHistory:
+			return "history";
+		case EstimateSource::kUser:
+			return "user";
+		case EstimateSource::kUnknown:
+			return "unknown";
 	}
 	return "?";
 }
 
 EstimateModel::EstimateModel(const ModelCatalog& models, const std::vector<Job>& jobs, std::uint64_t seed,
-                             double epoch_sd, const predict::HintLimits& limits)
-    : models_(models), epoch_sd_(epoch_sd), limits_(limits), jobs_(jobs.size()),
+			     double epoch_sd, const predict::HintLimits& limits)
+    : models_(models),
+      epoch_sd_(epoch_sd),
+      limits_(limits),
+      jobs_(jobs.size()),
       models_history_(static_cast<std::size_t>(std::max(0, models.size())))
 {
 	for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -130,7 +133,8 @@ public:
 		// spread: sd x sqrt(1/left + 1/timed) relative to what is left.
 		predict::Estimate e;
 		e.value = k_.sum_1gpu / k_.epochs;
-		e.stddev = e.value * epoch_sd_ * std::sqrt(1 / std::max(1.0, job.epochs_left()) + 1 / k_.epochs);
+		e.stddev =
+			e.value * epoch_sd_ * std::sqrt(1 / std::max(1.0, job.epochs_left()) + 1 / k_.epochs);
 		e.samples = static_cast<std::size_t>(k_.epochs);
 		return e;
 	}
@@ -161,8 +165,8 @@ JobEstimate EstimateModel::estimate(std::size_t i, const Job& job)
 	}
 	Job seen = job;
 	std::size_t samples = 0;
-	const predict::RuntimeSource source =
-	        predict::prepare_runtime(seen, JobEvidence(k, h, epoch_sd_, history_error_), models_, limits_, kClaims, &samples);
+	const predict::RuntimeSource source = predict::prepare_runtime(
+		seen, JobEvidence(k, h, epoch_sd_, history_error_), models_, limits_, kClaims, &samples);
 	JobEstimate e;
 	if (source == predict::RuntimeSource::kUnknown)
 		return e;
@@ -170,8 +174,8 @@ JobEstimate EstimateModel::estimate(std::size_t i, const Job& job)
 	e.runtime_cv = seen.runtime_cv;
 	e.samples = samples;
 	e.source = source == predict::RuntimeSource::kMeasured  ? EstimateSource::kMeasured
-	           : source == predict::RuntimeSource::kHistory ? EstimateSource::kHistory
-	                                                        : EstimateSource::kUser;
+		   : source == predict::RuntimeSource::kHistory ? EstimateSource::kHistory
+								: EstimateSource::kUser;
 	return e;
 }
 

@@ -59,7 +59,7 @@ struct JobEstimate {
 	Seconds epoch_time_1gpu = 0;  // seconds per epoch on one reference GPU; 0: unknown
 	double runtime_cv = 0;        // its relative spread as the controller reckons it (Job::runtime_cv)
 	EstimateSource source = EstimateSource::kUnknown;
-	std::size_t samples = 0;      // epochs timed (kMeasured) or same-model jobs (kHistory)
+	std::size_t samples = 0;  // epochs timed (kMeasured) or same-model jobs (kHistory)
 };
 
 // The controller's knowledge of a workload's jobs, by their index in it.
@@ -72,8 +72,8 @@ public:
 	static constexpr double kUnmeasuredCv = predict::kUnmeasuredRuntimeCv;
 
 	// `epoch_sd`: the noise of one timed epoch; `limits`: how far the user-given fallback is trusted.
-	EstimateModel(const ModelCatalog& models, const std::vector<Job>& jobs, std::uint64_t seed, double epoch_sd,
-	              const predict::HintLimits& limits);
+	EstimateModel(const ModelCatalog& models, const std::vector<Job>& jobs, std::uint64_t seed,
+		      double epoch_sd, const predict::HintLimits& limits);
 
 	// Job `i` finished `epochs` (> 0) more whole epochs, each truly `epoch_1gpu_s` seconds on one
 	// reference GPU as the host reckons it (wall time x the catalog's speed of its placement).
@@ -89,11 +89,11 @@ public:
 private:
 	struct Known {
 		int model = -1;
-		double epochs = 0;      // timed
-		double sum_1gpu = 0;    // their measured times on one reference GPU, summed
-		double history_z = 0;   // this job's draw of the history's error (standard normal)
+		double epochs = 0;     // timed
+		double sum_1gpu = 0;   // their measured times on one reference GPU, summed
+		double history_z = 0;  // this job's draw of the history's error (standard normal)
 		bool in_history = false;
-		Rng rng{0};             // its measurement noise
+		Rng rng{0};  // its measurement noise
 	};
 	struct History {
 		std::vector<std::size_t> jobs;  // most recent last, at most kHistoryJobs

@@ -30,7 +30,9 @@ std::vector<Account> proportional_quotas(const Workload& w, const std::vector<do
 	for (std::size_t i = 0; i < w.jobs.size(); ++i) {
 		const Job& j = w.jobs[i];
 		const std::size_t k = static_cast<std::size_t>(j.id - 1);
-		const double r = k < runtime.size() ? runtime[k] : (i < w.trace_runtime_s.size() ? w.trace_runtime_s[i] : 0);
+		const double r = k < runtime.size()
+					 ? runtime[k]
+					 : (i < w.trace_runtime_s.size() ? w.trace_runtime_s[i] : 0);
 		gpu_s[j.account] += j.gpus_requested * r;
 		total += j.gpus_requested * r;
 	}
@@ -46,7 +48,7 @@ std::vector<Account> proportional_quotas(const Workload& w, const std::vector<do
 	}
 	// Largest remainders first; ties by name (the accounts' order).
 	std::stable_sort(remainder.begin(), remainder.end(),
-	                 [](const auto& a, const auto& b) { return a.first > b.first; });
+			 [](const auto& a, const auto& b) { return a.first > b.first; });
 	for (std::size_t k = 0; given < gpus && k < remainder.size(); ++k, ++given)
 		out[remainder[k].second].quota_gpus += 1;
 	for (Account& a : out)
@@ -58,8 +60,9 @@ Result<std::vector<Account>> load_quotas(const std::string& path, const Workload
 {
 	std::ifstream in(path);
 	if (!in)
-		return not_found("--quotas " + path + ": cannot open the quota file (give `account,gpus` lines, or "
-		                 "--quotas proportional)");
+		return not_found("--quotas " + path +
+				 ": cannot open the quota file (give `account,gpus` lines, or "
+				 "--quotas proportional)");
 	std::map<std::string, double> quota;
 	std::map<std::string, int> line_of;
 	std::string line;
@@ -83,20 +86,23 @@ Result<std::vector<Account>> load_quotas(const std::string& path, const Workload
 			continue;  // the header
 		double g = 0;
 		if (name.empty())
-			return invalid_argument(where + ": no account name before the comma (write `account,gpus`)");
+			return invalid_argument(where +
+						": no account name before the comma (write `account,gpus`)");
 		if (!parse_number(count, g) || !(g >= 0) || !std::isfinite(g))
-			return invalid_argument(where + ": '" + count + "' is not a number of GPUs >= 0 for account '" + name + "'");
+			return invalid_argument(where + ": '" + count +
+						"' is not a number of GPUs >= 0 for account '" + name + "'");
 		if (quota.count(name))
-			return invalid_argument(where + ": account '" + name + "' is listed twice (first at line " +
-			                        std::to_string(line_of[name]) + "): give each account once");
+			return invalid_argument(where + ": account '" + name +
+						"' is listed twice (first at line " +
+						std::to_string(line_of[name]) + "): give each account once");
 		quota[name] = g;
 		line_of[name] = n;
 		sum += g;
 	}
 	if (sum > gpus + 1e-9)
 		return invalid_argument("--quotas " + path + ": the quotas sum to " + std::to_string(sum) +
-		                        " GPUs, more than the cluster's " + std::to_string(gpus) +
-		                        " training GPUs: lower them so that every guarantee can be kept");
+					" GPUs, more than the cluster's " + std::to_string(gpus) +
+					" training GPUs: lower them so that every guarantee can be kept");
 	std::vector<Account> out = workload_accounts(w);
 	for (Account& a : out) {
 		auto it = quota.find(a.name);
@@ -111,11 +117,12 @@ Result<std::vector<Account>> load_quotas(const std::string& path, const Workload
 }
 
 AccountLedger::AccountLedger(std::vector<double> quota, double timeout)
-        : quota_(std::move(quota)), timeout_(timeout), below_since_(quota_.size(), -1), totals_(quota_.size())
+    : quota_(std::move(quota)), timeout_(timeout), below_since_(quota_.size(), -1), totals_(quota_.size())
 {
 }
 
-void AccountLedger::advance(double from, double to, const std::vector<double>& demand, const std::vector<double>& held)
+void AccountLedger::advance(double from, double to, const std::vector<double>& demand,
+			    const std::vector<double>& held)
 {
 	const double dt = to - from;
 	if (!(dt > 0))
@@ -145,7 +152,8 @@ double alone_avg_jct(std::vector<AloneJob> jobs, double quota)
 		return 0;
 	if (quota < 1)
 		return INFINITY;
-	std::stable_sort(jobs.begin(), jobs.end(), [](const AloneJob& a, const AloneJob& b) { return a.submit < b.submit; });
+	std::stable_sort(jobs.begin(), jobs.end(),
+			 [](const AloneJob& a, const AloneJob& b) { return a.submit < b.submit; });
 	using End = std::pair<double, double>;  // (end time, GPUs)
 	std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
 	double free = quota, last_start = 0, sum = 0;
@@ -203,7 +211,8 @@ FairnessMetrics compute_fairness(const SimResult& r, const Workload& w, const st
 			++ran;
 			jct += o->finish - o->submit;
 			queue += o->first_start - o->submit;
-			alone.push_back({o->submit, w.jobs[k].gpus_requested, bound.empty() ? w.trace_runtime_s[k] : bound[k]});
+			alone.push_back({o->submit, w.jobs[k].gpus_requested,
+					 bound.empty() ? w.trace_runtime_s[k] : bound[k]});
 		}
 		if (ran) {
 			m.avg_jct_s = jct / static_cast<double>(ran);

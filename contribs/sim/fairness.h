@@ -34,14 +34,16 @@ class AccountLedger {
 public:
 	struct Totals {
 		double demanded_quota_gpu_s = 0;  // integral of min(quota, demand)
-		double below_quota_gpu_s = 0;     // of min(quota, demand) - held where positive, beyond the timeout
-		double held_gpu_s = 0;            // of held
-		double borrowed_gpu_s = 0;        // of held - quota where positive
+		double below_quota_gpu_s =
+			0;                  // of min(quota, demand) - held where positive, beyond the timeout
+		double held_gpu_s = 0;      // of held
+		double borrowed_gpu_s = 0;  // of held - quota where positive
 	};
 	AccountLedger(std::vector<double> quota, double timeout);
 	// The state from `from` to `to` (one value per account). A shortfall counts once it has lasted
 	// `timeout` seconds without a break.
-	void advance(double from, double to, const std::vector<double>& demand, const std::vector<double>& held);
+	void advance(double from, double to, const std::vector<double>& demand,
+		     const std::vector<double>& held);
 	const std::vector<Totals>& totals() const { return totals_; }
 
 private:
@@ -65,7 +67,8 @@ double alone_avg_jct(std::vector<AloneJob> jobs, double quota);
 
 struct AccountMetrics {
 	std::size_t jobs = 0;
-	double avg_jct_s = 0, avg_queue_s = 0, gpu_s = 0, quota_gpus = 0, borrowed_gpu_s = 0, below_quota_gpu_s = 0;
+	double avg_jct_s = 0, avg_queue_s = 0, gpu_s = 0, quota_gpus = 0, borrowed_gpu_s = 0,
+	       below_quota_gpu_s = 0;
 	double demanded_quota_gpu_s = 0;
 	double rho = 0;  // avg JCT / avg JCT alone on its quota (0: no quota)
 };

@@ -23,7 +23,7 @@ void generate_trace(const GeneratorOptions& opt, const ModelCatalog& models, std
 	const double gap = mean_gpus * mean_dur / (opt.cluster_gpus * opt.load);
 
 	static const std::vector<std::vector<const char*>> kBuckets = {
-	        {"cifar10", "ncf"}, {"deepspeech2", "yolov3"}, {"imagenet", "bert"}};
+		{"cifar10", "ncf"}, {"deepspeech2", "yolov3"}, {"imagenet", "bert"}};
 	out << "submit_s,gpus,model,epochs,duration_s,user\n";
 	out << std::setprecision(10);
 	double t = 0;

@@ -11,7 +11,7 @@ namespace dlsched::sim {
 
 struct GeneratorOptions {
 	std::size_t jobs = 1000;
-	int cluster_gpus = 512;    // arrivals are paced so that offered load ~ `load` on this many GPUs
+	int cluster_gpus = 512;  // arrivals are paced so that offered load ~ `load` on this many GPUs
 	double load = 1.0;
 	std::uint64_t seed = 1;
 };

@@ -33,56 +33,59 @@ using namespace dlsched::sim;
 namespace {
 
 const char kUsage[] =
-        "usage: dlsched-sim run --workload FILE --cluster SPEC --policy NAME [options]\n"
-        "       dlsched-sim compare --workload FILE --cluster SPEC --policies A,B,... [options]\n"
-        "       dlsched-sim generate --jobs N [--cluster SPEC] [--load X] [--seed N] > FILE\n"
-        "       dlsched-sim bench [--policies A,B,...] [--workload FILE] [--quick] [--json FILE]\n"
-        "       dlsched-sim decide --view FILE [--config FILE] [--set Key=Value]... [--profiles DIR]\n"
-        "       dlsched-sim --print-config [--config FILE] [--set Key=Value]...\n"
-        "       dlsched-sim --list-policies | --help | --version\n"
-        "\n"
-        "options:\n"
-        "  --format auto|philly|pollux|dlsched   workload format (default: from the header)\n"
-        "  --config FILE          dlsched.conf to read (default: built-in defaults)\n"
-        "  --set Key=Value        override one dlsched.conf key (repeatable)\n"
-        "  --seed N               seed of the workload builder and the policies (default 1)\n"
-        "  --json FILE            write the metrics as JSON\n"
-        "  --record-experience DB append the learned rounds (dl2, dual-agent) to DB's experience table, as\n"
-        "                         RecordExperience=yes does in Slurm (cluster dlsched-sim; for dlsched-train online)\n"
-        "  --profiles DIR         per-model profiles (default: the installed data)\n"
-        "  --elastic-fraction F   mark this fraction of jobs elastic (default 0: rigid)\n"
-        "  --elastic-max-factor X elastic jobs may use 1 to X times their requested GPUs (default 2)\n"
-        "  --deadline-fraction F  give this fraction of jobs a deadline (default 0)\n"
-        "  --deadline-slack S|LO:HI  deadline = submit + S x runtime alone at the requested GPUs\n"
-        "                         (default 1.5); LO:HI: each job's S uniform in [LO, HI], seeded; below 1\n"
-        "                         only more GPUs can meet it. Deadline jobs without a QoS get QoS deadline\n"
-        "  --deadline-elastic     deadline jobs are elastic: 1 to --elastic-max-factor x requested GPUs\n"
-        "  --load X               compress inter-arrival times X-fold (default 1)\n"
-        "  --time-limit-factor F  time limit = F x runtime alone (default 2)\n"
-        "  --max-jobs N           only the first N jobs\n"
-        "  --restart-cost S|model seconds lost per restart or resize (default 0); model: each job's\n"
-        "                         predicted suspend and resume from its model (two-step preemption)\n"
-        "  --priority-fraction F  give this fraction of the jobs without a QoS the QoS high (default 0)\n"
-        "  --placement-model M    nodes: a job runs at the speed of the nodes it spans (default);\n"
-        "                         count: GPUs counted anywhere, no locality slowdown (PlacementPolicy=count)\n"
-        "  --inference-demand FILE  inference demand (time_s,demand: the fraction of the inference\n"
-        "                         nodes' GPUs inference needs) from the workload's start, repeated;\n"
-        "                         a Loaning policy (preset aryl) lends the rest to training\n"
-        "  --quotas proportional|FILE  each account's guaranteed GPUs (FairnessPolicy=quota, the shares\n"
-        "                         of fairshare): in proportion to its GPU-hours in the workload, summing\n"
-        "                         to the training GPUs, or from FILE's account,gpus lines; every run then\n"
-        "                         reports by_account and fairness (accounts: Philly's vc, the user column)\n"
-        "  --estimates oracle|predicted  what policies see of each job's length: the truth (default), or\n"
-        "                         what a controller would know: its own timed epochs, else same-model\n"
-        "                         history, else its model profile bounded by its time limit, with the\n"
-        "                         errors dlsched-db accuracy measured (dlsched-sim(1), ESTIMATES)\n"
-        "  --skip-bad-lines       skip malformed workload lines (their count is printed)\n"
-        "  --drop-unrunnable      leave out jobs no eligible nodes can hold (else an error)\n"
-        "  --progress / --quiet   progress on stderr (default: on a terminal, or every 10 s after 3 s)\n";
+	"usage: dlsched-sim run --workload FILE --cluster SPEC --policy NAME [options]\n"
+	"       dlsched-sim compare --workload FILE --cluster SPEC --policies A,B,... [options]\n"
+	"       dlsched-sim generate --jobs N [--cluster SPEC] [--load X] [--seed N] > FILE\n"
+	"       dlsched-sim bench [--policies A,B,...] [--workload FILE] [--quick] [--json FILE]\n"
+	"       dlsched-sim decide --view FILE [--config FILE] [--set Key=Value]... [--profiles DIR]\n"
+	"       dlsched-sim --print-config [--config FILE] [--set Key=Value]...\n"
+	"       dlsched-sim --list-policies | --help | --version\n"
+	"\n"
+	"options:\n"
+	"  --format auto|philly|pollux|dlsched   workload format (default: from the header)\n"
+	"  --config FILE          dlsched.conf to read (default: built-in defaults)\n"
+	"  --set Key=Value        override one dlsched.conf key (repeatable)\n"
+	"  --seed N               seed of the workload builder and the policies (default 1)\n"
+	"  --json FILE            write the metrics as JSON\n"
+	"  --record-experience DB append the learned rounds (dl2, dual-agent) to DB's experience table, as\n"
+	"                         RecordExperience=yes does in Slurm (cluster dlsched-sim; for dlsched-train "
+	"online)\n"
+	"  --profiles DIR         per-model profiles (default: the installed data)\n"
+	"  --elastic-fraction F   mark this fraction of jobs elastic (default 0: rigid)\n"
+	"  --elastic-max-factor X elastic jobs may use 1 to X times their requested GPUs (default 2)\n"
+	"  --deadline-fraction F  give this fraction of jobs a deadline (default 0)\n"
+	"  --deadline-slack S|LO:HI  deadline = submit + S x runtime alone at the requested GPUs\n"
+	"                         (default 1.5); LO:HI: each job's S uniform in [LO, HI], seeded; below 1\n"
+	"                         only more GPUs can meet it. Deadline jobs without a QoS get QoS deadline\n"
+	"  --deadline-elastic     deadline jobs are elastic: 1 to --elastic-max-factor x requested GPUs\n"
+	"  --load X               compress inter-arrival times X-fold (default 1)\n"
+	"  --time-limit-factor F  time limit = F x runtime alone (default 2)\n"
+	"  --max-jobs N           only the first N jobs\n"
+	"  --restart-cost S|model seconds lost per restart or resize (default 0); model: each job's\n"
+	"                         predicted suspend and resume from its model (two-step preemption)\n"
+	"  --priority-fraction F  give this fraction of the jobs without a QoS the QoS high (default 0)\n"
+	"  --placement-model M    nodes: a job runs at the speed of the nodes it spans (default);\n"
+	"                         count: GPUs counted anywhere, no locality slowdown "
+	"(PlacementPolicy=count)\n"
+	"  --inference-demand FILE  inference demand (time_s,demand: the fraction of the inference\n"
+	"                         nodes' GPUs inference needs) from the workload's start, repeated;\n"
+	"                         a Loaning policy (preset aryl) lends the rest to training\n"
+	"  --quotas proportional|FILE  each account's guaranteed GPUs (FairnessPolicy=quota, the shares\n"
+	"                         of fairshare): in proportion to its GPU-hours in the workload, summing\n"
+	"                         to the training GPUs, or from FILE's account,gpus lines; every run then\n"
+	"                         reports by_account and fairness (accounts: Philly's vc, the user column)\n"
+	"  --estimates oracle|predicted  what policies see of each job's length: the truth (default), or\n"
+	"                         what a controller would know: its own timed epochs, else same-model\n"
+	"                         history, else its model profile bounded by its time limit, with the\n"
+	"                         errors dlsched-db accuracy measured (dlsched-sim(1), ESTIMATES)\n"
+	"  --skip-bad-lines       skip malformed workload lines (their count is printed)\n"
+	"  --drop-unrunnable      leave out jobs no eligible nodes can hold (else an error)\n"
+	"  --progress / --quiet   progress on stderr (default: on a terminal, or every 10 s after 3 s)\n";
 
 struct Options {
 	std::string command;
-	std::string workload, format = "auto", cluster, policy, config, json, profiles, experience, demand, quotas;
+	std::string workload, format = "auto", cluster, policy, config, json, profiles, experience, demand,
+			      quotas;
 	std::vector<std::string> policies;
 	std::vector<std::string> sets;
 	ReadOptions read;
@@ -160,8 +163,8 @@ int parse_args(int argc, char** argv, Options& o)
 			if (!value(v))
 				return usage_error(a + " needs a value");
 			if (!parse_number(v, dst) || !(dst >= min && dst <= max))
-				return usage_error(a + " '" + v + "' is not a number in [" + fmt_bound(min) + ", " +
-				                   fmt_bound(max) + "]");
+				return usage_error(a + " '" + v + "' is not a number in [" + fmt_bound(min) +
+						   ", " + fmt_bound(max) + "]");
 			return -1;
 		};
 		auto integer = [&](long long& dst, long long min, long long max) -> int {
@@ -169,8 +172,8 @@ int parse_args(int argc, char** argv, Options& o)
 			if (!value(v))
 				return usage_error(a + " needs a value");
 			if (!parse_integer(v, dst) || dst < min || dst > max)
-				return usage_error(a + " '" + v + "' is not a whole number in [" + std::to_string(min) + ", " +
-				                   std::to_string(max) + "]");
+				return usage_error(a + " '" + v + "' is not a whole number in [" +
+						   std::to_string(min) + ", " + std::to_string(max) + "]");
 			return -1;
 		};
 		long long n = 0;
@@ -216,7 +219,8 @@ int parse_args(int argc, char** argv, Options& o)
 				return usage_error("--inference-demand needs a file of time_s,demand rows");
 		} else if (a == "--quotas") {
 			if (!value(o.quotas))
-				return usage_error("--quotas needs proportional or a file of account,gpus lines");
+				return usage_error(
+					"--quotas needs proportional or a file of account,gpus lines");
 		} else if (a == "--profiles") {
 			if (!value(o.profiles))
 				return usage_error("--profiles needs a directory");
@@ -237,10 +241,12 @@ int parse_args(int argc, char** argv, Options& o)
 			const auto colon = v.find(':');
 			double lo = 0, hi = 0;
 			const bool ok = colon == std::string::npos
-			                        ? parse_number(v, lo) && (hi = lo, true)
-			                        : parse_number(v.substr(0, colon), lo) && parse_number(v.substr(colon + 1), hi);
+						? parse_number(v, lo) && (hi = lo, true)
+						: parse_number(v.substr(0, colon), lo) &&
+							  parse_number(v.substr(colon + 1), hi);
 			if (!ok || !(lo >= 0.05 && hi <= 1000 && lo <= hi))
-				return usage_error("--deadline-slack '" + v + "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
+				return usage_error("--deadline-slack '" + v +
+						   "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
 			o.build.deadline_slack = lo;
 			o.build.deadline_slack_max = hi;
 		} else if (a == "--deadline-elastic") {
@@ -303,7 +309,8 @@ int parse_args(int argc, char** argv, Options& o)
 		if (!st.is_ok())
 			return usage_error(st.message());
 	}
-	for (Status st : {flags.exclusive({"--progress", "--quiet"}), flags.exclusive({"--policy", "--policies"})})
+	for (Status st :
+	     {flags.exclusive({"--progress", "--quiet"}), flags.exclusive({"--policy", "--policies"})})
 		if (!st.is_ok())
 			return usage_error(st.message());
 	return -1;
@@ -323,18 +330,20 @@ Result<Config> make_config(const Options& o)
 		std::size_t eq = kv.find('=');
 		if (eq == std::string::npos)
 			return invalid_argument("--set '" + kv + "': expected Key=Value");
-		// --set is repeatable for different keys; one key twice with two values is a conflict, as in a file.
+		// --set is repeatable for different keys; one key twice with two values is a conflict, as in
+		// a file.
 		const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
 		if (c.origin(key) == "--set" && c.get_text(key) != value)
-			return invalid_argument("--set " + kv + " conflicts with --set " + key + "=" + c.get_text(key) +
-			                        ": give the key once");
+			return invalid_argument("--set " + kv + " conflicts with --set " + key + "=" +
+						c.get_text(key) + ": give the key once");
 		Status st = c.set(key, value, "--set");
 		if (!st.is_ok())
 			return st;
 	}
 	if (o.restart_cost >= 0 || o.restart_model) {
-		Status st = c.set("RestartCost", o.restart_model ? std::string("model") : std::to_string(o.restart_cost),
-		                  "--restart-cost");
+		Status st = c.set("RestartCost",
+				  o.restart_model ? std::string("model") : std::to_string(o.restart_cost),
+				  "--restart-cost");
 		if (!st.is_ok())
 			return st;
 	}
@@ -364,15 +373,17 @@ int fail(const Status& st)
 
 int list_policies(const PolicyRegistry& r)
 {
-	for (const char* kind : {"preset", "ordering", "allocation", "placement", "admission", "preemption", "loaning"}) {
-		std::printf("%s%s:\n", kind, std::strcmp(kind, "preset") == 0 ? "s (--policy, Policy=)" : " policies");
+	for (const char* kind :
+	     {"preset", "ordering", "allocation", "placement", "admission", "preemption", "loaning"}) {
+		std::printf("%s%s:\n", kind,
+			    std::strcmp(kind, "preset") == 0 ? "s (--policy, Policy=)" : " policies");
 		for (const auto& e : r.list(kind)) {
 			// A learned preset is listed in every build; say where it cannot run.
 			bool built = true;
 			if (std::strcmp(kind, "preset") == 0) {
 				auto spec = r.preset(e.name);
 				bool learned = spec.is_ok() && (spec.value().ordering == kLearnedPolicy ||
-				                                spec.value().allocation == kLearnedPolicy);
+								spec.value().allocation == kLearnedPolicy);
 				if (learned) {
 					built = false;
 					for (const auto& o : r.list("ordering"))
@@ -380,14 +391,14 @@ int list_policies(const PolicyRegistry& r)
 				}
 			}
 			std::printf("  %-16s %s%s\n", e.name.c_str(), e.help.c_str(),
-			            built ? "" : " [not in this build: needs libtorch]");
+				    built ? "" : " [not in this build: needs libtorch]");
 		}
 	}
 	return 0;
 }
 
 int simulate_policies(const Options& o, const Config& base, const PolicyRegistry& registry,
-                      const ModelCatalog& models)
+		      const ModelCatalog& models)
 {
 	if (o.workload.empty())
 		return usage_error(o.command + " needs --workload FILE");
@@ -410,15 +421,15 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 	if (!workload.is_ok())
 		return fail(workload.status());
 	if (workload->skipped_lines)
-		std::fprintf(stderr, "dlsched-sim: skipped %zu malformed line(s) of %s\n", workload->skipped_lines,
-		             o.workload.c_str());
+		std::fprintf(stderr, "dlsched-sim: skipped %zu malformed line(s) of %s\n",
+			     workload->skipped_lines, o.workload.c_str());
 	auto cluster = parse_cluster(o.cluster, models.gpu_types());
 	if (!cluster.is_ok())
 		return fail(cluster.status());
 	const std::vector<Node>& nodes = cluster->nodes;
 	// The machines' hidden speeds (Fluctuation=): the same for every policy compared.
 	const std::vector<double> speed_factor =
-	        draw_speed_factors(cluster->fluctuation, static_cast<std::uint64_t>(base.get_int("Seed")));
+		draw_speed_factors(cluster->fluctuation, static_cast<std::uint64_t>(base.get_int("Seed")));
 
 	const std::vector<double> bound = bound_runtimes(*workload, models, nodes);
 	InferenceDemand demand;
@@ -431,9 +442,10 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		for (const Node& n : nodes)
 			inference = inference || (n.kind == PartitionKind::kInference && n.loanable);
 		if (!inference)
-			return fail(invalid_argument("--inference-demand " + o.demand + ": the cluster " + o.cluster +
-			                             " has no loanable inference nodes (a cluster file line with Kind=inference "
-			                             "Loanable=yes; dlsched-sim(1), CLUSTER FILES)"));
+			return fail(invalid_argument(
+				"--inference-demand " + o.demand + ": the cluster " + o.cluster +
+				" has no loanable inference nodes (a cluster file line with Kind=inference "
+				"Loanable=yes; dlsched-sim(1), CLUSTER FILES)"));
 	}
 	// The accounts: --quotas gives their quotas (and shares); without it every account of the
 	// workload has one share (fairshare) and no quota.
@@ -469,7 +481,7 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 			return fail(sched.status());
 		// The learned policy's guard (LearnedGuard=): GuardPolicy='s scheduler beside it.
 		const bool learned = (*sched)->spec().ordering == std::string(kLearnedPolicy) ||
-		                     (*sched)->spec().allocation == std::string(kLearnedPolicy);
+				     (*sched)->spec().allocation == std::string(kLearnedPolicy);
 		auto guard = GuardSettings::from_config(c, learned);
 		if (!guard.is_ok())
 			return fail(guard.status());
@@ -485,7 +497,8 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 				return fail(st);
 			auto g = Scheduler::create(gc, registry);
 			if (!g.is_ok())
-				return fail(invalid_argument("GuardPolicy=" + guard->policy + ": " + g.status().message()));
+				return fail(invalid_argument("GuardPolicy=" + guard->policy + ": " +
+							     g.status().message()));
 			guard_sched = std::move(g.value());
 		}
 		const std::string fell_back = (*sched)->fallback();
@@ -519,13 +532,14 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 			so.progress = [&](Seconds t, std::size_t done, std::size_t total) {
 				const auto now = std::chrono::steady_clock::now();
 				if (tty) {
-					std::fprintf(stderr, "\r[%s] simulated %s, %zu/%zu jobs done   ", p.c_str(),
-					             human_duration(t).c_str(), done, total);
+					std::fprintf(stderr, "\r[%s] simulated %s, %zu/%zu jobs done   ",
+						     p.c_str(), human_duration(t).c_str(), done, total);
 					drew = true;
 				} else if (now - started > std::chrono::seconds(3) &&
-				           (now - last_line >= std::chrono::seconds(10) || o.progress == 1)) {
-					std::fprintf(stderr, "dlsched-sim: [%s] simulated %s, %zu/%zu jobs done\n", p.c_str(),
-					             human_duration(t).c_str(), done, total);
+					   (now - last_line >= std::chrono::seconds(10) || o.progress == 1)) {
+					std::fprintf(stderr,
+						     "dlsched-sim: [%s] simulated %s, %zu/%zu jobs done\n",
+						     p.c_str(), human_duration(t).c_str(), done, total);
 					last_line = now;
 				}
 			};
@@ -538,17 +552,20 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		if (!r.is_ok())
 			return fail(r.status());
 		if (r->dropped)
-			std::fprintf(stderr, "dlsched-sim: dropped %zu job(s) no eligible nodes can hold\n", r->dropped);
+			std::fprintf(stderr, "dlsched-sim: dropped %zu job(s) no eligible nodes can hold\n",
+				     r->dropped);
 		// Every switch of the guard, logged as the plugin logs it.
 		for (const GuardVerdict& v : r->guard_log)
 			if (v.switched())
 				std::fprintf(stderr,
-				             "dlsched-sim: [%s] guard at %s: %s -> %s (replay of %zu job(s) of the last %s: %s %s, "
-				             "%s %s)\n",
-				             p.c_str(), human_duration(v.at).c_str(), guard_choice_name(v.before),
-				             guard_choice_name(v.after), v.jobs, human_duration(guard->window).c_str(), p.c_str(),
-				             human_duration(v.learned_jct).c_str(), guard->policy.c_str(),
-				             human_duration(v.heuristic_jct).c_str());
+					     "dlsched-sim: [%s] guard at %s: %s -> %s (replay of %zu job(s) "
+					     "of the last %s: %s %s, "
+					     "%s %s)\n",
+					     p.c_str(), human_duration(v.at).c_str(),
+					     guard_choice_name(v.before), guard_choice_name(v.after), v.jobs,
+					     human_duration(guard->window).c_str(), p.c_str(),
+					     human_duration(v.learned_jct).c_str(), guard->policy.c_str(),
+					     human_duration(v.heuristic_jct).c_str());
 		runs.push_back(compute_metrics(p, *r, *workload, bound));
 		runs.back().fallback = fell_back;
 		if (!o.quotas.empty())
@@ -559,8 +576,9 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 			Status st = write_experience(o.experience, steps.steps);
 			if (!st.is_ok())
 				return fail(st);
-			std::fprintf(stderr, "dlsched-sim: recorded %zu learned round(s) of %s in %s (cluster %s)\n",
-			             steps.steps.size(), p.c_str(), o.experience.c_str(), kExperienceCluster);
+			std::fprintf(stderr,
+				     "dlsched-sim: recorded %zu learned round(s) of %s in %s (cluster %s)\n",
+				     steps.steps.size(), p.c_str(), o.experience.c_str(), kExperienceCluster);
 		}
 	}
 	std::fputs(format_table(runs).c_str(), stdout);
@@ -585,7 +603,7 @@ namespace {
 // Keys of a recording that name files of the host that recorded it, or write: a replay leaves
 // them out (it reads no profile DB: the recording's "prepared" jobs stand for it).
 const char* const kHostKeys[] = {"ProfileDB", "RecordExperience", "DumpViews", "LoanStateFile",
-                                 "InferenceDemandFile"};
+				 "InferenceDemandFile"};
 
 // dlsched-sim decide --view FILE: replays one cycle sched/dlsched recorded (DumpViews=) through the
 // C ABI and prints its decisions as the recording's "decisions" JSON (dlsched-sim(1), DECIDE).
@@ -642,7 +660,8 @@ int decide_main(int argc, char** argv)
 	} else {
 		const json::Value recorded = file->is_object() ? file->get("config") : json::Value();
 		if (!recorded.is_valid() || !recorded.is_object())
-			return fail(parse_error(view + ": config: missing or not an object (not a DumpViews= file?)"));
+			return fail(parse_error(
+				view + ": config: missing or not an object (not a DumpViews= file?)"));
 		for (const std::string& k : recorded.keys()) {
 			bool host = false;
 			for (const char* h : kHostKeys)
@@ -663,10 +682,12 @@ int decide_main(int argc, char** argv)
 	char conf[] = "/tmp/dlsched-sim-decide.XXXXXX";
 	const int fd = mkstemp(conf);
 	if (fd < 0)
-		return fail(io_error(std::string("cannot create a temporary file in /tmp: ") + std::strerror(errno)));
+		return fail(io_error(std::string("cannot create a temporary file in /tmp: ") +
+				     std::strerror(errno)));
 	std::string lines;
 	for (const auto& [k, v] : keys)
-		lines += k + "=" + (v.find_first_of(" \t#") == std::string::npos ? v : "\"" + v + "\"") + "\n";
+		lines +=
+			k + "=" + (v.find_first_of(" \t#") == std::string::npos ? v : "\"" + v + "\"") + "\n";
 	const bool wrote = write(fd, lines.data(), lines.size()) == static_cast<ssize_t>(lines.size());
 	close(fd);
 #ifdef DLSCHED_WITH_MODELS
@@ -757,10 +778,14 @@ int main(int argc, char** argv)
 	}
 	if (o.command == "bench") {
 		BenchOptions b;
-		b.policies = o.policies.empty() ? std::vector<std::string>{"fifo", "slurm-backfill", "srtf", "tiresias-las",
-		                                                           "drf", "optimus", "edf"}
-		                                : o.policies;
-		b.window = o.workload.empty() ? default_data_dir() + "/traces/philly/philly_2017-10-02_5000.csv" : o.workload;
+		b.policies =
+			o.policies.empty()
+				? std::vector<std::string>{"fifo", "slurm-backfill", "srtf", "tiresias-las",
+							   "drf",  "optimus",        "edf"}
+				: o.policies;
+		b.window = o.workload.empty()
+				   ? default_data_dir() + "/traces/philly/philly_2017-10-02_5000.csv"
+				   : o.workload;
 		b.json_path = o.json;
 		b.quick = o.quick;
 		return run_bench(b, config.value(), registry, models.value());

@@ -21,7 +21,8 @@ double percentile(std::vector<double> v, double p)
 	return v[rank - 1];
 }
 
-std::vector<double> bound_runtimes(const Workload& w, const ModelCatalog& models, const std::vector<Node>& nodes)
+std::vector<double> bound_runtimes(const Workload& w, const ModelCatalog& models,
+				   const std::vector<Node>& nodes)
 {
 	std::vector<Node> empty = nodes;
 	for (std::size_t k = 0; k < empty.size(); ++k) {
@@ -59,19 +60,22 @@ std::vector<double> bound_runtimes(const Workload& w, const ModelCatalog& models
 				++used;
 			}
 			if (got >= j.gpus_requested)
-				best_rate = std::max(best_rate, models.placed_speedup(j.model, j.gpus_requested, used, types));
+				best_rate = std::max(
+					best_rate,
+					models.placed_speedup(j.model, j.gpus_requested, used, types));
 		};
 		for (const auto& [type, sizes] : by_type)
 			consider(sizes, {type});
 		consider(all, all_types);
 		// A job no node set can hold keeps the trace's own runtime (such jobs are errors or dropped).
-		out.push_back(best_rate > 0 ? j.epochs_total * j.epoch_time_1gpu / best_rate : w.trace_runtime_s[i]);
+		out.push_back(best_rate > 0 ? j.epochs_total * j.epoch_time_1gpu / best_rate
+					    : w.trace_runtime_s[i]);
 	}
 	return out;
 }
 
 RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const Workload& w,
-                           const std::vector<double>& bound_s)
+			   const std::vector<double>& bound_s)
 {
 	RunMetrics m;
 	m.policy = policy;
@@ -100,7 +104,8 @@ RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const 
 		}
 	}
 	auto mean = [](const std::vector<double>& v) {
-		return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+		return v.empty() ? 0.0
+				 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 	};
 	m.avg_jct_s = mean(jct);
 	m.p50_jct_s = percentile(jct, 50);
@@ -127,15 +132,18 @@ RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const 
 	m.late_reclaims = r.late_reclaims;
 	m.reclaim_preemptions = r.reclaim_preemptions;
 	m.inference_shortfall_gpu_s = r.inference_shortfall_gpu_s;
-	m.cluster_gpu_util =
-	        r.makespan > 0 && r.total_gpus > 0 ? (held + r.inference_gpu_s) / (r.total_gpus * r.makespan) : 0;
-	m.window_gpu_util = r.window_s > 0 && r.total_gpus > 0 ? r.window_gpu_s / (r.total_gpus * r.window_s) : 0;
+	m.cluster_gpu_util = r.makespan > 0 && r.total_gpus > 0
+				     ? (held + r.inference_gpu_s) / (r.total_gpus * r.makespan)
+				     : 0;
+	m.window_gpu_util =
+		r.window_s > 0 && r.total_gpus > 0 ? r.window_gpu_s / (r.total_gpus * r.window_s) : 0;
 	m.guard = r.guard;
 	if (r.guard) {
 		m.guard_evaluations = static_cast<long>(r.guard_log.size());
 		m.guard_switches = r.guard_switches;
-		m.guard_learned_fraction =
-		        r.cycles > 0 ? static_cast<double>(r.guard_learned_cycles) / static_cast<double>(r.cycles) : 0;
+		m.guard_learned_fraction = r.cycles > 0 ? static_cast<double>(r.guard_learned_cycles) /
+								  static_cast<double>(r.cycles)
+							: 0;
 		m.guard_eval_ms_p50 = percentile(r.guard_eval_ms, 50);
 		m.guard_eval_ms_max = percentile(r.guard_eval_ms, 100);
 	}
@@ -202,7 +210,8 @@ json::Value to_json(const RunMetrics& m)
 	o.set("inference_shortfall_gpu_s", Value::number(m.inference_shortfall_gpu_s));
 	o.set("cluster_gpu_util", Value::number(m.cluster_gpu_util));
 	o.set("window_gpu_util", Value::number(m.window_gpu_util));
-	if (m.learned || m.guard) {  // learned policies: with LearnedGuard=no, 0 switches and every cycle learned
+	if (m.learned ||
+	    m.guard) {  // learned policies: with LearnedGuard=no, 0 switches and every cycle learned
 		o.set("guard", Value::boolean(m.guard));
 		o.set("guard_policy", m.guard ? Value::string(m.guard_policy) : Value::null());
 		o.set("guard_evaluations", Value::integer(m.guard_evaluations));
@@ -218,7 +227,8 @@ json::Value to_json(const RunMetrics& m)
 		v.set("avg_jct_s", Value::number(q.avg_jct_s));
 		v.set("avg_queue_s", Value::number(q.avg_queue_s));
 		v.set("p95_queue_s", Value::number(q.p95_queue_s));
-		v.set("deadline_met_rate", q.deadline_met_rate ? Value::number(*q.deadline_met_rate) : Value::null());
+		v.set("deadline_met_rate",
+		      q.deadline_met_rate ? Value::number(*q.deadline_met_rate) : Value::null());
 		by_qos.set(qos, v);
 	}
 	o.set("by_qos", by_qos);
@@ -268,9 +278,9 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 {
 	std::string out;
 	char line[512];
-	std::snprintf(line, sizeof line, "%-16s %6s %8s %8s %8s %8s %8s %8s %5s %6s %7s %8s %8s %6s %8s\n", "policy",
-	              "jobs", "avg JCT", "p50", "p95", "p99", "queue", "makespan", "util", "dl met", "preempt",
-	              "lost GPUh", "slowdown", "vs 1st", "cycle p99");
+	std::snprintf(line, sizeof line, "%-16s %6s %8s %8s %8s %8s %8s %8s %5s %6s %7s %8s %8s %6s %8s\n",
+		      "policy", "jobs", "avg JCT", "p50", "p95", "p99", "queue", "makespan", "util", "dl met",
+		      "preempt", "lost GPUh", "slowdown", "vs 1st", "cycle p99");
 	out += line;
 	const double first = runs.empty() ? 0 : runs.front().avg_jct_s;
 	for (const RunMetrics& m : runs) {
@@ -280,33 +290,42 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 		else
 			std::snprintf(dl, sizeof dl, "-");
 		std::snprintf(dec, sizeof dec, "%.2fms", m.decision_ms_p99);
-		const std::string label = m.fallback.empty() ? m.policy : m.policy + " (fallback: " + m.fallback + ")";
-		std::snprintf(line, sizeof line, "%-16s %6zu %8s %8s %8s %8s %8s %8s %4.0f%% %6s %7ld %9.1f %7.2fx %5.2fx %8s\n",
-		              label.c_str(), m.jobs, human_duration(m.avg_jct_s).c_str(),
-		              human_duration(m.p50_jct_s).c_str(), human_duration(m.p95_jct_s).c_str(),
-		              human_duration(m.p99_jct_s).c_str(), human_duration(m.avg_queue_s).c_str(),
-		              human_duration(m.makespan_s).c_str(), 100 * m.gpu_util, dl, m.preemptions,
-		              m.lost_gpu_s / 3600, m.bound_avg_jct_s > 0 ? m.avg_jct_s / m.bound_avg_jct_s : 0,
-		              first > 0 ? m.avg_jct_s / first : 0, dec);
+		const std::string label =
+			m.fallback.empty() ? m.policy : m.policy + " (fallback: " + m.fallback + ")";
+		std::snprintf(line, sizeof line,
+			      "%-16s %6zu %8s %8s %8s %8s %8s %8s %4.0f%% %6s %7ld %9.1f %7.2fx %5.2fx %8s\n",
+			      label.c_str(), m.jobs, human_duration(m.avg_jct_s).c_str(),
+			      human_duration(m.p50_jct_s).c_str(), human_duration(m.p95_jct_s).c_str(),
+			      human_duration(m.p99_jct_s).c_str(), human_duration(m.avg_queue_s).c_str(),
+			      human_duration(m.makespan_s).c_str(), 100 * m.gpu_util, dl, m.preemptions,
+			      m.lost_gpu_s / 3600,
+			      m.bound_avg_jct_s > 0 ? m.avg_jct_s / m.bound_avg_jct_s : 0,
+			      first > 0 ? m.avg_jct_s / first : 0, dec);
 		out += line;
 	}
 	if (!runs.empty())
-		out += "bound (each job alone at its requested GPUs): avg JCT " + human_duration(runs.front().bound_avg_jct_s) +
+		out += "bound (each job alone at its requested GPUs): avg JCT " +
+		       human_duration(runs.front().bound_avg_jct_s) +
 		       "; slowdown = avg JCT / bound; vs 1st = avg JCT / " + runs.front().policy +
 		       "'s (below 1.00x: better)\n"
-		       "columns: JCT = completion - submission (trace time); queue = average wait before the first start; "
+		       "columns: JCT = completion - submission (trace time); queue = average wait before the "
+		       "first start; "
 		       "util = GPU time held / (GPUs x makespan);\n"
-		       "  dl met = deadlines met; preempt = checkpoint-and-requeues; lost GPUh = GPU-hours of restart costs and "
+		       "  dl met = deadlines met; preempt = checkpoint-and-requeues; lost GPUh = GPU-hours "
+		       "of restart costs and "
 		       "work redone;\n  cycle p99 = the slowest 1% of scheduling "
 		       "decisions (wall time of one decide())\n";
 	// The learned policies' guards (LearnedGuard=).
 	for (const RunMetrics& m : runs)
 		if (m.guard) {
 			std::snprintf(line, sizeof line,
-			              "guard of %s: %ld evaluation(s) against %s, %ld switch(es), learned policy decided %.0f%% of "
-			              "cycles; an evaluation took %.0f ms (p50), %.0f ms (max), outside the decisions\n",
-			              m.policy.c_str(), m.guard_evaluations, m.guard_policy.c_str(), m.guard_switches,
-			              100 * m.guard_learned_fraction, m.guard_eval_ms_p50, m.guard_eval_ms_max);
+				      "guard of %s: %ld evaluation(s) against %s, %ld switch(es), learned "
+				      "policy decided %.0f%% of "
+				      "cycles; an evaluation took %.0f ms (p50), %.0f ms (max), outside the "
+				      "decisions\n",
+				      m.policy.c_str(), m.guard_evaluations, m.guard_policy.c_str(),
+				      m.guard_switches, 100 * m.guard_learned_fraction, m.guard_eval_ms_p50,
+				      m.guard_eval_ms_max);
 			out += line;
 		}
 	// What the policies saw of the jobs' lengths (dlsched-sim: one --estimates for all runs).
@@ -316,9 +335,10 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 	if (!runs.empty() && !mixed)
 		out += std::string("estimates: ") + estimates_name(runs.front().estimates) +
 		       (runs.front().estimates == Estimates::kPredicted
-		                ? " (policies saw predicted epoch times: their own timed epochs, else same-model history, "
-		                  "else the user's word)\n"
-		                : " (policies saw each job's true epoch time)\n");
+				? " (policies saw predicted epoch times: their own timed epochs, else "
+				  "same-model history, "
+				  "else the user's word)\n"
+				: " (policies saw each job's true epoch time)\n");
 	else if (mixed)
 		for (const RunMetrics& m : runs)
 			out += "estimates of " + m.policy + ": " + estimates_name(m.estimates) + "\n";
@@ -327,26 +347,30 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 	for (const RunMetrics& m : runs)
 		loaning = loaning || m.loaning;
 	if (loaning) {
-		std::snprintf(line, sizeof line, "%-16s %10s %8s %6s %8s %12s %8s %9s %9s\n", "policy", "loaned GPUh", "reclaims",
-		              "late", "preempt", "shortfall GPUh", "resizes", "all util", "arrivals");
+		std::snprintf(line, sizeof line, "%-16s %10s %8s %6s %8s %12s %8s %9s %9s\n", "policy",
+			      "loaned GPUh", "reclaims", "late", "preempt", "shortfall GPUh", "resizes",
+			      "all util", "arrivals");
 		out += line;
 		for (const RunMetrics& m : runs) {
-			std::snprintf(line, sizeof line, "%-16s %10.1f %8ld %6ld %8ld %14.2f %8ld %8.0f%% %8.0f%%\n", m.policy.c_str(),
-			              m.loaned_gpu_s / 3600, m.reclaims, m.late_reclaims, m.reclaim_preemptions,
-			              m.inference_shortfall_gpu_s / 3600, m.resizes, 100 * m.cluster_gpu_util,
-			              100 * m.window_gpu_util);
+			std::snprintf(line, sizeof line,
+				      "%-16s %10.1f %8ld %6ld %8ld %14.2f %8ld %8.0f%% %8.0f%%\n",
+				      m.policy.c_str(), m.loaned_gpu_s / 3600, m.reclaims, m.late_reclaims,
+				      m.reclaim_preemptions, m.inference_shortfall_gpu_s / 3600, m.resizes,
+				      100 * m.cluster_gpu_util, 100 * m.window_gpu_util);
 			out += line;
 		}
-		out += "loaning: loaned GPUh = GPU-hours training held on inference nodes; reclaims = nodes taken back\n"
-		       "  (late: not free within ReclaimTimeout=); preempt = jobs requeued to free them; shortfall GPUh = "
+		out += "loaning: loaned GPUh = GPU-hours training held on inference nodes; reclaims = nodes "
+		       "taken back\n"
+		       "  (late: not free within ReclaimTimeout=); preempt = jobs requeued to free them; "
+		       "shortfall GPUh = "
 		       "GPU-hours inference needed and lacked beyond the timeout;\n"
 		       "  all util = training and inference GPU "
 		       "time / all GPUs; arrivals = the same over the arrival window\n";
 	}
 	// Per QoS, when the jobs have more than one.
 	if (!runs.empty() && runs.front().by_qos.size() > 1) {
-		std::snprintf(line, sizeof line, "%-16s %-10s %6s %8s %8s %8s %6s\n", "policy", "qos", "jobs", "avg JCT",
-		              "queue", "p95 q", "dl met");
+		std::snprintf(line, sizeof line, "%-16s %-10s %6s %8s %8s %8s %6s\n", "policy", "qos", "jobs",
+			      "avg JCT", "queue", "p95 q", "dl met");
 		out += line;
 		for (const RunMetrics& m : runs)
 			for (const auto& [qos, q] : m.by_qos) {
@@ -355,9 +379,11 @@ std::string format_table(const std::vector<RunMetrics>& runs)
 					std::snprintf(dl, sizeof dl, "%.1f%%", 100 * *q.deadline_met_rate);
 				else
 					std::snprintf(dl, sizeof dl, "-");
-				std::snprintf(line, sizeof line, "%-16s %-10s %6zu %8s %8s %8s %6s\n", m.policy.c_str(), qos.c_str(),
-				              q.jobs, human_duration(q.avg_jct_s).c_str(), human_duration(q.avg_queue_s).c_str(),
-				              human_duration(q.p95_queue_s).c_str(), dl);
+				std::snprintf(line, sizeof line, "%-16s %-10s %6zu %8s %8s %8s %6s\n",
+					      m.policy.c_str(), qos.c_str(), q.jobs,
+					      human_duration(q.avg_jct_s).c_str(),
+					      human_duration(q.avg_queue_s).c_str(),
+					      human_duration(q.p95_queue_s).c_str(), dl);
 				out += line;
 			}
 	}

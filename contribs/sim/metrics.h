@@ -26,15 +26,15 @@ struct RunMetrics {
 	Estimates estimates = Estimates::kOracle;  // what the policy saw of the jobs' lengths
 	std::size_t jobs = 0;
 	double avg_jct_s = 0, p50_jct_s = 0, p95_jct_s = 0, p99_jct_s = 0;
-	double avg_queue_s = 0;     // first start - submit
-	double makespan_s = 0;      // last completion - first submit (0)
-	double gpu_util = 0;        // GPU-seconds held / (GPUs x makespan)
+	double avg_queue_s = 0;                   // first start - submit
+	double makespan_s = 0;                    // last completion - first submit (0)
+	double gpu_util = 0;                      // GPU-seconds held / (GPUs x makespan)
 	std::optional<double> deadline_met_rate;  // none when no job has a deadline
 	long preemptions = 0;
 	long resizes = 0;
 	double lost_gpu_s = 0;
 	double decision_ms_p50 = 0, decision_ms_p99 = 0;
-	double bound_avg_jct_s = 0; // mean runtime alone at requested GPUs: the physical limit
+	double bound_avg_jct_s = 0;  // mean runtime alone at requested GPUs: the physical limit
 	std::size_t cycles = 0;
 	std::size_t dropped = 0;
 	std::size_t cancelled = 0;  // held or cancelled by the Admission policy (DeadlineInfeasible=)
@@ -65,11 +65,12 @@ double percentile(std::vector<double> v, double p);
 // its requested GPUs, on the fewest eligible nodes of the fastest GPU type that can hold it (a
 // mixed placement runs at its slowest GPU). The workload's own trace_runtime_s assumes 8-GPU nodes
 // of the reference GPU; this follows the cluster simulated.
-std::vector<double> bound_runtimes(const Workload& w, const ModelCatalog& models, const std::vector<Node>& nodes);
+std::vector<double> bound_runtimes(const Workload& w, const ModelCatalog& models,
+				   const std::vector<Node>& nodes);
 
 // `bound`: bound_runtimes() of the same workload and cluster (empty: the workload's trace runtimes).
 RunMetrics compute_metrics(const std::string& policy, const SimResult& r, const Workload& w,
-                           const std::vector<double>& bound = {});
+			   const std::vector<double>& bound = {});
 
 json::Value to_json(const RunMetrics& m);
 // One table, the ratio column against the first run.

@@ -14,64 +14,89 @@ namespace dlsched::train {
 namespace {
 
 const char* const kUsage =
-        "usage: dlsched-train init --out FILE [--hidden N] [--seed N]\n"
-        "       dlsched-train sl --out FILE [--teacher NAME[,NAME...]] [--init FILE] [--episodes N] [--epochs N]\n"
-        "                        [--dagger R] [options]\n"
-        "       dlsched-train sacct --out FILE --sacct FILE [--init FILE] [--epochs N] [--cluster SPEC] [--time-scale N]\n"
-        "       dlsched-train rl --init FILE --out FILE [--iterations N] [--episodes N] [--rollouts K] [--validate SPEC,...]\n"
-        "                        [--curve FILE.csv] [--png FILE.png] [--checkpoint-dir DIR] [--resume] [options]\n"
-        "       dlsched-train site --out FILE (--sacct FILE | --workload FILE) --cluster SPEC [--holdout-fraction F]\n"
-        "                          [--json FILE] [--force] [--teacher NAME,...] [--iterations N] [options]\n"
-        "       dlsched-train online --init FILE --out FILE --db FILE [--cluster-name NAME] [--since S] [--epochs N]\n"
-        "       dlsched-train info FILE\n"
-        "\n"
-        "sl's teachers (--teacher, default mckp,optimus): presets that preempt or resize (mckp, optimus, srtf,\n"
-        "tiresias-las, ...); their decisions are recorded as the unit picks the learned allocation would make.\n"
-        "\n"
-        "site: the site's history (sacct -X -P -o JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment, or a workload\n"
-        "file dlsched-sim reads) split by submit time; warm-up from the best of srtf, mckp, optimus and\n"
-        "tiresias-las on the earlier part, PPO on it, a report card against them on the later part. --out is\n"
-        "written only when dl2 beats the best heuristic there (else exit status 3). Defaults: --restart-cost model,\n"
-        "--estimates predicted, --load-min 1 --load-max 1.5, --episodes 8 --epochs 3 (the warm-up),\n"
-        "--iterations 6.\n"
-        "\n"
-        "options:\n"
-        "  --workloads SPEC,...   training traces: FILE or FILE@START:COUNT (default: Philly 2017-10-02 jobs\n"
-        "                         0-3999 and Pollux workloads 1-4, bundled)\n"
-        "  --validate SPEC,...    validation traces, run whole (default: Philly 2017-10-02 jobs 4000-4999, Pollux 5)\n"
-        "  --cluster SPEC         simulated cluster, NxG or a cluster file (default 32x8; site: required)\n"
-        "  --sacct FILE           sacct, site: the cluster's history (sacct -X -P output with a header line)\n"
-        "  --workload FILE        site: the history as a workload file (any format dlsched-sim reads)\n"
-        "  --holdout-fraction F   site: the later fraction of the jobs, by submit time, judged on (default 0.3)\n"
-        "  --json FILE            site: the report card as JSON\n"
-        "  --force                site: write --out even when dl2 does not beat the best heuristic\n"
-        "  --jobs N               jobs per training episode, a random slice (default 400)\n"
-        "  --load-min X --load-max X   training load range, inter-arrival compression (default 1 to 3)\n"
-        "  --val-loads X,...      validation loads (default 1,2)\n"
-        "  --elastic-fraction F   fraction of elastic jobs in training (default 0)\n"
-        "  --restart-cost S|model seconds a restart costs in the simulator, or each model's predicted suspend\n"
-        "                         and resume (dlsched-sim --restart-cost) (default 0)\n"
-        "  --preemption-penalty S reward: seconds of one job's time charged per preemption (default 120)\n"
-        "  --resize-penalty S     reward: seconds of one job's time charged per resize of a running job (default 120)\n"
-        "  --estimates MODE       what policies see: oracle (the truth) or predicted (the predictor's estimates,\n"
-        "                         as in slurmctld; dlsched-sim --estimates) (default oracle)\n"
-        "  --horizon S            reward discount horizon in seconds (default 14400)\n"
-        "  --preset NAME          dl2 or dual-agent: the learned agent, with pack or gp-placement (default dl2)\n"
-        "  --window N             jobs the network looks at per cycle (default 512)\n"
-        "  --time-scale N         sacct: the history's cluster ran N times faster than real time (an emulated\n"
-        "                         replay's speedup; the cluster's ModelTimeScale=) (default 1)\n"
-        "  --lr X                 learning rate (default 3e-4; sl 1e-3)\n"
-        "  --ppo-epochs N         PPO epochs per iteration (default 4)\n"
-        "  --dagger R             sl: R DAgger rounds after the warm-up (the model acts, the teacher labels;\n"
-        "                         --episodes/2 runs a round), keeping the best model by validation (default 0)\n"
-        "  --rollouts K           rl: sampled rollouts of each drawn workload; a step's baseline is the other\n"
-        "                         rollouts' return from the same time (default 4; 1: the value network)\n"
-        "  --entropy X            rl: entropy bonus (default 0.01)\n"
-        "  --target-kl X          rl: stop an iteration's update once the policy moved this far (default 0.01; 0: never)\n"
-        "  --reference NAME       rl: also validate this baseline preset, for scale (default srtf; '' for none)\n"
-        "  --validate-every N     iterations between validations (default 1)\n"
-        "  --seed N               seed of everything random (default 1)\n"
-        "  --quiet                no progress lines\n";
+	"usage: dlsched-train init --out FILE [--hidden N] [--seed N]\n"
+	"       dlsched-train sl --out FILE [--teacher NAME[,NAME...]] [--init FILE] [--episodes N] "
+	"[--epochs N]\n"
+	"                        [--dagger R] [options]\n"
+	"       dlsched-train sacct --out FILE --sacct FILE [--init FILE] [--epochs N] [--cluster SPEC] "
+	"[--time-scale N]\n"
+	"       dlsched-train rl --init FILE --out FILE [--iterations N] [--episodes N] [--rollouts K] "
+	"[--validate SPEC,...]\n"
+	"                        [--curve FILE.csv] [--png FILE.png] [--checkpoint-dir DIR] [--resume] "
+	"[options]\n"
+	"       dlsched-train site --out FILE (--sacct FILE | --workload FILE) --cluster SPEC "
+	"[--holdout-fraction F]\n"
+	"                          [--json FILE] [--force] [--teacher NAME,...] [--iterations N] [options]\n"
+	"       dlsched-train online --init FILE --out FILE --db FILE [--cluster-name NAME] [--since S] "
+	"[--epochs N]\n"
+	"       dlsched-train info FILE\n"
+	"\n"
+	"sl's teachers (--teacher, default mckp,optimus): presets that preempt or resize (mckp, optimus, "
+	"srtf,\n"
+	"tiresias-las, ...); their decisions are recorded as the unit picks the learned allocation would "
+	"make.\n"
+	"\n"
+	"site: the site's history (sacct -X -P -o JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment, or a "
+	"workload\n"
+	"file dlsched-sim reads) split by submit time; warm-up from the best of srtf, mckp, optimus and\n"
+	"tiresias-las on the earlier part, PPO on it, a report card against them on the later part. --out "
+	"is\n"
+	"written only when dl2 beats the best heuristic there (else exit status 3). Defaults: --restart-cost "
+	"model,\n"
+	"--estimates predicted, --load-min 1 --load-max 1.5, --episodes 8 --epochs 3 (the warm-up),\n"
+	"--iterations 6.\n"
+	"\n"
+	"options:\n"
+	"  --workloads SPEC,...   training traces: FILE or FILE@START:COUNT (default: Philly 2017-10-02 "
+	"jobs\n"
+	"                         0-3999 and Pollux workloads 1-4, bundled)\n"
+	"  --validate SPEC,...    validation traces, run whole (default: Philly 2017-10-02 jobs 4000-4999, "
+	"Pollux 5)\n"
+	"  --cluster SPEC         simulated cluster, NxG or a cluster file (default 32x8; site: required)\n"
+	"  --sacct FILE           sacct, site: the cluster's history (sacct -X -P output with a header "
+	"line)\n"
+	"  --workload FILE        site: the history as a workload file (any format dlsched-sim reads)\n"
+	"  --holdout-fraction F   site: the later fraction of the jobs, by submit time, judged on (default "
+	"0.3)\n"
+	"  --json FILE            site: the report card as JSON\n"
+	"  --force                site: write --out even when dl2 does not beat the best heuristic\n"
+	"  --jobs N               jobs per training episode, a random slice (default 400)\n"
+	"  --load-min X --load-max X   training load range, inter-arrival compression (default 1 to 3)\n"
+	"  --val-loads X,...      validation loads (default 1,2)\n"
+	"  --elastic-fraction F   fraction of elastic jobs in training (default 0)\n"
+	"  --restart-cost S|model seconds a restart costs in the simulator, or each model's predicted "
+	"suspend\n"
+	"                         and resume (dlsched-sim --restart-cost) (default 0)\n"
+	"  --preemption-penalty S reward: seconds of one job's time charged per preemption (default 120)\n"
+	"  --resize-penalty S     reward: seconds of one job's time charged per resize of a running job "
+	"(default 120)\n"
+	"  --estimates MODE       what policies see: oracle (the truth) or predicted (the predictor's "
+	"estimates,\n"
+	"                         as in slurmctld; dlsched-sim --estimates) (default oracle)\n"
+	"  --horizon S            reward discount horizon in seconds (default 14400)\n"
+	"  --preset NAME          dl2 or dual-agent: the learned agent, with pack or gp-placement (default "
+	"dl2)\n"
+	"  --window N             jobs the network looks at per cycle (default 512)\n"
+	"  --time-scale N         sacct: the history's cluster ran N times faster than real time (an "
+	"emulated\n"
+	"                         replay's speedup; the cluster's ModelTimeScale=) (default 1)\n"
+	"  --lr X                 learning rate (default 3e-4; sl 1e-3)\n"
+	"  --ppo-epochs N         PPO epochs per iteration (default 4)\n"
+	"  --dagger R             sl: R DAgger rounds after the warm-up (the model acts, the teacher "
+	"labels;\n"
+	"                         --episodes/2 runs a round), keeping the best model by validation (default "
+	"0)\n"
+	"  --rollouts K           rl: sampled rollouts of each drawn workload; a step's baseline is the "
+	"other\n"
+	"                         rollouts' return from the same time (default 4; 1: the value network)\n"
+	"  --entropy X            rl: entropy bonus (default 0.01)\n"
+	"  --target-kl X          rl: stop an iteration's update once the policy moved this far (default "
+	"0.01; 0: never)\n"
+	"  --reference NAME       rl: also validate this baseline preset, for scale (default srtf; '' for "
+	"none)\n"
+	"  --validate-every N     iterations between validations (default 1)\n"
+	"  --seed N               seed of everything random (default 1)\n"
+	"  --quiet                no progress lines\n";
 
 std::vector<std::string> split(const std::string& s)
 {
@@ -121,34 +146,54 @@ int parse_args(int argc, char** argv, Options& o)
 		if (a == "-h" || a == "--help") {
 			std::fputs(kUsage, stdout);
 			return 0;
-		} else if (a == "--out" || a == "--init" || a == "--curve" || a == "--png" || a == "--checkpoint-dir" ||
-		           a == "--db" || a == "--cluster-name" || a == "--sacct" || a == "--cluster" || a == "--preset" ||
-		           a == "--teacher" || a == "--workloads" || a == "--validate" || a == "--val-loads" ||
-		           a == "--workload" || a == "--json") {
+		} else if (a == "--out" || a == "--init" || a == "--curve" || a == "--png" ||
+			   a == "--checkpoint-dir" || a == "--db" || a == "--cluster-name" ||
+			   a == "--sacct" || a == "--cluster" || a == "--preset" || a == "--teacher" ||
+			   a == "--workloads" || a == "--validate" || a == "--val-loads" ||
+			   a == "--workload" || a == "--json") {
 			const char* v = need();
 			if (!v)
 				return usage_error(a + " needs a value");
 			std::string s = v;
-			if (a == "--out") o.out = s;
-			else if (a == "--init") o.init = s;
-			else if (a == "--curve") o.curve = s;
-			else if (a == "--png") o.png = s;
-			else if (a == "--checkpoint-dir") o.checkpoint_dir = s;
-			else if (a == "--db") o.db = s;
-			else if (a == "--cluster-name") { o.cluster_name = s; o.cluster_name_given = true; }
-			else if (a == "--sacct") o.sacct_file = s;
-			else if (a == "--cluster") { o.ep.cluster = s; o.cluster_given = true; }
-			else if (a == "--workload") o.workload_file = s;
-			else if (a == "--json") o.json_out = s;
-			else if (a == "--preset") o.preset = s;
-			else if (a == "--teacher") { o.teachers = split(s); o.teacher_given = true; }
-			else if (a == "--workloads") o.workloads = split(s);
-			else if (a == "--validate") o.validate = split(s);
+			if (a == "--out")
+				o.out = s;
+			else if (a == "--init")
+				o.init = s;
+			else if (a == "--curve")
+				o.curve = s;
+			else if (a == "--png")
+				o.png = s;
+			else if (a == "--checkpoint-dir")
+				o.checkpoint_dir = s;
+			else if (a == "--db")
+				o.db = s;
+			else if (a == "--cluster-name") {
+				o.cluster_name = s;
+				o.cluster_name_given = true;
+			} else if (a == "--sacct")
+				o.sacct_file = s;
+			else if (a == "--cluster") {
+				o.ep.cluster = s;
+				o.cluster_given = true;
+			} else if (a == "--workload")
+				o.workload_file = s;
+			else if (a == "--json")
+				o.json_out = s;
+			else if (a == "--preset")
+				o.preset = s;
+			else if (a == "--teacher") {
+				o.teachers = split(s);
+				o.teacher_given = true;
+			} else if (a == "--workloads")
+				o.workloads = split(s);
+			else if (a == "--validate")
+				o.validate = split(s);
 			else {
 				o.val_loads.clear();
 				for (const std::string& t : split(s)) {
 					if (!parse_number(t, x) || x <= 0)
-						return usage_error("--val-loads: '" + t + "' is not a positive number");
+						return usage_error("--val-loads: '" + t +
+								   "' is not a positive number");
 					o.val_loads.push_back(x);
 				}
 			}
@@ -215,7 +260,8 @@ int parse_args(int argc, char** argv, Options& o)
 			if (v && std::string(v) == "model")
 				o.ep.restart_model = true;
 			else
-				ok = v && parse_number(v, o.ep.restart_cost) && o.ep.restart_cost >= 0 && o.ep.restart_cost <= 86400;
+				ok = v && parse_number(v, o.ep.restart_cost) && o.ep.restart_cost >= 0 &&
+				     o.ep.restart_cost <= 86400;
 		} else if (a == "--preemption-penalty") {
 			ok = num(o.reward.preemption_penalty_s, 0, 1e6);
 		} else if (a == "--resize-penalty") {
@@ -227,7 +273,8 @@ int parse_args(int argc, char** argv, Options& o)
 			if (!v)
 				return usage_error("--estimates needs a value: oracle or predicted");
 			if (std::string(v) != "oracle" && std::string(v) != "predicted")
-				return usage_error(std::string("--estimates: '") + v + "': want oracle or predicted");
+				return usage_error(std::string("--estimates: '") + v +
+						   "': want oracle or predicted");
 			o.ep.estimates = v;
 			o.estimates_given = true;
 		} else if (a == "--lr") {
@@ -266,7 +313,8 @@ std::vector<std::string> default_training(const std::string& data)
 
 std::vector<std::string> default_validation(const std::string& data)
 {
-	return {data + "/traces/philly/philly_2017-10-02_5000.csv@4000:1000", data + "/traces/pollux/workload-5.csv"};
+	return {data + "/traces/philly/philly_2017-10-02_5000.csv@4000:1000",
+		data + "/traces/pollux/workload-5.csv"};
 }
 
 // Appends a stage to the model's provenance (the JSON in the model file).
@@ -309,21 +357,23 @@ Status check_writable(const std::string& path, const char* what)
 	struct stat st;
 	if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
 		return Status(StatusCode::kNotFound, std::string(what) + " " + path + ": directory " + dir +
-		                                             " does not exist (create it first)");
+							     " does not exist (create it first)");
 	if (::access(dir.c_str(), W_OK) != 0)
-		return Status(StatusCode::kIoError,
-		              std::string(what) + " " + path + ": directory " + dir + " is not writable by this user");
+		return Status(StatusCode::kIoError, std::string(what) + " " + path + ": directory " + dir +
+							    " is not writable by this user");
 	if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-		return Status(StatusCode::kInvalidArgument, std::string(what) + " " + path + ": is a directory; give a file name");
+		return Status(StatusCode::kInvalidArgument,
+			      std::string(what) + " " + path + ": is a directory; give a file name");
 	if (::stat(path.c_str(), &st) == 0 && ::access(path.c_str(), W_OK) != 0)
-		return Status(StatusCode::kIoError, std::string(what) + " " + path + ": exists and is not writable");
+		return Status(StatusCode::kIoError,
+			      std::string(what) + " " + path + ": exists and is not writable");
 	return Status();
 }
 
 // Turns an episode's steps into samples with their returns (scaled by `scale`) and, when given,
 // their advantages (scaled the same way).
 void add_samples(std::vector<PolicyStep>& steps, const std::vector<double>& ret, double scale,
-                 std::vector<models::Sample>& out, const std::vector<double>* adv)
+		 std::vector<models::Sample>& out, const std::vector<double>* adv)
 {
 	for (std::size_t k = 0; k < steps.size(); ++k) {
 		models::Sample s;
@@ -336,8 +386,8 @@ void add_samples(std::vector<PolicyStep>& steps, const std::vector<double>& ret,
 	}
 }
 
-Result<Validation> validate(const std::shared_ptr<const models::PolicyModel>& model, const std::vector<Episode>& val,
-                            const Options& o, const ModelCatalog& models)
+Result<Validation> validate(const std::shared_ptr<const models::PolicyModel>& model,
+			    const std::vector<Episode>& val, const Options& o, const ModelCatalog& models)
 {
 	Validation v;
 	for (const Episode& e : val) {
@@ -351,7 +401,8 @@ Result<Validation> validate(const std::shared_ptr<const models::PolicyModel>& mo
 	return v;
 }
 
-Result<std::vector<Episode>> validation_set(const Options& o, const ModelCatalog& models, const std::string& data)
+Result<std::vector<Episode>> validation_set(const Options& o, const ModelCatalog& models,
+					    const std::string& data)
 {
 	auto specs = o.validate.empty() ? default_validation(data) : o.validate;
 	auto w = Workloads::load(specs, models, o.ep);
@@ -367,6 +418,5 @@ Result<std::vector<Episode>> validation_set(const Options& o, const ModelCatalog
 	}
 	return all;
 }
-
 
 }  // namespace dlsched::train

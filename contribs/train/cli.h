@@ -20,7 +20,7 @@ namespace dlsched::train {
 struct Options {
 	std::string command, out, init, curve, png, checkpoint_dir, db, cluster_name, sacct_file, info_file;
 	std::string workload_file, json_out;  // site: the history as a workload file; the report card's JSON
-	double holdout_fraction = 0.3;        // site: the later part of the history judged on, never trained on
+	double holdout_fraction = 0.3;  // site: the later part of the history judged on, never trained on
 	std::vector<std::string> teachers{"mckp", "optimus"};
 	std::vector<std::string> workloads, validate;
 	std::vector<double> val_loads{1, 2};
@@ -74,15 +74,16 @@ inline constexpr std::size_t kMaxDecisions = 128;
 // Turns an episode's steps into samples with their returns (scaled by `scale`) and, when given,
 // their advantages (scaled the same way).
 void add_samples(std::vector<PolicyStep>& steps, const std::vector<double>& ret, double scale,
-                 std::vector<models::Sample>& out, const std::vector<double>* adv = nullptr);
+		 std::vector<models::Sample>& out, const std::vector<double>* adv = nullptr);
 
 struct Validation {
 	double slowdown = 0;  // mean over the validation runs of avg JCT / bound
 	std::vector<sim::RunMetrics> runs;
 };
-Result<Validation> validate(const std::shared_ptr<const models::PolicyModel>& model, const std::vector<Episode>& val,
-                            const Options& o, const ModelCatalog& models);
-Result<std::vector<Episode>> validation_set(const Options& o, const ModelCatalog& models, const std::string& data);
+Result<Validation> validate(const std::shared_ptr<const models::PolicyModel>& model,
+			    const std::vector<Episode>& val, const Options& o, const ModelCatalog& models);
+Result<std::vector<Episode>> validation_set(const Options& o, const ModelCatalog& models,
+					    const std::string& data);
 
 int cmd_init(const Options& o);
 int cmd_info(const Options& o);

@@ -16,7 +16,8 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 {
 	if (o.out.empty())
 		return usage_error("rl needs --out FILE");
-	for (const auto& [path, what] : {std::pair<std::string, const char*>{o.out, "--out"}, {o.curve, "--curve"}, {o.png, "--png"}})
+	for (const auto& [path, what] :
+	     {std::pair<std::string, const char*>{o.out, "--out"}, {o.curve, "--curve"}, {o.png, "--png"}})
 		if (!path.empty()) {
 			Status w = check_writable(path, what);
 			if (!w.is_ok())
@@ -46,7 +47,8 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 	if (!val.is_ok())
 		return fail(val.status());
 	if (!o.checkpoint_dir.empty())
-		::mkdir(o.checkpoint_dir.c_str(), 0755);  // checked below when the first checkpoint is written
+		::mkdir(o.checkpoint_dir.c_str(),
+			0755);  // checked below when the first checkpoint is written
 	const int workloads = o.episodes > 0 ? o.episodes : (o.rollouts > 1 ? 2 : 4);
 	const int episodes = workloads * o.rollouts;
 	models::TrainOptions to;
@@ -79,13 +81,15 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 		}
 		reference /= static_cast<double>(std::max<std::size_t>(1, val->size()));
 		if (!o.quiet)
-			std::fprintf(stderr, "[rl] reference %s: validation %.4fx of the bound\n", o.reference.c_str(), reference);
+			std::fprintf(stderr, "[rl] reference %s: validation %.4fx of the bound\n",
+				     o.reference.c_str(), reference);
 	}
 	double best = v0->slowdown;
 	std::shared_ptr<models::PolicyModel> best_model = (*model)->clone();
 	int best_iter = first_iter;
 	if (!o.quiet)
-		std::fprintf(stderr, "[rl] start: validation %.4fx of the bound over %zu runs\n", best, val->size());
+		std::fprintf(stderr, "[rl] start: validation %.4fx of the bound over %zu runs\n", best,
+			     val->size());
 	if (curve && first_iter == 0) {
 		CurvePoint p;
 		p.seconds = clock.seconds();
@@ -103,13 +107,16 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 			auto ep = wl->draw(rng);
 			if (!ep.is_ok())
 				return fail(ep.status());
-			// K sampled rollouts of the same workload (the same arrivals, other draws of the policy).
+			// K sampled rollouts of the same workload (the same arrivals, other draws of the
+			// policy).
 			std::vector<EpisodeResult> group;
 			for (int k = 0; k < o.rollouts; ++k) {
-				auto r = run_policy(*ep, *model, true, rng.next(), o.preset, models, o.ep, o.window, true);
+				auto r = run_policy(*ep, *model, true, rng.next(), o.preset, models, o.ep,
+						    o.window, true);
 				if (!r.is_ok())
 					return fail(r.status());
-				train_slowdown += r->metrics.avg_jct_s / std::max(1.0, r->metrics.bound_avg_jct_s);
+				train_slowdown +=
+					r->metrics.avg_jct_s / std::max(1.0, r->metrics.bound_avg_jct_s);
 				group.push_back(std::move(r.value()));
 			}
 			const std::size_t first = rets.size();
@@ -117,11 +124,13 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 				rets.push_back(episode_returns(r.steps, r.makespan, o.reward));
 				all_ret.insert(all_ret.end(), rets.back().begin(), rets.back().end());
 			}
-			// A step's advantage: its return minus the other rollouts' returns from the same time.
+			// A step's advantage: its return minus the other rollouts' returns from the same
+			// time.
 			if (o.rollouts > 1) {
 				std::vector<Rollout> rolls;
 				for (std::size_t i = 0; i < group.size(); ++i)
-					rolls.push_back({&group[i].steps, &rets[first + i], group[i].makespan});
+					rolls.push_back(
+						{&group[i].steps, &rets[first + i], group[i].makespan});
 				for (std::size_t i = 0; i < group.size(); ++i)
 					advs.push_back(sibling_advantages(rolls, i, o.reward.horizon_s));
 			}
@@ -190,12 +199,13 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 			if (!std::isnan(vs))
 				std::snprintf(vtext, sizeof vtext, "%.4fx", vs);
 			const double per = clock.seconds() / (it - first_iter);
-			std::fprintf(stderr, "[rl] iteration %d/%d: %zu rounds, train %.3fx, validation %s (best %.4fx @%d), "
-			                     "entropy %.3f, kl %.4f%s, %.0fs, ETA %.0fs\n",
-			             it, first_iter + o.iterations, samples.size(), train_slowdown,
-			             vtext, best, best_iter,
-			             st.entropy, st.kl, st.stopped ? " (stopped)" : "", clock.seconds(),
-			             per * (first_iter + o.iterations - it));
+			std::fprintf(stderr,
+				     "[rl] iteration %d/%d: %zu rounds, train %.3fx, validation %s (best "
+				     "%.4fx @%d), "
+				     "entropy %.3f, kl %.4f%s, %.0fs, ETA %.0fs\n",
+				     it, first_iter + o.iterations, samples.size(), train_slowdown, vtext,
+				     best, best_iter, st.entropy, st.kl, st.stopped ? " (stopped)" : "",
+				     clock.seconds(), per * (first_iter + o.iterations - it));
 		}
 	}
 	curve.reset();
@@ -210,7 +220,8 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 	stage.set("iterations", json::Value::integer(first_iter + o.iterations));
 	stage.set("episodes_per_iteration", json::Value::integer(episodes));
 	stage.set("rollouts_per_workload", json::Value::integer(o.rollouts));
-	stage.set("baseline", json::Value::string(o.rollouts > 1 ? "sibling rollouts at the same time" : "value network"));
+	stage.set("baseline", json::Value::string(o.rollouts > 1 ? "sibling rollouts at the same time"
+								 : "value network"));
 	stage.set("jobs_per_episode", json::Value::integer(static_cast<std::int64_t>(o.ep.jobs)));
 	stage.set("ppo_epochs", json::Value::integer(o.ppo_epochs));
 	stage.set("lr", json::Value::number(to.lr));
@@ -222,7 +233,8 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 	stage.set("resize_penalty_s", json::Value::number(o.reward.resize_penalty_s));
 	stage.set("elastic_fraction", json::Value::number(o.ep.elastic_fraction));
 	stage.set("estimates", json::Value::string(o.ep.estimates));
-	stage.set("restart_cost", o.ep.restart_model ? json::Value::string("model") : json::Value::number(o.ep.restart_cost));
+	stage.set("restart_cost",
+		  o.ep.restart_model ? json::Value::string("model") : json::Value::number(o.ep.restart_cost));
 	stage.set("seed", json::Value::integer(static_cast<std::int64_t>(o.seed)));
 	stage.set("start_validation_slowdown", json::Value::number(v0->slowdown));
 	if (!std::isnan(reference)) {
@@ -236,8 +248,10 @@ int cmd_rl(const Options& o, const ModelCatalog& models, const std::string& data
 	Status s = best_model->save(o.out);
 	if (!s.is_ok())
 		return fail(s);
-	std::printf("dlsched-train: rl: validation %.4fx -> %.4fx of the bound (best at iteration %d of %d), %.0fs: wrote %s\n",
-	            v0->slowdown, best, best_iter, first_iter + o.iterations, clock.seconds(), o.out.c_str());
+	std::printf(
+		"dlsched-train: rl: validation %.4fx -> %.4fx of the bound (best at iteration %d of %d), "
+		"%.0fs: wrote %s\n",
+		v0->slowdown, best, best_iter, first_iter + o.iterations, clock.seconds(), o.out.c_str());
 	return 0;
 }
 

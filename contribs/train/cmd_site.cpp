@@ -59,14 +59,20 @@ json::Value metrics_json(const sim::RunMetrics& m)
 int cmd_site(const Options& in, const ModelCatalog& models, const std::string& data)
 {
 	if (in.out.empty())
-		return usage_error("site needs --out FILE (written only when dl2 beats the best heuristic, or with --force)");
+		return usage_error(
+			"site needs --out FILE (written only when dl2 beats the best heuristic, or with "
+			"--force)");
 	if (in.sacct_file.empty() == in.workload_file.empty())
-		return usage_error("site needs one history: --sacct FILE (sacct -X -P -o "
-		                   "JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment) or --workload FILE");
+		return usage_error(
+			"site needs one history: --sacct FILE (sacct -X -P -o "
+			"JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment) or --workload FILE");
 	if (!in.cluster_given)
-		return usage_error("site needs --cluster SPEC: the site's GPUs (NxG, or a cluster file as dlsched-sim takes)");
-	for (const auto& [path, what] :
-	     {std::pair<std::string, const char*>{in.out, "--out"}, {in.json_out, "--json"}, {in.curve, "--curve"}})
+		return usage_error(
+			"site needs --cluster SPEC: the site's GPUs (NxG, or a cluster file as dlsched-sim "
+			"takes)");
+	for (const auto& [path, what] : {std::pair<std::string, const char*>{in.out, "--out"},
+					 {in.json_out, "--json"},
+					 {in.curve, "--curve"}})
 		if (!path.empty()) {
 			Status w = check_writable(path, what);
 			if (!w.is_ok())
@@ -94,7 +100,8 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	Scratch scratch;
 	char tmpl[] = "/tmp/dlsched-site.XXXXXX";
 	if (!::mkdtemp(tmpl))
-		return fail(io_error("cannot create a scratch directory under /tmp (set TMPDIR? /tmp must be writable)"));
+		return fail(io_error(
+			"cannot create a scratch directory under /tmp (set TMPDIR? /tmp must be writable)"));
 	scratch.dir = tmpl;
 
 	// Stage 1: the history as a workload, split by submit time.
@@ -118,14 +125,15 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	if (!whole.is_ok())
 		return fail(whole.status());
 	const std::size_t n = whole->jobs.size();
-	const std::size_t held = static_cast<std::size_t>(std::llround(o.holdout_fraction * static_cast<double>(n)));
+	const std::size_t held =
+		static_cast<std::size_t>(std::llround(o.holdout_fraction * static_cast<double>(n)));
 	const std::size_t train = n - held;
 	if (train < 10 || held < 10)
-		return fail(invalid_argument((o.sacct_file.empty() ? o.workload_file : o.sacct_file) + ": " +
-		                             std::to_string(n) + " jobs, " + std::to_string(train) + " to train on and " +
-		                             std::to_string(held) +
-		                             " held out: each part needs at least 10 jobs (a longer history, or another "
-		                             "--holdout-fraction)"));
+		return fail(invalid_argument(
+			(o.sacct_file.empty() ? o.workload_file : o.sacct_file) + ": " + std::to_string(n) +
+			" jobs, " + std::to_string(train) + " to train on and " + std::to_string(held) +
+			" held out: each part needs at least 10 jobs (a longer history, or another "
+			"--holdout-fraction)"));
 	const std::string train_spec = history + "@0:" + std::to_string(train);
 	const std::string held_spec = history + "@" + std::to_string(train) + ":" + std::to_string(held);
 	// Model selection during RL looks at the last quarter of the earlier part, never the held-out one.
@@ -134,8 +142,9 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	o.validate = {history + "@" + std::to_string(train - nval) + ":" + std::to_string(nval)};
 	o.ep.jobs = std::min(o.ep.jobs, train);
 	if (!o.quiet)
-		std::fprintf(stderr, "[site] %zu jobs: %zu to train on (jobs 1-%zu by submit time), %zu held out\n", n, train,
-		             train, held);
+		std::fprintf(stderr,
+			     "[site] %zu jobs: %zu to train on (jobs 1-%zu by submit time), %zu held out\n",
+			     n, train, train, held);
 
 	auto train_wl = Workloads::load({train_spec}, models, o.ep);
 	if (!train_wl.is_ok())
@@ -165,8 +174,9 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 			best_train = h;
 		}
 		if (!o.quiet)
-			std::fprintf(stderr, "[site]   %-13s avg JCT %.0fs on the earlier part (%.0fs elapsed)\n", h,
-			             r->metrics.avg_jct_s, clock.seconds());
+			std::fprintf(stderr,
+				     "[site]   %-13s avg JCT %.0fs on the earlier part (%.0fs elapsed)\n", h,
+				     r->metrics.avg_jct_s, clock.seconds());
 	}
 	if (!o.teacher_given)
 		o.teachers = {best_train};
@@ -217,19 +227,20 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	const bool wins = dl2.avg_jct_s < bh.avg_jct_s && dl2.fallback.empty();
 
 	std::printf("dlsched-train site: report card on the held-out part (%zu jobs, %s, cluster %s)\n", held,
-	            held_spec.c_str(), o.ep.cluster.c_str());
-	std::printf("  %-13s %12s %12s %12s %10s %10s\n", "policy", "avg JCT (s)", "p99 JCT (s)", "preemptions",
-	            "avg/best", "p99/best");
+		    held_spec.c_str(), o.ep.cluster.c_str());
+	std::printf("  %-13s %12s %12s %12s %10s %10s\n", "policy", "avg JCT (s)", "p99 JCT (s)",
+		    "preemptions", "avg/best", "p99/best");
 	auto row = [&](const std::string& name, const sim::RunMetrics& m) {
-		std::printf("  %-13s %12.0f %12.0f %12ld %10.3f %10.3f\n", name.c_str(), m.avg_jct_s, m.p99_jct_s,
-		            m.preemptions, m.avg_jct_s / std::max(1e-9, bh.avg_jct_s),
-		            m.p99_jct_s / std::max(1e-9, bh.p99_jct_s));
+		std::printf("  %-13s %12.0f %12.0f %12ld %10.3f %10.3f\n", name.c_str(), m.avg_jct_s,
+			    m.p99_jct_s, m.preemptions, m.avg_jct_s / std::max(1e-9, bh.avg_jct_s),
+			    m.p99_jct_s / std::max(1e-9, bh.p99_jct_s));
 	};
 	for (const auto& [name, m] : card)
 		row(name, m);
 	row(o.preset, dl2);
 	if (!dl2.fallback.empty())
-		std::printf("  (%s fell back to %s on the held-out part)\n", o.preset.c_str(), dl2.fallback.c_str());
+		std::printf("  (%s fell back to %s on the held-out part)\n", o.preset.c_str(),
+			    dl2.fallback.c_str());
 
 	json::Value policies = json::Value::object();
 	for (const auto& [name, m] : card)
@@ -239,7 +250,8 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	ratios.set("avg_jct_vs_best", json::Value::number(ratio_avg));
 	ratios.set("p99_jct_vs_best", json::Value::number(ratio_p99));
 	for (const auto& [name, m] : card)
-		ratios.set("avg_jct_vs_" + name, json::Value::number(dl2.avg_jct_s / std::max(1e-9, m.avg_jct_s)));
+		ratios.set("avg_jct_vs_" + name,
+			   json::Value::number(dl2.avg_jct_s / std::max(1e-9, m.avg_jct_s)));
 	json::Value doc = json::Value::object();
 	doc.set("history", json::Value::string(o.sacct_file.empty() ? o.workload_file : o.sacct_file));
 	doc.set("cluster", json::Value::string(o.ep.cluster));
@@ -248,7 +260,8 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	doc.set("heldout_jobs", json::Value::integer(static_cast<std::int64_t>(held)));
 	doc.set("teachers", string_array(o.teachers));
 	doc.set("estimates", json::Value::string(o.ep.estimates));
-	doc.set("restart_cost", o.ep.restart_model ? json::Value::string("model") : json::Value::number(o.ep.restart_cost));
+	doc.set("restart_cost",
+		o.ep.restart_model ? json::Value::string("model") : json::Value::number(o.ep.restart_cost));
 	doc.set("elastic_fraction", json::Value::number(o.ep.elastic_fraction));
 	doc.set("train_part", train_card);
 	doc.set("policies", policies);
@@ -265,9 +278,12 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	}
 
 	if (!wins && !o.force) {
-		std::printf("dlsched-train: site: %s does not beat %s on the held-out part (avg JCT %.3fx): %s not written "
-		            "(keep the heuristic; --force writes it anyway), %.0fs\n",
-		            o.preset.c_str(), card[best].first.c_str(), ratio_avg, o.out.c_str(), clock.seconds());
+		std::printf(
+			"dlsched-train: site: %s does not beat %s on the held-out part (avg JCT %.3fx): %s "
+			"not written "
+			"(keep the heuristic; --force writes it anyway), %.0fs\n",
+			o.preset.c_str(), card[best].first.c_str(), ratio_avg, o.out.c_str(),
+			clock.seconds());
 		return kNotBetter;
 	}
 	json::Value stage = json::Value::object();
@@ -277,9 +293,11 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	Status s = (*model)->save(o.out);
 	if (!s.is_ok())
 		return fail(s);
-	std::printf("dlsched-train: site: %s %s %s on the held-out part (avg JCT %.3fx, p99 %.3fx), %.0fs: wrote %s%s\n",
-	            o.preset.c_str(), wins ? "beats" : "does not beat", card[best].first.c_str(), ratio_avg, ratio_p99,
-	            clock.seconds(), o.out.c_str(), wins ? "" : " (--force)");
+	std::printf(
+		"dlsched-train: site: %s %s %s on the held-out part (avg JCT %.3fx, p99 %.3fx), %.0fs: wrote "
+		"%s%s\n",
+		o.preset.c_str(), wins ? "beats" : "does not beat", card[best].first.c_str(), ratio_avg,
+		ratio_p99, clock.seconds(), o.out.c_str(), wins ? "" : " (--force)");
 	return 0;
 }
 

@@ -48,20 +48,23 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 			all_ret.insert(all_ret.end(), rets.back().begin(), rets.back().end());
 			eps.push_back(std::move(r->steps));
 			if (!o.quiet)
-				std::fprintf(stderr, "\r[sl] teacher %s: episode %d/%d (%s), %zu rounds   ", t.c_str(), e + 1, episodes,
-				             ep->name.c_str(), eps.back().size());
+				std::fprintf(stderr, "\r[sl] teacher %s: episode %d/%d (%s), %zu rounds   ",
+					     t.c_str(), e + 1, episodes, ep->name.c_str(), eps.back().size());
 		}
 	}
 	const double scale = stddev(all_ret);
 	for (std::size_t i = 0; i < eps.size(); ++i)
 		add_samples(eps[i], rets[i], scale, samples);
 	if (!o.quiet)
-		std::fprintf(stderr, "\n[sl] %zu decision rounds from %d teacher runs (teacher slowdown %.3fx) in %.0fs\n",
-		             samples.size(), runs, teacher_slowdown / std::max(1, runs), clock.seconds());
+		std::fprintf(
+			stderr,
+			"\n[sl] %zu decision rounds from %d teacher runs (teacher slowdown %.3fx) in %.0fs\n",
+			samples.size(), runs, teacher_slowdown / std::max(1, runs), clock.seconds());
 	if (samples.empty())
 		return fail(Status(StatusCode::kInvalidArgument,
-		                   "the teacher runs held no decisions (every job always fitted): use a smaller --cluster or a "
-		                   "higher --load-min"));
+				   "the teacher runs held no decisions (every job always fitted): use a "
+				   "smaller --cluster or a "
+				   "higher --load-min"));
 	models::TrainOptions to;
 	to.lr = o.lr > 0 ? o.lr : 1e-3;
 	models::Trainer trainer(*model, to, o.seed);
@@ -69,8 +72,11 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 	for (int ep = 0; ep < epochs; ++ep) {
 		st = trainer.supervised_epoch(samples, true);
 		if (!o.quiet)
-			std::fprintf(stderr, "[sl] epoch %d/%d: loss %.4f, first pick agrees %.1f%%, value loss %.4f (%.0fs)\n", ep + 1,
-			             epochs, st.policy_loss, 100 * st.first_pick_agreement, st.value_loss, clock.seconds());
+			std::fprintf(stderr,
+				     "[sl] epoch %d/%d: loss %.4f, first pick agrees %.1f%%, value loss %.4f "
+				     "(%.0fs)\n",
+				     ep + 1, epochs, st.policy_loss, 100 * st.first_pick_agreement,
+				     st.value_loss, clock.seconds());
 	}
 	// DAgger rounds: the model acts, the first teacher labels the states the model reached, and the
 	// model trains on everything gathered so far. The best model by validation is kept.
@@ -87,7 +93,8 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 		sl_val = best_val = v->slowdown;
 		std::shared_ptr<models::PolicyModel> best_model = (*model)->clone();
 		if (!o.quiet)
-			std::fprintf(stderr, "[sl] validation %.4fx of the bound (%.0fs)\n", sl_val, clock.seconds());
+			std::fprintf(stderr, "[sl] validation %.4fx of the bound (%.0fs)\n", sl_val,
+				     clock.seconds());
 		const int per_round = std::max(1, episodes / 2);
 		for (int round = 1; round <= o.dagger; ++round) {
 			std::size_t before = samples.size();
@@ -95,7 +102,8 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 				auto ep = wl->draw(rng);
 				if (!ep.is_ok())
 					return fail(ep.status());
-				auto r = run_dagger(*ep, *model, o.teachers.front(), o.preset, models, o.ep, o.window);
+				auto r = run_dagger(*ep, *model, o.teachers.front(), o.preset, models, o.ep,
+						    o.window);
 				if (!r.is_ok())
 					return fail(r.status());
 				std::vector<double> ret = episode_returns(r->steps, r->makespan, o.reward);
@@ -113,10 +121,13 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 				best_round = round;
 			}
 			if (!o.quiet)
-				std::fprintf(stderr, "[sl] dagger round %d/%d: +%zu rounds, first pick agrees %.1f%%, validation %.4fx "
-				                     "(best %.4fx @%d), %.0fs\n",
-				             round, o.dagger, samples.size() - before, 100 * st.first_pick_agreement, v->slowdown,
-				             best_val, best_round, clock.seconds());
+				std::fprintf(stderr,
+					     "[sl] dagger round %d/%d: +%zu rounds, first pick agrees "
+					     "%.1f%%, validation %.4fx "
+					     "(best %.4fx @%d), %.0fs\n",
+					     round, o.dagger, samples.size() - before,
+					     100 * st.first_pick_agreement, v->slowdown, best_val, best_round,
+					     clock.seconds());
 		}
 		*model = best_model;
 	}
@@ -127,7 +138,8 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 	stage.set("cluster", json::Value::string(o.ep.cluster));
 	stage.set("episodes_per_teacher", json::Value::integer(episodes));
 	stage.set("jobs_per_episode", json::Value::integer(static_cast<std::int64_t>(o.ep.jobs)));
-	stage.set("load_range", json::Value::string(std::to_string(o.ep.load_min) + "-" + std::to_string(o.ep.load_max)));
+	stage.set("load_range",
+		  json::Value::string(std::to_string(o.ep.load_min) + "-" + std::to_string(o.ep.load_max)));
 	stage.set("epochs", json::Value::integer(epochs));
 	stage.set("lr", json::Value::number(to.lr));
 	stage.set("seed", json::Value::integer(static_cast<std::int64_t>(o.seed)));
@@ -136,7 +148,8 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 	stage.set("return_scale", json::Value::number(scale));
 	if (o.dagger > 0) {
 		stage.set("dagger_rounds", json::Value::integer(o.dagger));
-		stage.set("dagger_decision_rounds", json::Value::integer(static_cast<std::int64_t>(dagger_rounds)));
+		stage.set("dagger_decision_rounds",
+			  json::Value::integer(static_cast<std::int64_t>(dagger_rounds)));
 		stage.set("validation_after_sl", json::Value::number(sl_val));
 		stage.set("best_validation_slowdown", json::Value::number(best_val));
 		stage.set("best_dagger_round", json::Value::integer(best_round));
@@ -146,8 +159,9 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 	Status s = (*model)->save(o.out);
 	if (!s.is_ok())
 		return fail(s);
-	std::printf("dlsched-train: sl: %zu rounds, first pick agrees with the teacher %.1f%%, %.0fs: wrote %s\n",
-	            samples.size(), 100 * st.first_pick_agreement, clock.seconds(), o.out.c_str());
+	std::printf(
+		"dlsched-train: sl: %zu rounds, first pick agrees with the teacher %.1f%%, %.0fs: wrote %s\n",
+		samples.size(), 100 * st.first_pick_agreement, clock.seconds(), o.out.c_str());
 	return 0;
 }
 

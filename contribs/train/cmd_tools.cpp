@@ -27,7 +27,8 @@ int cmd_init(const Options& o)
 	Status s = m->save(o.out);
 	if (!s.is_ok())
 		return fail(s);
-	std::printf("dlsched-train: wrote %s (random weights, %zu parameters)\n", o.out.c_str(), m->parameter_count());
+	std::printf("dlsched-train: wrote %s (random weights, %zu parameters)\n", o.out.c_str(),
+		    m->parameter_count());
 	return 0;
 }
 
@@ -39,8 +40,8 @@ int cmd_info(const Options& o)
 	if (!m.is_ok())
 		return fail(m.status());
 	const models::ModelInfo& i = (*m)->info();
-	std::printf("model %s\n  format %d, feature schema %d, hidden %d, %zu parameters\n", o.info_file.c_str(), i.format,
-	            i.schema, i.hidden, (*m)->parameter_count());
+	std::printf("model %s\n  format %d, feature schema %d, hidden %d, %zu parameters\n",
+		    o.info_file.c_str(), i.format, i.schema, i.hidden, (*m)->parameter_count());
 	std::printf("  row features:");
 	for (int f = 0; f < models::kRowFeatures; ++f)
 		std::printf("%s %s", f ? ";" : "", models::job_feature_name(f));
@@ -55,7 +56,8 @@ int cmd_info(const Options& o)
 int cmd_online(const Options& o)
 {
 	if (o.out.empty() || o.db.empty())
-		return usage_error("online needs --db FILE and --out FILE (and --init FILE: the model in use)");
+		return usage_error(
+			"online needs --db FILE and --out FILE (and --init FILE: the model in use)");
 	if (o.init.empty())
 		return usage_error("online needs --init FILE: the model sched/dlsched runs (ModelFile=)");
 	Status w = check_writable(o.out, "--out");
@@ -76,18 +78,22 @@ int cmd_online(const Options& o)
 			return fail(clusters.status());
 		if (clusters->empty())
 			return fail(Status(StatusCode::kInvalidArgument,
-			                   o.db + ": no experience rows: set RecordExperience=yes and ProfileDB= in dlsched.conf, "
-			                          "reconfigure, and let the cluster run"));
+					   o.db + ": no experience rows: set RecordExperience=yes and "
+						  "ProfileDB= in dlsched.conf, "
+						  "reconfigure, and let the cluster run"));
 		if (clusters->size() > 1) {
 			std::string names;
 			for (const auto& c : *clusters)
-				names += (names.empty() ? "" : ", ") + c.first + " (" + std::to_string(c.second) + " rows)";
+				names += (names.empty() ? "" : ", ") + c.first + " (" +
+					 std::to_string(c.second) + " rows)";
 			return fail(Status(StatusCode::kInvalidArgument,
-			                   o.db + ": experience from several clusters (" + names + "): pass --cluster-name"));
+					   o.db + ": experience from several clusters (" + names +
+						   "): pass --cluster-name"));
 		}
 		cluster = clusters->front().first;
 		if (!o.quiet)
-			std::fprintf(stderr, "[online] cluster '%s' (%d rows)\n", cluster.c_str(), clusters->front().second);
+			std::fprintf(stderr, "[online] cluster '%s' (%d rows)\n", cluster.c_str(),
+				     clusters->front().second);
 	}
 	auto steps = pdb->experience(cluster, o.since);
 	if (!steps.is_ok())
@@ -101,10 +107,12 @@ int cmd_online(const Options& o)
 	add_samples(*steps, ret, scale, samples);
 	if (samples.size() < 8)
 		return fail(Status(StatusCode::kInvalidArgument,
-		                   o.db + ": " + std::to_string(rows) + " experience rows with " + std::to_string(samples.size()) +
-		                           " decisions in them (cluster '" + cluster +
-		                           "'): too few to learn from; set RecordExperience=yes and ProfileDB= in dlsched.conf "
-		                           "and let the cluster run longer"));
+				   o.db + ": " + std::to_string(rows) + " experience rows with " +
+					   std::to_string(samples.size()) + " decisions in them (cluster '" +
+					   cluster +
+					   "'): too few to learn from; set RecordExperience=yes and "
+					   "ProfileDB= in dlsched.conf "
+					   "and let the cluster run longer"));
 	models::TrainOptions to;
 	to.lr = o.lr > 0 ? o.lr : 1e-4;
 	models::Trainer trainer(*model, to, o.seed);
@@ -120,8 +128,8 @@ int cmd_online(const Options& o)
 			samples[i].advantage = static_cast<float>(adv[i]);
 		st = trainer.awr_epoch(samples);
 		if (!o.quiet)
-			std::fprintf(stderr, "[online] epoch %d/%d: weighted loss %.4f, value loss %.4f\n", e + 1, epochs,
-			             st.policy_loss, st.value_loss);
+			std::fprintf(stderr, "[online] epoch %d/%d: weighted loss %.4f, value loss %.4f\n",
+				     e + 1, epochs, st.policy_loss, st.value_loss);
 	}
 	json::Value stage = json::Value::object();
 	stage.set("stage", json::Value::string("online-awr"));
@@ -136,9 +144,10 @@ int cmd_online(const Options& o)
 	Status s = (*model)->save(o.out);
 	if (!s.is_ok())
 		return fail(s);
-	std::printf("dlsched-train: online: %zu experience rows, %zu decision rounds, %.0fs: wrote %s "
-	            "(point ModelFile= at it and run scontrol reconfigure)\n",
-	            rows, samples.size(), clock.seconds(), o.out.c_str());
+	std::printf(
+		"dlsched-train: online: %zu experience rows, %zu decision rounds, %.0fs: wrote %s "
+		"(point ModelFile= at it and run scontrol reconfigure)\n",
+		rows, samples.size(), clock.seconds(), o.out.c_str());
 	return 0;
 }
 
@@ -146,8 +155,10 @@ int cmd_online(const Options& o)
 int cmd_sacct(const Options& o, const ModelCatalog& models)
 {
 	if (o.out.empty() || o.sacct_file.empty())
-		return usage_error("sacct needs --sacct FILE (sacct -X -P -o JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment) "
-		                   "and --out FILE");
+		return usage_error(
+			"sacct needs --sacct FILE (sacct -X -P -o "
+			"JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment) "
+			"and --out FILE");
 	Status w = check_writable(o.out, "--out");
 	if (!w.is_ok())
 		return fail(w);
@@ -169,9 +180,10 @@ int cmd_sacct(const Options& o, const ModelCatalog& models)
 	add_samples(*rounds, ret, 1.0, samples);
 	if (samples.empty())
 		return fail(Status(StatusCode::kInvalidArgument,
-		                   o.sacct_file + ": " + std::to_string(n) +
-		                           " start times, none with a choice in it (the queue never held more than fitted): "
-		                           "nothing to learn; check --cluster matches the cluster's GPUs"));
+				   o.sacct_file + ": " + std::to_string(n) +
+					   " start times, none with a choice in it (the queue never held "
+					   "more than fitted): "
+					   "nothing to learn; check --cluster matches the cluster's GPUs"));
 	models::TrainOptions to;
 	to.lr = o.lr > 0 ? o.lr : 1e-3;
 	models::Trainer trainer(*model, to, o.seed);
@@ -190,9 +202,11 @@ int cmd_sacct(const Options& o, const ModelCatalog& models)
 	Status s = (*model)->save(o.out);
 	if (!s.is_ok())
 		return fail(s);
-	std::printf("dlsched-train: sacct: %zu start times, %zu with a choice; first pick agrees with the cluster's "
-	            "scheduler %.1f%%: wrote %s\n",
-	            n, samples.size(), 100 * st.first_pick_agreement, o.out.c_str());
+	std::printf(
+		"dlsched-train: sacct: %zu start times, %zu with a choice; first pick agrees with the "
+		"cluster's "
+		"scheduler %.1f%%: wrote %s\n",
+		n, samples.size(), 100 * st.first_pick_agreement, o.out.c_str());
 	return 0;
 }
 

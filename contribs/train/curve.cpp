@@ -10,19 +10,23 @@ Result<CurveCsv*> CurveCsv::open(const std::string& path, bool append)
 {
 	std::FILE* f = std::fopen(path.c_str(), append ? "a" : "w");
 	if (!f)
-		return Status(StatusCode::kIoError, path + ": cannot write the curve (check the directory exists and is writable)");
+		return Status(StatusCode::kIoError,
+			      path + ": cannot write the curve (check the directory exists and is writable)");
 	auto* c = new CurveCsv();
 	c->f_ = f;
 	if (!append)
-		std::fprintf(f, "iteration,seconds,episodes,rounds,train_slowdown,val_slowdown,best_val_slowdown,"
-		                "policy_loss,value_loss,entropy\n");
+		std::fprintf(
+			f,
+			"iteration,seconds,episodes,rounds,train_slowdown,val_slowdown,best_val_slowdown,"
+			"policy_loss,value_loss,entropy\n");
 	return c;
 }
 
 void CurveCsv::add(const CurvePoint& p)
 {
 	std::fprintf(f_, "%d,%.1f,%d,%zu", p.iteration, p.seconds, p.episodes, p.rounds);
-	for (double v : {p.train_slowdown, p.val_slowdown, p.best_val_slowdown, p.policy_loss, p.value_loss, p.entropy}) {
+	for (double v : {p.train_slowdown, p.val_slowdown, p.best_val_slowdown, p.policy_loss, p.value_loss,
+			 p.entropy}) {
 		if (std::isnan(v))
 			std::fprintf(f_, ",");
 		else
@@ -54,11 +58,13 @@ void write_chart(const std::string& csv, const std::string& png)
 	const std::string cmd = "command -v gnuplot >/dev/null 2>&1 && gnuplot '" + script + "' 2>/dev/null";
 	if (std::system(cmd.c_str()) != 0) {
 		// pngcairo may be missing (gnuplot-nox has png): try the plain png terminal.
-		std::string alt = "sed -i 's/pngcairo/png/' '" + script + "' && command -v gnuplot >/dev/null 2>&1 && gnuplot '" +
-		                  script + "'";
+		std::string alt = "sed -i 's/pngcairo/png/' '" + script +
+				  "' && command -v gnuplot >/dev/null 2>&1 && gnuplot '" + script + "'";
 		if (std::system(alt.c_str()) != 0)
-			std::fprintf(stderr, "dlsched-train: gnuplot not found: no %s (the curve is in %s; apt-get install gnuplot-nox)\n",
-			             png.c_str(), csv.c_str());
+			std::fprintf(stderr,
+				     "dlsched-train: gnuplot not found: no %s (the curve is in %s; apt-get "
+				     "install gnuplot-nox)\n",
+				     png.c_str(), csv.c_str());
 	}
 	std::remove(script.c_str());
 }

@@ -26,14 +26,15 @@ Result<TraceSpec> parse_trace_spec(const std::string& text)
 	long long a = -1, n = -1;
 	if (colon == std::string::npos || !parse_integer(range.substr(0, colon), a) ||
 	    !parse_integer(range.substr(colon + 1), n) || a < 0 || n < 1)
-		return invalid_argument("'" + text + "': want FILE or FILE@START:COUNT (jobs START..START+COUNT-1)");
+		return invalid_argument("'" + text +
+					"': want FILE or FILE@START:COUNT (jobs START..START+COUNT-1)");
 	s.start = static_cast<std::size_t>(a);
 	s.count = static_cast<std::size_t>(n);
 	return s;
 }
 
 Result<Workloads> Workloads::load(const std::vector<std::string>& specs, const ModelCatalog& models,
-                                  const EpisodeOptions& options)
+				  const EpisodeOptions& options)
 {
 	Workloads w;
 	w.models_ = &models;
@@ -53,7 +54,8 @@ Result<Workloads> Workloads::load(const std::vector<std::string>& specs, const M
 			return full.status();
 		const std::size_t n = full->jobs.size();
 		if (spec->start >= n)
-			return invalid_argument("'" + text + "': the trace has only " + std::to_string(n) + " jobs");
+			return invalid_argument("'" + text + "': the trace has only " + std::to_string(n) +
+						" jobs");
 		if (spec->count == 0 || spec->start + spec->count > n)
 			spec->count = n - spec->start;
 		w.specs_.push_back(spec.value());
@@ -65,7 +67,7 @@ Result<Workloads> Workloads::load(const std::vector<std::string>& specs, const M
 }
 
 Result<Episode> Workloads::make(const TraceSpec& spec, std::size_t start, std::size_t count, double load,
-                                std::uint64_t seed) const
+				std::uint64_t seed) const
 {
 	BuildOptions b;
 	b.load_scale = load;
@@ -125,8 +127,8 @@ void record_plan(const AllocationInput& in, const Plan& plan, std::size_t window
 {
 	const ClusterView& view = in.view;
 	std::vector<const Job*> rest;
-	models::EncodedWindow w =
-	        models::encode_window(view, in.ordered, in.free.training_free(), window, rest, /*units=*/true);
+	models::EncodedWindow w = models::encode_window(view, in.ordered, in.free.training_free(), window,
+							rest, /*units=*/true);
 	if (w.rows() <= 1)
 		return;
 	std::unordered_map<JobId, int> sizes;
@@ -143,7 +145,10 @@ void record_plan(const AllocationInput& in, const Plan& plan, std::size_t window
 // A teacher's allocation, unchanged, recording its decisions (record_plan).
 class TeacherAllocation : public Allocation {
 public:
-	TeacherAllocation(std::unique_ptr<Allocation> inner, std::size_t window) : inner_(std::move(inner)), window_(window) {}
+	TeacherAllocation(std::unique_ptr<Allocation> inner, std::size_t window)
+	    : inner_(std::move(inner)), window_(window)
+	{
+	}
 	const char* name() const override { return inner_->name(); }
 	bool elastic() const override { return inner_->elastic(); }
 	void allocate(const AllocationInput& in, Plan& plan) const override
@@ -164,8 +169,11 @@ private:
 class DaggerAllocation : public Allocation {
 public:
 	DaggerAllocation(std::unique_ptr<Ordering> order, std::unique_ptr<Allocation> teacher,
-	                 std::unique_ptr<Allocation> learner, std::size_t window)
-	    : order_(std::move(order)), teacher_(std::move(teacher)), learner_(std::move(learner)), window_(window)
+			 std::unique_ptr<Allocation> learner, std::size_t window)
+	    : order_(std::move(order)),
+	      teacher_(std::move(teacher)),
+	      learner_(std::move(learner)),
+	      window_(window)
 	{
 	}
 	const char* name() const override { return learner_->name(); }
@@ -175,7 +183,8 @@ public:
 		if (in.view.recorder) {
 			std::vector<const Job*> sorted = in.ordered;
 			order_->order(in.view, sorted);
-			const AllocationInput t{in.view, sorted, in.placement, in.free, in.reconsider_running};
+			const AllocationInput t{in.view, sorted, in.placement, in.free,
+						in.reconsider_running};
 			Plan labels;
 			teacher_->allocate(t, labels);
 			record_plan(t, labels, window_);
@@ -192,10 +201,10 @@ private:
 	std::size_t window_;
 };
 
-Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& models, const EpisodeOptions& options,
-                                    const PolicyRegistry& registry, const std::string& preset,
-                                    const std::string& ordering, const std::string& allocation,
-                                    const std::string& label, bool record)
+Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& models,
+				    const EpisodeOptions& options, const PolicyRegistry& registry,
+				    const std::string& preset, const std::string& ordering,
+				    const std::string& allocation, const std::string& label, bool record)
 {
 	Config c;
 	Status st = c.set("Policy", preset, "dlsched-train");
@@ -213,7 +222,8 @@ Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& 
 	so.sched_interval = options.sched_interval;
 	so.restart_cost = options.restart_cost;
 	so.restart_model = options.restart_model;
-	so.estimates = options.estimates == "predicted" ? sim::Estimates::kPredicted : sim::Estimates::kOracle;
+	so.estimates =
+		options.estimates == "predicted" ? sim::Estimates::kPredicted : sim::Estimates::kOracle;
 	so.drop_unrunnable = true;
 	so.speed_factor = episode.speed_factor;
 	if (record)
@@ -242,9 +252,10 @@ Result<SchedulerSpec> find_teacher(const PolicyRegistry& registry, const std::st
 	if (!a.is_ok())
 		return a.status();
 	if (!(*o)->preemptive() && !(*a)->elastic())
-		return invalid_argument("teacher '" + teacher +
-		                        "' neither preempts nor resizes: its decisions about running jobs are not labels "
-		                        "(use srtf, tiresias-las, mckp or optimus)");
+		return invalid_argument(
+			"teacher '" + teacher +
+			"' neither preempts nor resizes: its decisions about running jobs are not labels "
+			"(use srtf, tiresias-las, mckp or optimus)");
 	return spec;
 }
 
@@ -260,24 +271,27 @@ models::LearnedOptions training_options(std::size_t window, bool sample, std::ui
 
 // Registers the model being trained as ordering and allocation "dlsched-train-policy".
 void add_policy(PolicyRegistry& registry, std::shared_ptr<const models::PolicyModel> model,
-                const models::LearnedOptions& lo)
+		const models::LearnedOptions& lo)
 {
 	models::LearnedOptions greedy = lo;
 	greedy.sample = false;
-	registry.add_ordering("dlsched-train-policy", "the policy being trained",
-	                      [model, greedy](const Config&) -> Result<std::unique_ptr<Ordering>> {
-		                      return std::unique_ptr<Ordering>(new models::LearnedOrdering("dl2", model, greedy));
-	                      });
-	registry.add_allocation("dlsched-train-policy", "the policy being trained",
-	                        [model, lo](const Config&) -> Result<std::unique_ptr<Allocation>> {
-		                        return std::unique_ptr<Allocation>(new models::LearnedAllocation(model, lo));
-	                        });
+	registry.add_ordering(
+		"dlsched-train-policy", "the policy being trained",
+		[model, greedy](const Config&) -> Result<std::unique_ptr<Ordering>> {
+			return std::unique_ptr<Ordering>(new models::LearnedOrdering("dl2", model, greedy));
+		});
+	registry.add_allocation(
+		"dlsched-train-policy", "the policy being trained",
+		[model, lo](const Config&) -> Result<std::unique_ptr<Allocation>> {
+			return std::unique_ptr<Allocation>(new models::LearnedAllocation(model, lo));
+		});
 }
 
 }  // namespace
 
-Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& teacher, const ModelCatalog& models,
-                                  const EpisodeOptions& options, std::size_t window)
+Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& teacher,
+				  const ModelCatalog& models, const EpisodeOptions& options,
+				  std::size_t window)
 {
 	PolicyRegistry registry;
 	register_builtin_policies(registry);
@@ -285,20 +299,23 @@ Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& tea
 	if (!t.is_ok())
 		return t.status();
 	const std::string inner = t->allocation;
-	registry.add_allocation("dlsched-train-teacher", "the teacher, recorded",
-	                        [inner, window, &registry](const Config& c) -> Result<std::unique_ptr<Allocation>> {
-		                        auto a = registry.make_allocation(inner, c);
-		                        if (!a.is_ok())
-			                        return a.status();
-		                        return std::unique_ptr<Allocation>(new TeacherAllocation(std::move(a).value(), window));
-	                        });
-	return simulate_with(episode, models, options, registry, teacher, t->ordering, "dlsched-train-teacher", teacher,
-	                     true);
+	registry.add_allocation(
+		"dlsched-train-teacher", "the teacher, recorded",
+		[inner, window, &registry](const Config& c) -> Result<std::unique_ptr<Allocation>> {
+			auto a = registry.make_allocation(inner, c);
+			if (!a.is_ok())
+				return a.status();
+			return std::unique_ptr<Allocation>(
+				new TeacherAllocation(std::move(a).value(), window));
+		});
+	return simulate_with(episode, models, options, registry, teacher, t->ordering,
+			     "dlsched-train-teacher", teacher, true);
 }
 
 Result<EpisodeResult> run_dagger(const Episode& episode, std::shared_ptr<const models::PolicyModel> model,
-                                 const std::string& teacher, const std::string& preset, const ModelCatalog& models,
-                                 const EpisodeOptions& options, std::size_t window)
+				 const std::string& teacher, const std::string& preset,
+				 const ModelCatalog& models, const EpisodeOptions& options,
+				 std::size_t window)
 {
 	PolicyRegistry registry;
 	register_builtin_policies(registry);
@@ -308,42 +325,45 @@ Result<EpisodeResult> run_dagger(const Episode& episode, std::shared_ptr<const m
 	const SchedulerSpec spec = t.value();
 	const models::LearnedOptions lo = training_options(window, false, 1);
 	add_policy(registry, model, lo);
-	registry.add_allocation("dlsched-train-dagger", "the policy acts, the teacher labels",
-	                        [spec, window, model, lo, &registry](const Config& c) -> Result<std::unique_ptr<Allocation>> {
-		                        auto o = registry.make_ordering(spec.ordering, c);
-		                        if (!o.is_ok())
-			                        return o.status();
-		                        auto a = registry.make_allocation(spec.allocation, c);
-		                        if (!a.is_ok())
-			                        return a.status();
-		                        std::unique_ptr<Allocation> acts(new models::LearnedAllocation(model, lo));
-		                        return std::unique_ptr<Allocation>(new DaggerAllocation(
-		                                std::move(o).value(), std::move(a).value(), std::move(acts), window));
-	                        });
-	return simulate_with(episode, models, options, registry, preset, "dlsched-train-policy", "dlsched-train-dagger",
-	                     preset, true);
+	registry.add_allocation(
+		"dlsched-train-dagger", "the policy acts, the teacher labels",
+		[spec, window, model, lo, &registry](const Config& c) -> Result<std::unique_ptr<Allocation>> {
+			auto o = registry.make_ordering(spec.ordering, c);
+			if (!o.is_ok())
+				return o.status();
+			auto a = registry.make_allocation(spec.allocation, c);
+			if (!a.is_ok())
+				return a.status();
+			std::unique_ptr<Allocation> acts(new models::LearnedAllocation(model, lo));
+			return std::unique_ptr<Allocation>(new DaggerAllocation(
+				std::move(o).value(), std::move(a).value(), std::move(acts), window));
+		});
+	return simulate_with(episode, models, options, registry, preset, "dlsched-train-policy",
+			     "dlsched-train-dagger", preset, true);
 }
 
-Result<EpisodeResult> run_preset(const Episode& episode, const std::string& preset, const ModelCatalog& models,
-                                 const EpisodeOptions& options)
+Result<EpisodeResult> run_preset(const Episode& episode, const std::string& preset,
+				 const ModelCatalog& models, const EpisodeOptions& options)
 {
 	PolicyRegistry registry;
 	register_builtin_policies(registry);
 	auto spec = registry.preset(preset);
 	if (!spec.is_ok())
 		return spec.status();
-	return simulate_with(episode, models, options, registry, preset, spec->ordering, spec->allocation, preset, false);
+	return simulate_with(episode, models, options, registry, preset, spec->ordering, spec->allocation,
+			     preset, false);
 }
 
-Result<EpisodeResult> run_policy(const Episode& episode, std::shared_ptr<const models::PolicyModel> model, bool sample,
-                                 std::uint64_t seed, const std::string& preset, const ModelCatalog& models,
-                                 const EpisodeOptions& options, std::size_t window, bool record)
+Result<EpisodeResult> run_policy(const Episode& episode, std::shared_ptr<const models::PolicyModel> model,
+				 bool sample, std::uint64_t seed, const std::string& preset,
+				 const ModelCatalog& models, const EpisodeOptions& options,
+				 std::size_t window, bool record)
 {
 	PolicyRegistry registry;
 	register_builtin_policies(registry);
 	add_policy(registry, model, training_options(window, sample, seed));
-	return simulate_with(episode, models, options, registry, preset, "dlsched-train-policy", "dlsched-train-policy",
-	                     preset, record);
+	return simulate_with(episode, models, options, registry, preset, "dlsched-train-policy",
+			     "dlsched-train-policy", preset, record);
 }
 
 }  // namespace dlsched::train

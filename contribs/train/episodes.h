@@ -31,16 +31,17 @@ struct Episode {
 	Workload workload;
 	std::vector<Node> nodes;
 	std::vector<double> bound;
-	std::vector<double> speed_factor;  // each node's hidden speed (a cluster file's Fluctuation=); empty: none
+	std::vector<double>
+		speed_factor;  // each node's hidden speed (a cluster file's Fluctuation=); empty: none
 };
 
 struct EpisodeOptions {
 	std::string cluster = "32x8";
-	std::size_t jobs = 400;        // jobs per training episode (a random slice of a trace)
+	std::size_t jobs = 400;  // jobs per training episode (a random slice of a trace)
 	double load_min = 1, load_max = 3;
 	double elastic_fraction = 0;
 	double restart_cost = 0;
-	bool restart_model = false;        // --restart-cost model: each job's predicted suspend and resume
+	bool restart_model = false;  // --restart-cost model: each job's predicted suspend and resume
 	double sched_interval = 60;
 	std::string estimates = "oracle";  // what policies see: oracle or predicted (dlsched-sim --estimates)
 };
@@ -48,7 +49,7 @@ struct EpisodeOptions {
 class Workloads {
 public:
 	static Result<Workloads> load(const std::vector<std::string>& specs, const ModelCatalog& models,
-	                              const EpisodeOptions& options);
+				      const EpisodeOptions& options);
 	// A random training episode: a random trace, a random slice of `jobs` jobs, a random load.
 	Result<Episode> draw(Rng& rng) const;
 	// Every spec whole, at `load` (validation and evaluation).
@@ -56,7 +57,7 @@ public:
 
 private:
 	Result<Episode> make(const TraceSpec& spec, std::size_t start, std::size_t count, double load,
-	                     std::uint64_t seed) const;
+			     std::uint64_t seed) const;
 	std::vector<TraceSpec> specs_;
 	std::vector<std::size_t> lengths_;  // jobs in each trace
 	const ModelCatalog* models_ = nullptr;
@@ -74,25 +75,27 @@ struct EpisodeResult {
 // Runs `episode` under the preset `teacher` (a baseline that preempts or resizes: srtf, mckp,
 // optimus, ...), recording its allocation's decisions as PolicySteps (unit picks) over the window the
 // learned allocation would see.
-Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& teacher, const ModelCatalog& models,
-                                  const EpisodeOptions& options, std::size_t window);
+Result<EpisodeResult> run_teacher(const Episode& episode, const std::string& teacher,
+				  const ModelCatalog& models, const EpisodeOptions& options,
+				  std::size_t window);
 
 // Runs `episode` with the learned allocation of `model` (greedy) deciding, under `preset`, and the
 // `teacher` preset's decisions on the same state recorded as each round's label (DAgger).
 Result<EpisodeResult> run_dagger(const Episode& episode, std::shared_ptr<const models::PolicyModel> model,
-                                 const std::string& teacher, const std::string& preset, const ModelCatalog& models,
-                                 const EpisodeOptions& options, std::size_t window);
+				 const std::string& teacher, const std::string& preset,
+				 const ModelCatalog& models, const EpisodeOptions& options,
+				 std::size_t window);
 
 // Runs `episode` under a baseline preset, recording nothing (a reference figure).
-Result<EpisodeResult> run_preset(const Episode& episode, const std::string& preset, const ModelCatalog& models,
-                                 const EpisodeOptions& options);
+Result<EpisodeResult> run_preset(const Episode& episode, const std::string& preset,
+				 const ModelCatalog& models, const EpisodeOptions& options);
 
 // Runs `episode` under the learned ordering and allocation of `model` (sampled picks when `sample`),
 // with the placement of `preset` (dl2 or dual-agent).
 Result<EpisodeResult> run_policy(const Episode& episode, std::shared_ptr<const models::PolicyModel> model,
-                                 bool sample, std::uint64_t seed, const std::string& preset,
-                                 const ModelCatalog& models, const EpisodeOptions& options, std::size_t window,
-                                 bool record);
+				 bool sample, std::uint64_t seed, const std::string& preset,
+				 const ModelCatalog& models, const EpisodeOptions& options,
+				 std::size_t window, bool record);
 
 }  // namespace dlsched::train
 

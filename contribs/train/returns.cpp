@@ -42,7 +42,7 @@ double round_reward(const PolicyStep& s, double dt, const Reward& r)
 	if (r.preemption_penalty_s > 0 || r.resize_penalty_s > 0) {
 		const RoundChanges c = round_changes(s);
 		penalty = static_cast<double>(c.preempted) * r.preemption_penalty_s +
-		          static_cast<double>(c.resized) * r.resize_penalty_s;
+			  static_cast<double>(c.resized) * r.resize_penalty_s;
 	}
 	return -(s.in_system * dt + penalty) / 3600.0;
 }
@@ -62,7 +62,7 @@ std::vector<double> episode_returns(const std::vector<PolicyStep>& steps, Second
 }
 
 double return_at(const std::vector<PolicyStep>& steps, const std::vector<double>& ret, Seconds end, Seconds t,
-                 double horizon_s)
+		 double horizon_s)
 {
 	if (steps.empty())
 		return 0;
@@ -91,7 +91,8 @@ std::vector<double> sibling_advantages(const std::vector<Rollout>& group, std::s
 		double b = 0;
 		for (std::size_t j = 0; j < group.size(); ++j)
 			if (j != i)
-				b += return_at(*group[j].steps, *group[j].ret, group[j].end, steps[k].now, horizon_s);
+				b += return_at(*group[j].steps, *group[j].ret, group[j].end, steps[k].now,
+					       horizon_s);
 		a[k] = ret[k] - b / static_cast<double>(group.size() - 1);
 	}
 	return a;

@@ -13,8 +13,9 @@ namespace dlsched::train {
 
 struct Reward {
 	double preemption_penalty_s = 120;  // one job's seconds charged per running job the round drops
-	double resize_penalty_s = 120;      // ... per running job the round gives another size (a checkpoint and requeue)
-	double horizon_s = 14400;           // discount: exp(-dt / horizon) over dt seconds
+	double resize_penalty_s =
+		120;  // ... per running job the round gives another size (a checkpoint and requeue)
+	double horizon_s = 14400;  // discount: exp(-dt / horizon) over dt seconds
 };
 
 // What a recorded round does to running jobs: those that get no unit are preempted; those whose
@@ -35,7 +36,7 @@ std::vector<double> episode_returns(const std::vector<PolicyStep>& steps, Second
 // The discounted return from time `t` of an episode whose steps have the returns `ret`: the jobs in
 // the system from t to the next step, then that step's return.
 double return_at(const std::vector<PolicyStep>& steps, const std::vector<double>& ret, Seconds end, Seconds t,
-                 double horizon_s);
+		 double horizon_s);
 
 // One episode of a group of rollouts of the same workload: its steps, returns and end.
 struct Rollout {

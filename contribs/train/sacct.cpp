@@ -46,7 +46,8 @@ int gpus_of(const std::string& tres)
 		return 0;
 	long long n = 0;
 	std::size_t e = tres.find(',', p);
-	const std::string v = tres.substr(p + key.size(), e == std::string::npos ? std::string::npos : e - p - key.size());
+	const std::string v =
+		tres.substr(p + key.size(), e == std::string::npos ? std::string::npos : e - p - key.size());
 	return parse_integer(v, n) && n > 0 && n < 1000000 ? static_cast<int>(n) : 0;
 }
 
@@ -54,8 +55,8 @@ int gpus_of(const std::string& tres)
 struct SacctTimes {
 	double start, end;
 };
-Status read_sacct(std::istream& in, const std::string& source, const ModelCatalog& models, std::deque<Job>& jobs,
-                  std::vector<SacctTimes>& times, double& t0)
+Status read_sacct(std::istream& in, const std::string& source, const ModelCatalog& models,
+		  std::deque<Job>& jobs, std::vector<SacctTimes>& times, double& t0)
 {
 	std::string line;
 	std::size_t line_no = 0;
@@ -71,23 +72,26 @@ Status read_sacct(std::istream& in, const std::string& source, const ModelCatalo
 				col[cells[i]] = static_cast<int>(i);
 			for (const char* need : {"JobID", "Submit", "Start", "End"})
 				if (!col.count(need))
-					return parse_error(source + ":1: no " + need + " column: run sacct -X -P -o "
-					                   "JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment");
+					return parse_error(
+						source + ":1: no " + need +
+						" column: run sacct -X -P -o "
+						"JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment");
 			continue;
 		}
 		auto cell = [&](const char* name) -> std::string {
 			auto it = col.find(name);
-			return it == col.end() || static_cast<std::size_t>(it->second) >= cells.size() ? std::string()
-			                                                                                : cells[it->second];
+			return it == col.end() || static_cast<std::size_t>(it->second) >= cells.size()
+				       ? std::string()
+				       : cells[it->second];
 		};
 		const std::string id = cell("JobID");
 		if (id.find('.') != std::string::npos)
 			continue;  // a step (sacct without -X)
 		const double submit = parse_time(cell("Submit")), start = parse_time(cell("Start")),
-		             end = parse_time(cell("End"));
+			     end = parse_time(cell("End"));
 		if (submit < 0)
-			return parse_error(source + ":" + std::to_string(line_no) + ": Submit '" + cell("Submit") +
-			                   "' is not a time (YYYY-MM-DDTHH:MM:SS)");
+			return parse_error(source + ":" + std::to_string(line_no) + ": Submit '" +
+					   cell("Submit") + "' is not a time (YYYY-MM-DDTHH:MM:SS)");
 		int gpus = gpus_of(cell("AllocTRES"));
 		if (gpus == 0)
 			gpus = gpus_of(cell("ReqTRES"));
@@ -95,8 +99,9 @@ Status read_sacct(std::istream& in, const std::string& source, const ModelCatalo
 			continue;
 		long long numeric = 0;
 		Job j;
-		j.id = parse_integer(id.substr(0, id.find_first_of("_+")), numeric) ? static_cast<JobId>(numeric)
-		                                                                      : static_cast<JobId>(jobs.size() + 1);
+		j.id = parse_integer(id.substr(0, id.find_first_of("_+")), numeric)
+			       ? static_cast<JobId>(numeric)
+			       : static_cast<JobId>(jobs.size() + 1);
 		j.user = cell("User");
 		j.submit_time = submit;
 		j.gpus_requested = j.gpus_min = j.gpus_max = gpus;
@@ -107,7 +112,8 @@ Status read_sacct(std::istream& in, const std::string& source, const ModelCatalo
 		j.epochs_total = meta.epochs > 0 ? meta.epochs : 1;
 		if (meta.epoch_time_1gpu > 0)
 			j.epoch_time_1gpu = meta.epoch_time_1gpu;
-		else  // no profile: the run itself, as one epoch at its size (what backfill would know is the limit)
+		else  // no profile: the run itself, as one epoch at its size (what backfill would know is the
+		      // limit)
 			j.epoch_time_1gpu = (end - start) * gpus;
 		jobs.push_back(j);
 		times.push_back({start, end});
@@ -120,8 +126,9 @@ Status read_sacct(std::istream& in, const std::string& source, const ModelCatalo
 
 }  // namespace
 
-Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source, const ModelCatalog& models,
-                                             const std::vector<Node>& nodes, std::size_t window, double time_scale)
+Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source,
+					     const ModelCatalog& models, const std::vector<Node>& nodes,
+					     std::size_t window, double time_scale)
 {
 	std::deque<Job> jobs;
 	std::vector<SacctTimes> times;
@@ -154,7 +161,9 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 				s.gpus_allocated = s.gpus_requested;
 				s.start_time = s.first_start_time = times[i].start - t0;
 				const double ran = t - times[i].start;
-				s.epochs_done = std::min(s.epochs_total, ran / std::max(1.0, s.epoch_time_1gpu / s.gpus_requested));
+				s.epochs_done =
+					std::min(s.epochs_total,
+						 ran / std::max(1.0, s.epoch_time_1gpu / s.gpus_requested));
 				s.attained_gpu_s = ran * s.gpus_requested;
 				s.executed_s = ran;
 				busy += s.gpus_requested;
@@ -172,15 +181,16 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 			cands.push_back(&s);
 		}
 		std::sort(view.pending.begin(), view.pending.end(), [](const Job* a, const Job* b) {
-			return a->submit_time != b->submit_time ? a->submit_time < b->submit_time : a->id < b->id;
+			return a->submit_time != b->submit_time ? a->submit_time < b->submit_time
+								: a->id < b->id;
 		});
 		std::vector<const Job*> ordered = view.running;
 		ordered.insert(ordered.end(), view.pending.begin(), view.pending.end());
 		std::vector<const Job*> rest;
 		// All the cluster's GPUs are handed out: running jobs keep theirs (picked first), then the
 		// starts, each at the GPUs it ran with; the round ends there.
-		models::EncodedWindow w = models::encode_window(view, ordered, std::max(0, total), window, rest, /*units=*/true,
-		                                                 time_scale);
+		models::EncodedWindow w = models::encode_window(view, ordered, std::max(0, total), window,
+								rest, /*units=*/true, time_scale);
 		std::unordered_map<JobId, std::size_t> rank;
 		std::unordered_map<JobId, int> sizes;
 		for (std::size_t i = 0; i < snapshot.size(); ++i) {
@@ -196,7 +206,7 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 }
 
 Result<std::size_t> sacct_workload(std::istream& in, const std::string& source, const ModelCatalog& models,
-                                   std::ostream& out, double time_scale)
+				   std::ostream& out, double time_scale)
 {
 	std::deque<Job> jobs;
 	std::vector<SacctTimes> times;
@@ -205,28 +215,35 @@ Result<std::size_t> sacct_workload(std::istream& in, const std::string& source, 
 	if (!st.is_ok())
 		return st;
 	if (jobs.empty())
-		return invalid_argument(source + ": no job that started and ended with GPUs (gres/gpu= in AllocTRES or "
-		                                 "ReqTRES): nothing to build a workload from");
+		return invalid_argument(
+			source +
+			": no job that started and ended with GPUs (gres/gpu= in AllocTRES or "
+			"ReqTRES): nothing to build a workload from");
 	out << "id,submit_s,gpus,model,epochs,duration_s,user\n";
 	out.precision(12);
 	for (std::size_t i = 0; i < jobs.size(); ++i) {
 		const Job& j = jobs[i];
 		const double duration = std::max(1.0, (times[i].end - times[i].start) * time_scale);
 		int model = j.model;
-		if (model < 0) {  // no model= word: by GPU-hours, small, medium or large (doc/workload-format.md)
+		if (model <
+		    0) {  // no model= word: by GPU-hours, small, medium or large (doc/workload-format.md)
 			const double gpu_hours = duration * j.gpus_requested / 3600.0;
-			const char* const pick = gpu_hours < 1 ? "cifar10" : gpu_hours < 10 ? "yolov3" : "imagenet";
+			const char* const pick = gpu_hours < 1    ? "cifar10"
+						 : gpu_hours < 10 ? "yolov3"
+								  : "imagenet";
 			model = models.find(pick) >= 0 ? models.find(pick) : 0;
 		}
 		if (model >= models.size())
-			return invalid_argument(source + ": the model catalog is empty (check DLSCHED_DATADIR)");
+			return invalid_argument(source +
+						": the model catalog is empty (check DLSCHED_DATADIR)");
 		// A user's name never holds a comma or a quote in Slurm; anything else is dropped.
 		std::string user;
 		for (char c : j.user)
 			if (c != ',' && c != '"' && c != '\n' && c != '\r')
 				user += c;
 		out << j.id << ',' << (j.submit_time - t0) * time_scale << ',' << j.gpus_requested << ','
-		    << models.at(model).name << ',' << std::max(1.0, j.epochs_total) << ',' << duration << ',' << user << '\n';
+		    << models.at(model).name << ',' << std::max(1.0, j.epochs_total) << ',' << duration << ','
+		    << user << '\n';
 	}
 	return jobs.size();
 }

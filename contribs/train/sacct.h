@@ -22,16 +22,16 @@ namespace dlsched::train {
 // name the source and line. Jobs that never started, or have no GPUs, are skipped. `time_scale`: the
 // history's clock ran this many times faster than the model's (ModelTimeScale=; an emulated cluster's
 // replay speedup), and the rounds are encoded in the model's hours.
-Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source, const ModelCatalog& models,
-                                             const std::vector<Node>& nodes, std::size_t window,
-                                             double time_scale = 1.0);
+Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string& source,
+					     const ModelCatalog& models, const std::vector<Node>& nodes,
+					     std::size_t window, double time_scale = 1.0);
 
 // The same records as a workload in dlsched's native CSV (doc/workload-format.md), written to `out`:
 // each job at its GPUs for the time it ran (End - Start, x time_scale), its model= and epochs= words
 // when its comment has them (else a model by its GPU-hours, as for Philly traces). Returns the jobs
 // written.
 Result<std::size_t> sacct_workload(std::istream& in, const std::string& source, const ModelCatalog& models,
-                                   std::ostream& out, double time_scale = 1.0);
+				   std::ostream& out, double time_scale = 1.0);
 
 }  // namespace dlsched::train
 

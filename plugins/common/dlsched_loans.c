@@ -50,7 +50,7 @@
 
 #include "dlsched_slurm.h"
 
-static char *inference_part = NULL;	/* NULL: loaning off */
+static char *inference_part = NULL; /* NULL: loaning off */
 static char *demand_path = NULL;
 static char *state_path = NULL;
 
@@ -141,7 +141,8 @@ extern bool dls_node_in_inference(node_record_t *node_ptr)
 	if (!inference_part || !node_ptr)
 		return false;
 	for (int i = 0; i < node_ptr->part_cnt; i++)
-		if (node_ptr->part_pptr[i] && !xstrcmp(((part_record_t *) node_ptr->part_pptr[i])->name, inference_part))
+		if (node_ptr->part_pptr[i] &&
+		    !xstrcmp(((part_record_t *) node_ptr->part_pptr[i])->name, inference_part))
 			return true;
 	return false;
 }
@@ -330,7 +331,8 @@ static void *_writer(void *arg)
 
 		rc = _write_state(path, part, names, cnt);
 		if (rc != SLURM_SUCCESS)
-			error("dlsched: cannot write the loan state %s: %m; slurmctld's lent nodes (%d) and the file disagree (select/dlsched_cons_tres and a restart read the file): retrying every %d s",
+			error("dlsched: cannot write the loan state %s: %m; slurmctld's lent nodes (%d) and the file "
+			      "disagree (select/dlsched_cons_tres and a restart read the file): retrying every %d s",
 			      path, cnt, DLS_LOAN_RETRY_S);
 		else if (failures)
 			info("dlsched: loan state %s written after %d failed tries", path, failures);
@@ -348,7 +350,7 @@ static void *_writer(void *arg)
 			pthread_cond_timedwait(&loans_cond, &loans_lock, &ts);
 		} else {
 			failures++;
-			written_version = lent_version;	/* stopping: given up, said so above */
+			written_version = lent_version; /* stopping: given up, said so above */
 		}
 		for (int i = 0; i < cnt; i++)
 			xfree(names[i]);
@@ -401,7 +403,7 @@ extern bool dls_loans_flush(double timeout_s)
 
 	slurm_mutex_lock(&loans_lock);
 	while (writer_running && written_version != lent_version) {
-		slurm_cond_broadcast(&loans_cond);	/* a failed write: try again now */
+		slurm_cond_broadcast(&loans_cond); /* a failed write: try again now */
 		if (pthread_cond_timedwait(&loans_cond, &loans_lock, &ts) == ETIMEDOUT)
 			break;
 	}
@@ -466,7 +468,9 @@ static double _read_demand(char *why, size_t len)
 		return 1;
 	}
 	if (!_trusted(&lst, refused, sizeof(refused))) {
-		snprintf(why, len, "%s is %s; it must be a regular file owned by root or SlurmUser and writable by nobody else: ignored, inference keeps every node",
+		snprintf(why, len,
+			 "%s is %s; it must be a regular file owned by root or SlurmUser and writable by nobody else: "
+			 "ignored, inference keeps every node",
 			 demand_path, refused);
 		return 1;
 	}
@@ -491,7 +495,7 @@ static double _read_demand(char *why, size_t len)
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	s = buf;
-	while (*s == '#') {	/* comment lines first */
+	while (*s == '#') { /* comment lines first */
 		s = strchr(s, '\n');
 		if (!s) {
 			s = buf + strlen(buf);

@@ -23,7 +23,6 @@
 
 #include "dlsched_slurm.h"
 
-
 /* Shares of a running job: GPUs allocated on each of its nodes. */
 static size_t _job_shares(job_record_t *job_ptr, dlsched_share_t *out, size_t cap)
 {
@@ -37,8 +36,7 @@ static size_t _job_shares(job_record_t *job_ptr, dlsched_share_t *out, size_t ca
 	for (int i = 0; i < node_record_count && n < cap; i++) {
 		if (!bit_test(job_ptr->node_bitmap, i))
 			continue;
-		if (js && js->gres_cnt_node_alloc && k < (int) js->node_cnt &&
-		    js->gres_cnt_node_alloc[k] > 0) {
+		if (js && js->gres_cnt_node_alloc && k < (int) js->node_cnt && js->gres_cnt_node_alloc[k] > 0) {
 			out[n].node_index = i;
 			out[n].gpus = (int) js->gres_cnt_node_alloc[k];
 			n++;
@@ -171,8 +169,8 @@ extern bool dls_admin_comment_once(job_record_t *job_ptr, const char *key, long 
 extern bool dls_job_held_by_dlsched(job_record_t *job_ptr)
 {
 	return job_ptr->priority == 0 && job_ptr->state_reason == WAIT_HELD &&
-	       dls_admin_comment_value(job_ptr, DLSCHED_WORD_HELD) >= 0 &&
-	       dls_admin_comment_value(job_ptr, DLSCHED_WORD_RELEASED) < 0;
+		dls_admin_comment_value(job_ptr, DLSCHED_WORD_HELD) >= 0 &&
+		dls_admin_comment_value(job_ptr, DLSCHED_WORD_RELEASED) < 0;
 }
 
 /*
@@ -192,7 +190,7 @@ static bool _eligible_pending(job_record_t *job_ptr, time_t now)
 	if (job_ptr->priority == 0)
 		return false;
 	if (job_ptr->het_job_id || job_ptr->array_recs)
-		return false;	/* left to Slurm: hetjobs, array meta records */
+		return false; /* left to Slurm: hetjobs, array meta records */
 	if (job_ptr->details && job_ptr->details->begin_time > now)
 		return false;
 	if (job_ptr->state_reason == WAIT_DEPENDENCY || job_ptr->state_reason == WAIT_HELD ||
@@ -233,8 +231,7 @@ extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now)
 	if (license_job_test(job_ptr, now, true) != SLURM_SUCCESS)
 		return "licenses";
 	/* acct_policy_job_runnable_pre_select() takes the assoc_mgr locks it needs. */
-	if (!dls_acct_policy_runnable_state(job_ptr) &&
-	    !acct_policy_job_runnable_pre_select(job_ptr, false))
+	if (!dls_acct_policy_runnable_state(job_ptr) && !acct_policy_job_runnable_pre_select(job_ptr, false))
 		return "accounting policy limits";
 	if (assoc_mgr_validate_assoc_id(acct_db_conn, job_ptr->assoc_id, accounting_enforce))
 		return "invalid account";
@@ -253,8 +250,7 @@ static double _time_limit_s(job_record_t *job_ptr)
 	uint32_t limit = job_ptr->time_limit;
 
 	if (limit == NO_VAL && part_ptr)
-		limit = part_ptr->default_time != NO_VAL ? part_ptr->default_time :
-			part_ptr->max_time;
+		limit = part_ptr->default_time != NO_VAL ? part_ptr->default_time : part_ptr->max_time;
 	if (limit == NO_VAL || limit == INFINITE)
 		return 0;
 	return 60.0 * limit;
@@ -365,7 +361,7 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 	if (job_ptr->details)
 		v->nice = (int) ((int64_t) job_ptr->details->nice - NICE_OFFSET);
 	v->last_stop_time = -1;
-	v->epochs_done = -1;	/* estimated by the core from the seconds run */
+	v->epochs_done = -1; /* estimated by the core from the seconds run */
 }
 
 /*
@@ -381,7 +377,7 @@ static int _node_up(node_record_t *node_ptr, int i)
 	if (avail_node_bitmap && bit_test(avail_node_bitmap, i))
 		return 1;
 	return !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
-	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr);
+		!IS_NODE_FUTURE(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr);
 }
 
 extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnable_only)
@@ -409,7 +405,7 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 		n->name = xstrdup(node_ptr->name);
 		n->gpus_total = total;
 		n->gpus_free = total - used;
-		n->gpu_type = dls_node_gpu_type(node_ptr);	/* gp-placement ranks nodes by it */
+		n->gpu_type = dls_node_gpu_type(node_ptr); /* gp-placement ranks nodes by it */
 		n->partition = _node_partitions(node_ptr);
 		n->kind = DLSCHED_TRAINING;
 		if (dls_node_in_inference(node_ptr)) {
@@ -449,14 +445,14 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 					memcpy(snap->shares, old, ns * sizeof(dlsched_share_t));
 					for (size_t j = 0; j < nj; j++)
 						if (snap->jobs[j].shares)
-							snap->jobs[j].shares = snap->shares +
-								(snap->jobs[j].shares - old);
+							snap->jobs[j].shares =
+								snap->shares + (snap->jobs[j].shares - old);
 					xfree(old);
 				}
 			}
 			k = _job_shares(job_ptr, snap->shares + ns, share_cap - ns);
 			if (!k)
-				continue;	/* no GPUs: not ours to schedule */
+				continue; /* no GPUs: not ours to schedule */
 			gpus = 0;
 			for (size_t s = 0; s < k; s++)
 				gpus += snap->shares[ns + s].gpus;
@@ -485,15 +481,15 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 			ns += k;
 			snap->running++;
 		} else if (runnable_only ? IS_JOB_PENDING(job_ptr) &&
-						   (job_ptr->priority != 0 || dls_job_held_by_dlsched(job_ptr)) :
-			   _eligible_pending(job_ptr, now)) {
+					   (job_ptr->priority != 0 || dls_job_held_by_dlsched(job_ptr))
+					 : _eligible_pending(job_ptr, now)) {
 			const char *why;
 			/* Held for its deadline by sched/dlsched: in the view to be judged again. */
 			bool rejudged = dls_job_held_by_dlsched(job_ptr);
 
 			gpus = dls_job_gpus_requested(job_ptr);
 			if (gpus <= 0)
-				continue;	/* CPU-only job: Slurm's own order */
+				continue; /* CPU-only job: Slurm's own order */
 			if (runnable_only && !rejudged && (why = dls_job_not_runnable(job_ptr, now))) {
 				/* Takes no planned GPUs; a stale dlsched priority goes. */
 				if (job_ptr->priority >= DLSCHED_PRIORITY_FLOOR && !job_ptr->direct_set_prio) {
@@ -522,7 +518,7 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 		gettimeofday(&tv, NULL);
 		snap->view.now = (double) tv.tv_sec + tv.tv_usec / 1e6;
 		if (snap->view.now < (double) now || snap->view.now >= (double) now + 1)
-			snap->view.now = (double) now;	/* `now` is not this second: keep the caller's */
+			snap->view.now = (double) now; /* `now` is not this second: keep the caller's */
 	}
 	snap->view.cycle = cycle;
 	/* No file I/O under slurmctld's locks: the demand as last read with none held. */
@@ -555,4 +551,3 @@ extern void dls_snapshot_free(dls_snapshot_t *snap)
 	xfree(snap->left_out);
 	xfree(snap);
 }
-

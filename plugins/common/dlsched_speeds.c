@@ -33,10 +33,10 @@
 static pthread_mutex_t speeds_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 /* Under speeds_mutex: the configuration, and the samples views carry. */
-static char *db_path = NULL;		/* ProfileDB=; NULL: none */
-static double refresh_s = 60;		/* ProfileRefresh= */
-static uint64_t conf_gen = 0;		/* bumped by every dls_speeds_configure() */
-static bool read_now = false;		/* the next refresh reads, whenever it is due */
+static char *db_path = NULL;  /* ProfileDB=; NULL: none */
+static double refresh_s = 60; /* ProfileRefresh= */
+static uint64_t conf_gen = 0; /* bumped by every dls_speeds_configure() */
+static bool read_now = false; /* the next refresh reads, whenever it is due */
 static dlsched_epoch_sample_t *samples = NULL;
 static size_t sample_cnt = 0;
 
@@ -117,7 +117,7 @@ extern int dls_speeds_refresh(const char *plugin)
 		last_error[0] = '\0';
 	}
 	slurm_mutex_lock(&speeds_mutex);
-	if (gen == conf_gen) {	/* else a configuration replaced meanwhile: its own read comes next */
+	if (gen == conf_gen) { /* else a configuration replaced meanwhile: its own read comes next */
 		if (rc == DLSCHED_OK) {
 			old = samples;
 			samples = fresh;

@@ -11,12 +11,12 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-int main(int argc, char **argv)
+int main(int argc, char** argv)
 {
-	job_info_msg_t *msg = NULL;
+	job_info_msg_t* msg = NULL;
 	uint32_t id;
 
-	if (argc != 2 || !(id = (uint32_t) strtoul(argv[1], NULL, 10))) {
+	if (argc != 2 || !(id = (uint32_t)strtoul(argv[1], NULL, 10))) {
 		fprintf(stderr, "usage: load-job JOBID\n");
 		return 2;
 	}

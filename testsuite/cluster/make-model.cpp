@@ -36,18 +36,20 @@ namespace {
 int usage()
 {
 	std::fprintf(stderr,
-	             "usage: make-model --out FILE [--seed N] [--hidden H] [--prefer small|large]\n"
-	             "       make-model --order MODEL --gpus G1,G2,... [--profiles DIR]\n");
+		     "usage: make-model --out FILE [--seed N] [--hidden H] [--prefer small|large]\n"
+		     "       make-model --order MODEL --gpus G1,G2,... [--profiles DIR]\n");
 	return 2;
 }
 
 int write_model(const std::string& out, std::uint64_t seed, int hidden, const std::string& prefer)
 {
 	auto m = PolicyModel::create(hidden, seed);
-	std::string info = "{\"made_by\":\"testsuite/cluster/make-model\",\"seed\":" + std::to_string(seed) + "}";
+	std::string info =
+		"{\"made_by\":\"testsuite/cluster/make-model\",\"seed\":" + std::to_string(seed) + "}";
 	if (!prefer.empty()) {
 		if (prefer != "small" && prefer != "large") {
-			std::fprintf(stderr, "make-model: --prefer takes small or large, not '%s'\n", prefer.c_str());
+			std::fprintf(stderr, "make-model: --prefer takes small or large, not '%s'\n",
+				     prefer.c_str());
 			return 2;
 		}
 		torch::NoGradGuard no_grad;
@@ -100,7 +102,7 @@ int print_order(const std::string& model, const std::string& gpus_list, const st
 		return 1;
 	}
 	char notes[1024];
-	(void) dlsched_scheduler_notes(s, notes, sizeof notes);
+	(void)dlsched_scheduler_notes(s, notes, sizeof notes);
 	std::fprintf(stderr, "%s\n", notes);
 
 	dlsched_node_view_t nodes[2] = {};

@@ -38,7 +38,8 @@ int main(int argc, char** argv)
 		if (line.back() == ',')
 			f.emplace_back();
 		if (f.size() != 11) {
-			std::fprintf(stderr, "metrics-json: %s:%d: expected 11 fields, got %zu\n", argv[1], n, f.size());
+			std::fprintf(stderr, "metrics-json: %s:%d: expected 11 fields, got %zu\n", argv[1], n,
+				     f.size());
 			return 2;
 		}
 		sim::JobOutcome o;

@@ -6,9 +6,9 @@
 #include <check.h>
 #include <stdlib.h>
 
-static inline int run_suite(Suite *suite)
+static inline int run_suite(Suite* suite)
 {
-	SRunner *sr = srunner_create(suite);
+	SRunner* sr = srunner_create(suite);
 	int failed;
 
 	srunner_run_all(sr, CK_NORMAL);

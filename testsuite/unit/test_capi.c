@@ -14,9 +14,9 @@
 
 static char conf_path[256];
 
-static void write_conf(const char *text)
+static void write_conf(const char* text)
 {
-	FILE *f;
+	FILE* f;
 	snprintf(conf_path, sizeof(conf_path), "/tmp/dlsched-capi-%d.conf", (int)getpid());
 	f = fopen(conf_path, "w");
 	ck_assert_ptr_nonnull(f);
@@ -24,7 +24,7 @@ static void write_conf(const char *text)
 	fclose(f);
 }
 
-static dlsched_node_view_t node(const char *name, int total, int free_gpus)
+static dlsched_node_view_t node(const char* name, int total, int free_gpus)
 {
 	dlsched_node_view_t n;
 	memset(&n, 0, sizeof(n));
@@ -57,22 +57,23 @@ static dlsched_job_view_t pending(uint32_t id, double submit, int gpus)
 
 START_TEST(fifo_starts_in_order_with_head_of_line_blocking)
 {
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	dlsched_node_view_t nodes[2];
 	dlsched_job_view_t jobs[3];
 	dlsched_cluster_view_t view;
-	dlsched_decisions_t *d = NULL;
+	dlsched_decisions_t* d = NULL;
 	dlsched_action_t a;
-	const uint32_t *order;
+	const uint32_t* order;
 	size_t count = 0;
 	char desc[256];
 
 	write_conf("Policy=fifo");
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
 	ck_assert_int_eq(dlsched_scheduler_describe(s, desc, sizeof(desc)), DLSCHED_OK);
-	ck_assert_str_eq(desc, "preset=fifo ordering=fifo allocation=rigid-strict placement=pack "
-			       "admission=admit-all preemption=none loaning=none");
+	ck_assert_str_eq(desc,
+			 "preset=fifo ordering=fifo allocation=rigid-strict placement=pack "
+			 "admission=admit-all preemption=none loaning=none");
 
 	nodes[0] = node("n1", 4, 4);
 	nodes[1] = node("n2", 4, 4);
@@ -119,13 +120,13 @@ END_TEST
 
 START_TEST(bad_views_are_errors)
 {
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	dlsched_node_view_t nodes[1];
 	dlsched_job_view_t jobs[1];
 	dlsched_share_t share = {5, 2};
 	dlsched_cluster_view_t view;
-	dlsched_decisions_t *d = NULL;
+	dlsched_decisions_t* d = NULL;
 
 	ck_assert_int_eq(dlsched_scheduler_create(NULL, &s, &err), DLSCHED_OK);
 	nodes[0] = node("n1", 4, 2);
@@ -149,7 +150,7 @@ START_TEST(bad_views_are_errors)
 	ck_assert_ptr_nonnull(strstr(err.message, "struct_size"));
 	ck_assert_ptr_nonnull(strstr(err.message, "version 5"));
 	view.struct_size = DLSCHED_CLUSTER_VIEW_V5_SIZE;
-	view.epoch_samples = (const dlsched_epoch_sample_t *) 8; /* beyond a version 5 view: never read */
+	view.epoch_samples = (const dlsched_epoch_sample_t*)8; /* beyond a version 5 view: never read */
 	view.epoch_sample_count = 3;
 	share.node_index = 0;
 	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
@@ -202,21 +203,21 @@ typedef struct {
 	uint32_t job_id;
 	uint32_t node_index;
 	int gpus;
-	const dlsched_share_t *shares;
+	const dlsched_share_t* shares;
 	size_t share_count;
 	double priority;
-	const char *reason;
-	char guard[32];	/* where version 2 would start: must stay as it was */
+	const char* reason;
+	char guard[32]; /* where version 2 would start: must stay as it was */
 } action_v1_t;
 
 START_TEST(views_of_other_api_versions)
 {
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	newer_node_t nodes[2];
 	newer_job_t jobs[3];
 	dlsched_cluster_view_t view;
-	dlsched_decisions_t *d = NULL;
+	dlsched_decisions_t* d = NULL;
 	action_v1_t a1;
 
 	write_conf("Policy=fifo");
@@ -244,14 +245,14 @@ START_TEST(views_of_other_api_versions)
 	ck_assert_uint_eq(dlsched_decisions_count(d), 3);
 	memset(&a1, 0x7f, sizeof(a1));
 	a1.struct_size = offsetof(action_v1_t, guard);
-	ck_assert_int_eq(dlsched_decisions_get(d, 1, (dlsched_action_t *)&a1, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_decisions_get(d, 1, (dlsched_action_t*)&a1, &err), DLSCHED_OK);
 	ck_assert_int_eq(a1.kind, DLSCHED_START);
 	ck_assert_uint_eq(a1.job_id, 12);
 	ck_assert_uint_eq(a1.shares[0].node_index, 1);
 	for (size_t k = 0; k < sizeof(a1.guard); k++)
 		ck_assert_int_eq(a1.guard[k], 0x7f);
 	a1.struct_size = offsetof(action_v1_t, reason);
-	ck_assert_int_eq(dlsched_decisions_get(d, 1, (dlsched_action_t *)&a1, &err), DLSCHED_EINVAL);
+	ck_assert_int_eq(dlsched_decisions_get(d, 1, (dlsched_action_t*)&a1, &err), DLSCHED_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.message, "API version 1"));
 	dlsched_decisions_free(d);
 	/* Elements that disagree on their size are refused, naming the job. */
@@ -265,7 +266,7 @@ END_TEST
 
 START_TEST(bad_configuration_is_an_error_naming_the_file)
 {
-	dlsched_scheduler_t *s = (dlsched_scheduler_t *)0x1;
+	dlsched_scheduler_t* s = (dlsched_scheduler_t*)0x1;
 	dlsched_error_t err;
 
 	ck_assert_int_eq(dlsched_scheduler_create("/nonexistent/dlsched.conf", &s, &err), DLSCHED_ENOTFOUND);
@@ -274,7 +275,8 @@ START_TEST(bad_configuration_is_an_error_naming_the_file)
 
 	write_conf("OrderingPolcy=fifo");
 	ck_assert_int_ne(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
-	ck_assert_ptr_nonnull(strstr(err.message, ":1: unknown key 'OrderingPolcy' (did you mean 'OrderingPolicy'?)"));
+	ck_assert_ptr_nonnull(
+		strstr(err.message, ":1: unknown key 'OrderingPolcy' (did you mean 'OrderingPolicy'?)"));
 
 	write_conf("Policy=nope");
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_ENOTFOUND);
@@ -287,7 +289,7 @@ END_TEST
  * included) and, without a scheduler, the key table's default: hosts restate no default. */
 START_TEST(typed_config_getters_read_values_and_defaults)
 {
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	double d = -1;
 	long l = -1;
@@ -303,7 +305,8 @@ START_TEST(typed_config_getters_read_values_and_defaults)
 	ck_assert_double_eq(d, 300);
 	ck_assert_int_eq(dlsched_config_get_int(NULL, "Seed", &l), DLSCHED_OK);
 	ck_assert_int_eq(l, 1);
-	ck_assert_int_eq(dlsched_config_get_double(NULL, "Seed", &d), DLSCHED_OK);	/* an integer as a number */
+	ck_assert_int_eq(dlsched_config_get_double(NULL, "Seed", &d),
+			 DLSCHED_OK); /* an integer as a number */
 	ck_assert_double_eq(d, 1);
 	ck_assert_int_eq(dlsched_config_get_bool(NULL, "SchedOnEvents", &b), DLSCHED_OK);
 	ck_assert_int_eq(b, 1);
@@ -350,16 +353,17 @@ END_TEST
  * object never decides. A missing file gives the defaults. */
 START_TEST(safety_settings_of_a_file_that_does_not_load)
 {
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	dlsched_cluster_view_t view;
-	dlsched_decisions_t *d = NULL;
+	dlsched_decisions_t* d = NULL;
 	char buf[512], db_path[256], text[512];
 	double at = 0;
 
 	snprintf(db_path, sizeof(db_path), "/tmp/dlsched-capi-safety-%d.db", (int)getpid());
 	unlink(db_path);
-	snprintf(text, sizeof(text), "Policy=pickymann\nProfileDB=%s\nPreemptGrace=45\nInferencePartition=inf\nReclaimTimeout=-1",
+	snprintf(text, sizeof(text),
+		 "Policy=pickymann\nProfileDB=%s\nPreemptGrace=45\nInferencePartition=inf\nReclaimTimeout=-1",
 		 db_path);
 	write_conf(text);
 	ck_assert_int_ne(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
@@ -378,7 +382,8 @@ START_TEST(safety_settings_of_a_file_that_does_not_load)
 	ck_assert_ptr_null(strstr(buf, ":1:"));
 	ck_assert_ptr_nonnull(strstr(buf, ":5: ReclaimTimeout"));
 	/* Preemption rows go to its ProfileDB=, as a full scheduler's would. */
-	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 45, 2, 12, 30, "test", &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 45, 2, 12, 30, "test", &err),
+			 DLSCHED_OK);
 	ck_assert_int_eq(dlsched_scheduler_checkpoint_since(s, 5, 1000, 1020, &at), DLSCHED_ENOTFOUND);
 	memset(&view, 0, sizeof(view));
 	view.struct_size = sizeof(view);
@@ -405,7 +410,7 @@ END_TEST
  * says where learned policies live. */
 START_TEST(notes_and_learned_policies_without_models)
 {
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	dlsched_experience_stats_t x;
 	char notes[256];
@@ -426,20 +431,23 @@ START_TEST(notes_and_learned_policies_without_models)
 	write_conf("Policy=srtf\nRecordExperience=yes");
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
 	ck_assert_int_eq(dlsched_scheduler_notes(s, notes, sizeof(notes)), DLSCHED_OK);
-	ck_assert_str_eq(notes, "experience: RecordExperience=yes but ProfileDB= is empty: nothing is recorded");
+	ck_assert_str_eq(notes,
+			 "experience: RecordExperience=yes but ProfileDB= is empty: nothing is recorded");
 	dlsched_scheduler_destroy(s);
 
 	write_conf("Policy=dl2");
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_ENOTFOUND);
 	ck_assert_ptr_nonnull(strstr(err.message, ":1: Policy: preset 'dl2': unknown ordering policy 'dl2'"));
-	ck_assert_ptr_nonnull(strstr(err.message, "dl2 and dual-agent are learned policies, which only sched/dlsched"));
+	ck_assert_ptr_nonnull(
+		strstr(err.message, "dl2 and dual-agent are learned policies, which only sched/dlsched"));
 	/* For placement alone, the learned preset is built: its placement as configured, the fallback
 	 * ordering and allocation standing in, and the notes say so. */
 	write_conf("Policy=dual-agent\nModelFallback=fifo");
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_ENOTFOUND);
 	ck_assert_int_eq(dlsched_scheduler_create_placement(conf_path, &s, &err), DLSCHED_OK);
 	ck_assert_int_eq(dlsched_scheduler_describe(s, notes, sizeof(notes)), DLSCHED_OK);
-	ck_assert_ptr_nonnull(strstr(notes, "preset=dual-agent ordering=fifo allocation=mckp placement=gp-placement"));
+	ck_assert_ptr_nonnull(
+		strstr(notes, "preset=dual-agent ordering=fifo allocation=mckp placement=gp-placement"));
 	ck_assert_int_eq(dlsched_scheduler_notes(s, notes, sizeof(notes)), DLSCHED_OK);
 	ck_assert_ptr_nonnull(strstr(notes, "placement only: "));
 	ck_assert_ptr_nonnull(strstr(notes, "ordering dl2 -> fifo, allocation dl2 -> mckp"));
@@ -448,7 +456,8 @@ START_TEST(notes_and_learned_policies_without_models)
 	write_conf("Policy=dl2\nPlacementPolicy=pack");
 	ck_assert_int_eq(dlsched_scheduler_create_placement(conf_path, &s, &err), DLSCHED_OK);
 	ck_assert_int_eq(dlsched_scheduler_describe(s, notes, sizeof(notes)), DLSCHED_OK);
-	ck_assert_ptr_nonnull(strstr(notes, "preset=dl2 ordering=tiresias-las allocation=mckp placement=pack"));
+	ck_assert_ptr_nonnull(
+		strstr(notes, "preset=dl2 ordering=tiresias-las allocation=mckp placement=pack"));
 	dlsched_scheduler_destroy(s);
 	write_conf("Policy=srtf-gp");
 	ck_assert_int_eq(dlsched_scheduler_create_placement(conf_path, &s, &err), DLSCHED_OK);
@@ -476,7 +485,7 @@ END_TEST
 
 START_TEST(place_prefers_the_policys_nodes)
 {
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	dlsched_node_view_t nodes[3];
 	dlsched_job_view_t jobs[1];
@@ -525,13 +534,13 @@ START_TEST(unknown_progress_is_estimated_from_run_time)
 	/* SRTF ranks by remaining time: job 31 ran 500 s of its 600 s (10 epochs x 60 s on 1 GPU) and
 	 * has 100 s left, so with its progress unknown (-1) it must still be seen as the shortest and
 	 * keep running while the 2-GPU job waits; with progress 0 it would be preempted. */
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	dlsched_node_view_t nodes[1];
 	dlsched_job_view_t jobs[2];
 	dlsched_share_t share = {0, 1};
 	dlsched_cluster_view_t view;
-	dlsched_decisions_t *d = NULL;
+	dlsched_decisions_t* d = NULL;
 	dlsched_action_t a;
 	size_t i;
 	int requeued = 0;
@@ -605,14 +614,14 @@ START_TEST(accounts_carry_quotas_and_reclaim)
 	/* API version 9: account b (quota 4) returns to a node account a (no quota) borrowed whole;
 	 * under FairnessPolicy=quota a's job is requeued for it, the reason says so. Without the
 	 * accounts (an older host) nothing is reclaimed. */
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	dlsched_node_view_t nodes[1];
 	dlsched_job_view_t jobs[2];
 	dlsched_account_view_t accounts[2];
 	dlsched_share_t share = {0, 4};
 	dlsched_cluster_view_t view;
-	dlsched_decisions_t *d = NULL;
+	dlsched_decisions_t* d = NULL;
 	dlsched_action_t a;
 
 	write_conf("Policy=fifo\nFairnessPolicy=quota\nQuotaReclaimTimeout=0");
@@ -671,17 +680,18 @@ END_TEST
 
 START_TEST(preemptions_are_recorded_and_read_back)
 {
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	char db_path[256], text[512], status[256];
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
+	sqlite3* db = NULL;
+	sqlite3_stmt* st = NULL;
 	double at = 0;
 
 	/* Without ProfileDB=: an I/O error that says why, and no checkpoint to find. */
 	write_conf("Policy=pickyman");
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
-	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 600, 2, 12, 30, "test", &err), DLSCHED_EIO);
+	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 600, 2, 12, 30, "test", &err),
+			 DLSCHED_EIO);
 	ck_assert_ptr_nonnull(strstr(err.message, "ProfileDB"));
 	ck_assert_int_eq(dlsched_scheduler_checkpoint_since(s, 5, 0, 1000, &at), DLSCHED_ENOTFOUND);
 	dlsched_scheduler_destroy(s);
@@ -694,7 +704,8 @@ START_TEST(preemptions_are_recorded_and_read_back)
 	ck_assert_int_eq(dlsched_scheduler_set_cluster(s, "c"), DLSCHED_OK);
 	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 600, 2, 12, 30, "for job 6", &err),
 			 DLSCHED_OK);
-	ck_assert_int_eq(dlsched_scheduler_finish_preemption(s, 5, 1000, "checkpointed", 1014, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_finish_preemption(s, 5, 1000, "checkpointed", 1014, &err),
+			 DLSCHED_OK);
 	/* No checkpoint was reported: none found; the database reads fine. */
 	ck_assert_int_eq(dlsched_scheduler_checkpoint_since(s, 5, 1000, 1020, &at), DLSCHED_ENOTFOUND);
 	ck_assert_int_eq(dlsched_scheduler_profile_status(s, status, sizeof(status)), DLSCHED_OK);
@@ -702,14 +713,18 @@ START_TEST(preemptions_are_recorded_and_read_back)
 	dlsched_scheduler_destroy(s);
 
 	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT cluster, job_id, gpus, predicted_suspend_s, outcome, requeued_s "
-					    "FROM preemptions", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_prepare_v2(db,
+				   "SELECT cluster, job_id, gpus, predicted_suspend_s, outcome, requeued_s "
+				   "FROM preemptions",
+				   -1, &st, NULL),
+		SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-	ck_assert_str_eq((const char *) sqlite3_column_text(st, 0), "c");
+	ck_assert_str_eq((const char*)sqlite3_column_text(st, 0), "c");
 	ck_assert_int_eq(sqlite3_column_int(st, 1), 5);
 	ck_assert_int_eq(sqlite3_column_int(st, 2), 2);
 	ck_assert_double_eq(sqlite3_column_double(st, 3), 12);
-	ck_assert_str_eq((const char *) sqlite3_column_text(st, 4), "checkpointed");
+	ck_assert_str_eq((const char*)sqlite3_column_text(st, 4), "checkpointed");
 	ck_assert_double_eq(sqlite3_column_double(st, 5), 1014);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
@@ -719,7 +734,7 @@ START_TEST(preemptions_are_recorded_and_read_back)
 }
 END_TEST
 
-static dlsched_epoch_sample_t sample(const char *node, const char *model, double epoch_s, double at)
+static dlsched_epoch_sample_t sample(const char* node, const char* model, double epoch_s, double at)
 {
 	dlsched_epoch_sample_t e;
 	memset(&e, 0, sizeof(e));
@@ -740,14 +755,14 @@ static dlsched_epoch_sample_t sample(const char *node, const char *model, double
  * (6 / 0.3), n2 at 6 s (nominal) and the K80s at 12.15 s (6 / 0.494, nominal) put the job on n2. */
 START_TEST(epoch_samples_teach_gp_placement)
 {
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	dlsched_node_view_t nodes[4];
 	dlsched_job_view_t jobs[1];
 	dlsched_cluster_view_t view;
 	dlsched_epoch_sample_t samples[5];
 	dlsched_share_t shares[4];
-	dlsched_decisions_t *d = NULL;
+	dlsched_decisions_t* d = NULL;
 	dlsched_action_t a;
 	size_t n = 0, i;
 	int started = -1;
@@ -790,7 +805,7 @@ START_TEST(epoch_samples_teach_gp_placement)
 	for (i = 0; i < dlsched_decisions_count(d); i++) {
 		ck_assert_int_eq(dlsched_decisions_get(d, i, &a, &err), DLSCHED_OK);
 		if (a.kind == DLSCHED_START && a.job_id == 41)
-			started = (int) a.shares[0].node_index;
+			started = (int)a.shares[0].node_index;
 	}
 	ck_assert_int_eq(started, 1);
 	dlsched_decisions_free(d);
@@ -808,12 +823,12 @@ END_TEST
  * median), for the host to put in its views; a missing database is ENOTFOUND. */
 START_TEST(epoch_reader_reads_runs_per_node)
 {
-	dlsched_scheduler_t *s = NULL;
-	dlsched_epoch_reader_t *r = NULL;
+	dlsched_scheduler_t* s = NULL;
+	dlsched_epoch_reader_t* r = NULL;
 	dlsched_error_t err;
 	dlsched_epoch_sample_t out[8];
 	char db_path[256], text[512];
-	sqlite3 *db = NULL;
+	sqlite3* db = NULL;
 	size_t n = 99;
 
 	snprintf(db_path, sizeof(db_path), "/tmp/dlsched-capi-epochs-%d.db", (int)getpid());
@@ -827,21 +842,27 @@ START_TEST(epoch_reader_reads_runs_per_node)
 	snprintf(text, sizeof(text), "Policy=pickyman\nProfileDB=%s", db_path);
 	write_conf(text);
 	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
-	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 600, 2, 12, 30, "x", &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_record_preemption(s, 5, 1000, 600, 2, 12, 30, "x", &err),
+			 DLSCHED_OK);
 	dlsched_scheduler_destroy(s);
 	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
 	/* Job 1 (bert): run 0 on n1, epochs of 30 (warm-up), 10, 14, 12 s; run 1 on n2 with its warm-up
 	 * only. Job 2 (cifar10, 2 GPUs) on n3: 20 (warm-up), 8, 9 s, latest. Job 3: another cluster. */
-	ck_assert_int_eq(sqlite3_exec(db,
-		"INSERT INTO jobs (cluster, job_id, model, gpus, nodes) VALUES ('c', 1, 'bert', 1, 1), "
-		"('c', 2, 'cifar10', 2, 1), ('d', 3, 'bert', 1, 1);"
-		"INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, node) VALUES "
-		"('c', 1, 0, 1, 1, 0, 30, 'n1'), ('c', 1, 0, 2, 1, 30, 40, 'n1'), ('c', 1, 0, 3, 1, 40, 54, 'n1'), "
-		"('c', 1, 0, 4, 1, 54, 66, 'n1'), ('c', 1, 1, 5, 1, 100, 130, 'n2'), "
-		"('c', 2, 0, 1, 2, 200, 220, 'n3'), ('c', 2, 0, 2, 2, 220, 228, 'n3'), "
-		"('c', 2, 0, 3, 2, 228, 237, 'n3'), ('d', 3, 0, 1, 1, 300, 310, 'n1'), "
-		"('d', 3, 0, 2, 1, 310, 320, 'n1');",
-		NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_exec(
+			db,
+			"INSERT INTO jobs (cluster, job_id, model, gpus, nodes) VALUES ('c', 1, 'bert', 1, "
+			"1), "
+			"('c', 2, 'cifar10', 2, 1), ('d', 3, 'bert', 1, 1);"
+			"INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, node) VALUES "
+			"('c', 1, 0, 1, 1, 0, 30, 'n1'), ('c', 1, 0, 2, 1, 30, 40, 'n1'), ('c', 1, 0, 3, 1, "
+			"40, 54, 'n1'), "
+			"('c', 1, 0, 4, 1, 54, 66, 'n1'), ('c', 1, 1, 5, 1, 100, 130, 'n2'), "
+			"('c', 2, 0, 1, 2, 200, 220, 'n3'), ('c', 2, 0, 2, 2, 220, 228, 'n3'), "
+			"('c', 2, 0, 3, 2, 228, 237, 'n3'), ('d', 3, 0, 1, 1, 300, 310, 'n1'), "
+			"('d', 3, 0, 2, 1, 310, 320, 'n1');",
+			NULL, NULL, NULL),
+		SQLITE_OK);
 	sqlite3_close(db);
 	ck_assert_int_eq(dlsched_epoch_reader_read(r, out, 8, &n, &err), DLSCHED_OK);
 	ck_assert_uint_eq(n, 2); /* job 1's run 1 has no steady epoch yet */
@@ -863,18 +884,22 @@ START_TEST(epoch_reader_reads_runs_per_node)
 	/* Mallory's five latest runs on n3 (jobs 4-8, 'fake', epochs of 1 s): at most 3 of them count,
 	 * the others' runs are all still read. */
 	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db,
-		"UPDATE jobs SET user = 'alice' WHERE job_id IN (1, 2);"
-		"INSERT INTO jobs (cluster, job_id, user, model, gpus, nodes) VALUES ('c', 4, 'mallory', 'fake', 1, 1), "
-		"('c', 5, 'mallory', 'fake', 1, 1), ('c', 6, 'mallory', 'fake', 1, 1), "
-		"('c', 7, 'mallory', 'fake', 1, 1), ('c', 8, 'mallory', 'fake', 1, 1);"
-		"INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, node) VALUES "
-		"('c', 4, 0, 1, 1, 400, 401, 'n3'), ('c', 4, 0, 2, 1, 401, 402, 'n3'), "
-		"('c', 5, 0, 1, 1, 500, 501, 'n3'), ('c', 5, 0, 2, 1, 501, 502, 'n3'), "
-		"('c', 6, 0, 1, 1, 600, 601, 'n3'), ('c', 6, 0, 2, 1, 601, 602, 'n3'), "
-		"('c', 7, 0, 1, 1, 700, 701, 'n3'), ('c', 7, 0, 2, 1, 701, 702, 'n3'), "
-		"('c', 8, 0, 1, 1, 800, 801, 'n3'), ('c', 8, 0, 2, 1, 801, 802, 'n3');",
-		NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_exec(
+			db,
+			"UPDATE jobs SET user = 'alice' WHERE job_id IN (1, 2);"
+			"INSERT INTO jobs (cluster, job_id, user, model, gpus, nodes) VALUES ('c', 4, "
+			"'mallory', 'fake', 1, 1), "
+			"('c', 5, 'mallory', 'fake', 1, 1), ('c', 6, 'mallory', 'fake', 1, 1), "
+			"('c', 7, 'mallory', 'fake', 1, 1), ('c', 8, 'mallory', 'fake', 1, 1);"
+			"INSERT INTO epochs (cluster, job_id, run, epoch, gpus, start_s, end_s, node) VALUES "
+			"('c', 4, 0, 1, 1, 400, 401, 'n3'), ('c', 4, 0, 2, 1, 401, 402, 'n3'), "
+			"('c', 5, 0, 1, 1, 500, 501, 'n3'), ('c', 5, 0, 2, 1, 501, 502, 'n3'), "
+			"('c', 6, 0, 1, 1, 600, 601, 'n3'), ('c', 6, 0, 2, 1, 601, 602, 'n3'), "
+			"('c', 7, 0, 1, 1, 700, 701, 'n3'), ('c', 7, 0, 2, 1, 701, 702, 'n3'), "
+			"('c', 8, 0, 1, 1, 800, 801, 'n3'), ('c', 8, 0, 2, 1, 801, 802, 'n3');",
+			NULL, NULL, NULL),
+		SQLITE_OK);
 	sqlite3_close(db);
 	ck_assert_int_eq(dlsched_epoch_reader_read(r, out, 8, &n, &err), DLSCHED_OK);
 	ck_assert_uint_eq(n, 5);
@@ -895,12 +920,15 @@ END_TEST
 START_TEST(job_metadata_from_comment_and_environment)
 {
 	dlsched_job_metadata_t m;
-	const char *env[] = { "PATH=/bin", "DL_EPOCHS=90", "SPANK_DL_ELASTIC=2:8" };
+	const char* env[] = {"PATH=/bin", "DL_EPOCHS=90", "SPANK_DL_ELASTIC=2:8"};
 
 	memset(&m, 0, sizeof(m));
 	m.struct_size = sizeof(m);
-	ck_assert_int_eq(dlsched_parse_job_metadata("model=bert epochs=3 epoch_time_1gpu=60 deadline=1767225900 "
-						    "gpus_min=9 gpus_max=4", env, 3, &m, NULL), DLSCHED_OK);
+	ck_assert_int_eq(
+		dlsched_parse_job_metadata("model=bert epochs=3 epoch_time_1gpu=60 deadline=1767225900 "
+					   "gpus_min=9 gpus_max=4",
+					   env, 3, &m, NULL),
+		DLSCHED_OK);
 	ck_assert_str_eq(m.model, "bert");
 	ck_assert(m.epochs == 90 && m.epoch_time_1gpu == 60 && m.deadline == 1767225900);
 	ck_assert(m.gpus_min == 2 && m.gpus_max == 8);
@@ -915,12 +943,12 @@ END_TEST
 /* Issue 27 item 8: a job known by its time limit alone (no model, no epochs) with a deadline its
  * limit misses is not cancelled while its --time-min (time_min, API version 8) still fits: 600-s
  * limit, 120-s time-min, deadline 300 s away. Without a time-min it is cancelled. */
-static int admission_of(dlsched_scheduler_t *s, double time_min, char *reason, size_t len)
+static int admission_of(dlsched_scheduler_t* s, double time_min, char* reason, size_t len)
 {
 	dlsched_node_view_t nodes[1];
 	dlsched_job_view_t jobs[1];
 	dlsched_cluster_view_t view;
-	dlsched_decisions_t *d = NULL;
+	dlsched_decisions_t* d = NULL;
 	dlsched_error_t err;
 	dlsched_action_t a;
 	int verdict = 0;
@@ -956,7 +984,7 @@ static int admission_of(dlsched_scheduler_t *s, double time_min, char *reason, s
 
 START_TEST(a_job_known_by_its_limit_keeps_its_time_min)
 {
-	dlsched_scheduler_t *s = NULL;
+	dlsched_scheduler_t* s = NULL;
 	dlsched_error_t err;
 	char reason[256] = "";
 
@@ -972,8 +1000,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("capi");
-	TCase *tc = tcase_create("capi");
+	Suite* s = suite_create("capi");
+	TCase* tc = tcase_create("capi");
 
 	tcase_add_test(tc, fifo_starts_in_order_with_head_of_line_blocking);
 	tcase_add_test(tc, bad_views_are_errors);

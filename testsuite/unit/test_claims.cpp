@@ -239,9 +239,10 @@ START_TEST(progress_is_no_faster_than_plausible)
 	b.epochs = {epoch(11, 2000, 2010)};
 	ck_assert(accepted(verdict(b, running(), &rec)));
 	b.epochs = {epoch(11, 2000, 2009)};
-	ck_assert(refused_with(verdict(b, running(), &rec),
-			       "epoch 11 took 9.0 s on 1 GPU(s), under a tenth of job 7's first steady epochs "
-			       "(median 100.0 GPU-s)"));
+	ck_assert(
+		refused_with(verdict(b, running(), &rec),
+			     "epoch 11 took 9.0 s on 1 GPU(s), under a tenth of job 7's first steady epochs "
+			     "(median 100.0 GPU-s)"));
 	// In GPU-seconds: on 8 GPUs an epoch may be 8 times quicker (12.5 s: 100 GPU-s), not 80 times.
 	b.epochs = {epoch(11, 2000, 2012.5)};
 	b.epochs[0].gpus = 8;
@@ -286,14 +287,16 @@ START_TEST(a_young_job_is_held_to_its_model)
 		return p;
 	};
 	// alice ran the model twice (100 GPU-s an epoch), bob once (300): the median over other users'.
-	const std::vector<JobProfile> history = {job_of("alice", 100), job_of("alice", 100), job_of("bob", 300)};
+	const std::vector<JobProfile> history = {job_of("alice", 100), job_of("alice", 100),
+						 job_of("bob", 300)};
 	std::string what;
 	ck_assert_double_eq_tol(model_reference_gpu_s(history, "mallory", 60, &what), 100, 1e-9);
 	ck_assert_str_eq(what.c_str(), "other users' jobs of its model");
 	// For alice, only bob's job is another user's.
 	ck_assert_double_eq_tol(model_reference_gpu_s(history, "alice", 60, &what), 300, 1e-9);
 	// A model nobody else ran: its profile (60 GPU-s), else no bound at all.
-	ck_assert_double_eq_tol(model_reference_gpu_s({job_of("mallory", 1)}, "mallory", 60, &what), 60, 1e-9);
+	ck_assert_double_eq_tol(model_reference_gpu_s({job_of("mallory", 1)}, "mallory", 60, &what), 60,
+				1e-9);
 	ck_assert_str_eq(what.c_str(), "its model's profile");
 	ck_assert_double_eq_tol(model_reference_gpu_s({}, "mallory", 0, &what), 0, 1e-9);
 
@@ -301,17 +304,20 @@ START_TEST(a_young_job_is_held_to_its_model)
 	// Its first (a warm-up) may be any length.
 	Batch b = batch();
 	b.epochs = {epoch(1, 1000, 1000.5), epoch(2, 1000.5, 1005.5)};
-	Status st = check_claims(b, running(), nullptr, kNow, kClockSkewS, 100, "other users' jobs of its model");
+	Status st =
+		check_claims(b, running(), nullptr, kNow, kClockSkewS, 100, "other users' jobs of its model");
 	ck_assert_msg(st.is_ok(), "%s", st.message().c_str());
 	b.epochs = {epoch(1, 1000, 1000.5), epoch(2, 1000.5, 1005)};
 	st = check_claims(b, running(), nullptr, kNow, kClockSkewS, 100, "other users' jobs of its model");
-	ck_assert(!st.is_ok() && refused_with(st.message(), "under a twentieth of other users' jobs of its model"));
+	ck_assert(!st.is_ok() &&
+		  refused_with(st.message(), "under a twentieth of other users' jobs of its model"));
 	b.epochs = {epoch(1, 1000, 1000.5), epoch(2, 1000.5, 1003.5)};
 	st = check_claims(b, running(), nullptr, kNow, kClockSkewS, 60, "its model's profile");
 	ck_assert_msg(st.is_ok(), "%s", st.message().c_str());
 	b.epochs = {epoch(1, 1000, 1000.5), epoch(2, 1000.5, 1003.4)};
 	st = check_claims(b, running(), nullptr, kNow, kClockSkewS, 60, "its model's profile");
-	ck_assert(!st.is_ok() && refused_with(st.message(), "under a twentieth of its model's profile (60.0 GPU-s)"));
+	ck_assert(!st.is_ok() &&
+		  refused_with(st.message(), "under a twentieth of its model's profile (60.0 GPU-s)"));
 	// Without any reference the quick epoch passes: what --profiles closes (dlsched-ingestd(8)).
 	st = check_claims(b, running(), nullptr, kNow, kClockSkewS, 0);
 	ck_assert(st.is_ok());

@@ -89,8 +89,8 @@ START_TEST(standard_error_with_the_output_when_asked)
 {
 	// squeue says why it failed on standard error only ("Invalid job id specified" or "Unable
 	// to contact slurm controller", both exit 1): owner lookups read it there.
-	std::unique_ptr<Command> c =
-		Command::start({"sh", "-c", "echo out; echo 'slurm_load_jobs error: x' >&2; exit 1"}, 10, 1 << 20, true);
+	std::unique_ptr<Command> c = Command::start(
+		{"sh", "-c", "echo out; echo 'slurm_load_jobs error: x' >&2; exit 1"}, 10, 1 << 20, true);
 	while (!c->poll(1)) {
 	}
 	ck_assert_int_eq(c->result().status, 1);
@@ -117,8 +117,8 @@ START_TEST(a_command_that_cannot_start_says_why)
 	ck_assert(!c->result().started);
 	ck_assert(!c->result().ok());
 	ck_assert_int_eq(c->result().status, -1);
-	ck_assert_msg(c->result().error.find("/nonexistent/dlsched-no-such-command: ") == 0,
-		      "error: %s", c->result().error.c_str());
+	ck_assert_msg(c->result().error.find("/nonexistent/dlsched-no-such-command: ") == 0, "error: %s",
+		      c->result().error.c_str());
 	std::unique_ptr<Command> none = Command::start({}, 10);
 	ck_assert_str_eq(none->result().error.c_str(), "no command");
 }
@@ -157,7 +157,8 @@ START_TEST(the_limit_kills_the_process_group)
 	ck_assert(c->result().timed_out);
 	ck_assert_int_eq(c->result().status, -1);
 	ck_assert(!c->result().ok());
-	ck_assert_msg(gone(grandchild), "the grandchild %d (sleep 30) still runs", static_cast<int>(grandchild));
+	ck_assert_msg(gone(grandchild), "the grandchild %d (sleep 30) still runs",
+		      static_cast<int>(grandchild));
 }
 END_TEST
 

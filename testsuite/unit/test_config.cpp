@@ -20,9 +20,10 @@ START_TEST(defaults_and_good_files)
 	ck_assert(d.get_bool("SchedOnEvents"));
 	ck_assert(!d.is_set("Policy"));
 
-	auto c = Config::parse("# comment\n\n  policy=tiresias-las   SchedInterval=30 # trailing\n"
-	                       "TiresiasQueueThresholds=100,1000\nSchedOnEvents=no\nModelProfiles=\"/a b/c\"\n",
-	                       "dlsched.conf");
+	auto c = Config::parse(
+		"# comment\n\n  policy=tiresias-las   SchedInterval=30 # trailing\n"
+		"TiresiasQueueThresholds=100,1000\nSchedOnEvents=no\nModelProfiles=\"/a b/c\"\n",
+		"dlsched.conf");
 	ck_assert_msg(c.is_ok(), "%s", c.status().message().c_str());
 	ck_assert(c->get_string("Policy") == "tiresias-las");
 	ck_assert(c->is_set("Policy"));
@@ -39,12 +40,14 @@ END_TEST
 // the keys asked for, each error passed over and named; the first of a key given twice stands.
 START_TEST(parse_only_reads_the_keys_asked_for_leniently)
 {
-	const std::vector<std::string_view> keys = {"ProfileDB", "PreemptGrace", "InferencePartition", "SchedInterval"};
+	const std::vector<std::string_view> keys = {"ProfileDB", "PreemptGrace", "InferencePartition",
+						    "SchedInterval"};
 	std::vector<std::string> skipped;
-	Config c = Config::parse_only("Policy=nonsense\nProfileDB=/var/db/p.db PreemptGrace=45\n"
-	                              "InferencePartiton=typo\nInferencePartition=inf\nSchedInterval=-3\n"
-	                              "broken line\nPreemptGrace=90\n",
-	                              "d.conf", keys, &skipped);
+	Config c = Config::parse_only(
+		"Policy=nonsense\nProfileDB=/var/db/p.db PreemptGrace=45\n"
+		"InferencePartiton=typo\nInferencePartition=inf\nSchedInterval=-3\n"
+		"broken line\nPreemptGrace=90\n",
+		"d.conf", keys, &skipped);
 	ck_assert(c.get_string("ProfileDB") == "/var/db/p.db");
 	ck_assert_double_eq(c.get_double("PreemptGrace"), 45);
 	ck_assert(c.get_string("InferencePartition") == "inf");
@@ -53,7 +56,8 @@ START_TEST(parse_only_reads_the_keys_asked_for_leniently)
 	ck_assert_uint_eq(skipped.size(), 3);
 	ck_assert_str_eq(skipped[0].c_str(), "d.conf:5: SchedInterval: '-3' is out of range [1, 86400]");
 	ck_assert_str_eq(skipped[1].c_str(), "d.conf:6: expected Key=Value, found 'broken'");
-	ck_assert_str_eq(skipped[2].c_str(), "d.conf:7: PreemptGrace=90 ignored: PreemptGrace=45 at d.conf:2");
+	ck_assert_str_eq(skipped[2].c_str(),
+			 "d.conf:7: PreemptGrace=90 ignored: PreemptGrace=45 at d.conf:2");
 	// The whole file does not load.
 	ck_assert(!Config::parse("Policy=nonsense\nInferencePartiton=typo\n", "d.conf").is_ok());
 }
@@ -67,27 +71,31 @@ struct BadCase {
 START_TEST(errors_name_file_and_line)
 {
 	const BadCase cases[] = {
-	        {"Policy=fifo\nOrderingPolcy=srtf\n", "x.conf:2: unknown key 'OrderingPolcy' (did you mean 'OrderingPolicy'?)"},
-	        {"Colour=blue\n", "x.conf:1: unknown key 'Colour' (see dlsched.conf(5))"},
-	        {"SchedInterval=-5\n", "x.conf:1: SchedInterval: '-5' is out of range [1, 86400]"},
-	        {"SchedInterval=fast\n", "x.conf:1: SchedInterval: 'fast' is not a number"},
-	        {"Seed=1.5\n", "x.conf:1: Seed: '1.5' is not an integer"},
-	        {"SchedOnEvents=maybe\n", "x.conf:1: SchedOnEvents: 'maybe' is not yes or no"},
-	        {"TiresiasQueueThresholds=10,5\n", "x.conf:1: TiresiasQueueThresholds: '10,5' must be strictly increasing"},
-	        {"\n\nPolicy\n", "x.conf:3: expected Key=Value, found 'Policy'"},
-	        {"ModelProfiles=\"/open\n", "x.conf:1: ModelProfiles: unterminated quoted value"},
-	        // ModelFallback= stands in for a learned ordering: a heuristic one, known by name.
-	        {"Policy=dl2\nModelFallback=dl2\n",
-	         "x.conf:2: ModelFallback: 'dl2' is a learned ordering; a fallback must be a heuristic ordering: one of "
-	         "tiresias-las,srtf,fifo,drf,edf,least-slack"},
-	        {"ModelFallback=Dual-Agent\n",
-	         "x.conf:1: ModelFallback: 'Dual-Agent' is a learned ordering; a fallback must be a heuristic ordering: "
-	         "one of tiresias-las,srtf,fifo,drf,edf,least-slack"},
-	        {"ModelFallback=lifo\n",
-	         "x.conf:1: ModelFallback: 'lifo' is not one of tiresias-las,srtf,fifo,drf,edf,least-slack"},
-	        // A key given twice with two values (keys are case-insensitive): which one was meant?
-	        {"Policy=srtf\nSeed=3\npolicy=fifo\n",
-	         "x.conf:3: Policy=fifo conflicts with Policy=srtf at x.conf:1: give the key once"},
+		{"Policy=fifo\nOrderingPolcy=srtf\n",
+		 "x.conf:2: unknown key 'OrderingPolcy' (did you mean 'OrderingPolicy'?)"},
+		{"Colour=blue\n", "x.conf:1: unknown key 'Colour' (see dlsched.conf(5))"},
+		{"SchedInterval=-5\n", "x.conf:1: SchedInterval: '-5' is out of range [1, 86400]"},
+		{"SchedInterval=fast\n", "x.conf:1: SchedInterval: 'fast' is not a number"},
+		{"Seed=1.5\n", "x.conf:1: Seed: '1.5' is not an integer"},
+		{"SchedOnEvents=maybe\n", "x.conf:1: SchedOnEvents: 'maybe' is not yes or no"},
+		{"TiresiasQueueThresholds=10,5\n",
+		 "x.conf:1: TiresiasQueueThresholds: '10,5' must be strictly increasing"},
+		{"\n\nPolicy\n", "x.conf:3: expected Key=Value, found 'Policy'"},
+		{"ModelProfiles=\"/open\n", "x.conf:1: ModelProfiles: unterminated quoted value"},
+		// ModelFallback= stands in for a learned ordering: a heuristic one, known by name.
+		{"Policy=dl2\nModelFallback=dl2\n",
+		 "x.conf:2: ModelFallback: 'dl2' is a learned ordering; a fallback must be a heuristic "
+		 "ordering: one of "
+		 "tiresias-las,srtf,fifo,drf,edf,least-slack"},
+		{"ModelFallback=Dual-Agent\n",
+		 "x.conf:1: ModelFallback: 'Dual-Agent' is a learned ordering; a fallback must be a "
+		 "heuristic ordering: "
+		 "one of tiresias-las,srtf,fifo,drf,edf,least-slack"},
+		{"ModelFallback=lifo\n",
+		 "x.conf:1: ModelFallback: 'lifo' is not one of tiresias-las,srtf,fifo,drf,edf,least-slack"},
+		// A key given twice with two values (keys are case-insensitive): which one was meant?
+		{"Policy=srtf\nSeed=3\npolicy=fifo\n",
+		 "x.conf:3: Policy=fifo conflicts with Policy=srtf at x.conf:1: give the key once"},
 	};
 	for (const BadCase& bc : cases) {
 		auto c = Config::parse(bc.text, "x.conf");
@@ -106,9 +114,10 @@ START_TEST(set_checks_values_as_the_file_does)
 	ck_assert(c.get_string("ModelFallback") == "srtf");
 	const Status st = c.set("ModelFallback", "dl2", "--config-set");
 	ck_assert(!st.is_ok());
-	ck_assert_str_eq(st.message().c_str(),
-	                 "--config-set: ModelFallback: 'dl2' is a learned ordering; a fallback must be a heuristic "
-	                 "ordering: one of tiresias-las,srtf,fifo,drf,edf,least-slack");
+	ck_assert_str_eq(
+		st.message().c_str(),
+		"--config-set: ModelFallback: 'dl2' is a learned ordering; a fallback must be a heuristic "
+		"ordering: one of tiresias-las,srtf,fifo,drf,edf,least-slack");
 	ck_assert(c.get_string("ModelFallback") == "srtf");  // a refused value changes nothing
 }
 END_TEST

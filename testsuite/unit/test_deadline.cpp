@@ -25,7 +25,8 @@ Job& elastic(Job& j, int lo, int hi)
 	return j;
 }
 
-std::string reason_of_impl(const World& w, const char* preset, std::vector<std::pair<std::string, std::string>> keys = {})
+std::string reason_of_impl(const World& w, const char* preset,
+			   std::vector<std::pair<std::string, std::string>> keys = {})
 {
 	const Decisions d = make_scheduler(preset, std::move(keys))->decide(w.view());
 	for (const Action& a : d.actions)
@@ -35,7 +36,8 @@ std::string reason_of_impl(const World& w, const char* preset, std::vector<std::
 }
 
 // The reason of the first admission action ("" if none), compared with `want`.
-void expect_reason(const World& w, const char* want, std::vector<std::pair<std::string, std::string>> keys = {})
+void expect_reason(const World& w, const char* want,
+		   std::vector<std::pair<std::string, std::string>> keys = {})
 {
 	const std::string got = reason_of_impl(w, "qos-deadline", std::move(keys));
 	ck_assert_msg(got == want, "reason \"%s\", want \"%s\"", got.c_str(), want);
@@ -62,7 +64,8 @@ START_TEST(infeasible_at_its_largest_size)
 	expect_decisions(w, "qos-deadline", "admission 1; start 1 [0:1]");
 	expect_reason(w, "deadline infeasible: needs 150 s at 4 GPUs, 100 s left; runs best-effort");
 	expect_decisions(w, "qos-deadline", "admission 1; prio 1=1", {{"DeadlineInfeasible", "cancel"}});
-	expect_reason(w, "deadline infeasible: needs 150 s at 4 GPUs, 100 s left; held", {{"DeadlineInfeasible", "hold"}});
+	expect_reason(w, "deadline infeasible: needs 150 s at 4 GPUs, 100 s left; held",
+		      {{"DeadlineInfeasible", "hold"}});
 	// A best-effort job goes behind an admitted one that arrived later.
 	w.pending(2, 5, 4, 1).deadline = 1000;  // 15 s at 4 GPUs: feasible
 	expect_decisions(w, "qos-deadline", "admission 1; start 2 [0:4]; prio 1=1");
@@ -191,13 +194,14 @@ START_TEST(runtimes_from_the_profile_db)
 			ck_assert(db->add_epoch(er).is_ok());
 		}
 		db::CheckpointRecord c;
-		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4, c.kind = "save", c.bytes = 1000, c.seconds = 1,
-		c.at_s = t + 1;
+		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4, c.kind = "save", c.bytes = 1000,
+		c.seconds = 1, c.at_s = t + 1;
 		ck_assert(db->add_checkpoint(c).is_ok());
 	}
 	predict::ProfileReader reader(path, "c", 60);
 	Job fresh;  // a new job of the model on 2 GPUs; the host took 500 s from the model profile
-	fresh.id = 9, fresh.model = m, fresh.gpus_requested = 2, fresh.epochs_total = 20, fresh.epoch_time_1gpu = 500;
+	fresh.id = 9, fresh.model = m, fresh.gpus_requested = 2, fresh.epochs_total = 20,
+	fresh.epoch_time_1gpu = 500;
 	Job claimed = fresh;  // the same, with the user's own epoch time
 	claimed.id = 10;
 	Job requeued = fresh;  // job 7, requeued: pending again
@@ -256,10 +260,15 @@ START_TEST(a_job_known_by_its_limit_is_judged_by_its_time_min)
 	j.runtime_from_limit = true;
 	j.time_min = 120;
 	const std::vector<std::pair<std::string, std::string>> cancel = {{"DeadlineInfeasible", "cancel"}};
-	expect_reason(w, "deadline infeasible: needs 10.0 min at 1 GPU, 300 s left (its time limit; its --time-min of 120 s still fits); runs best-effort", cancel);
+	expect_reason(w,
+		      "deadline infeasible: needs 10.0 min at 1 GPU, 300 s left (its time limit; its "
+		      "--time-min of 120 s still fits); runs best-effort",
+		      cancel);
 	expect_decisions(w, "qos-deadline", "admission 1; start 1 [0:1]", cancel);
-	expect_reason(w, "deadline infeasible: needs 10.0 min at 1 GPU, 300 s left (its time limit; its --time-min of 120 s still fits); runs best-effort",
-	              {{"DeadlineInfeasible", "hold"}});
+	expect_reason(w,
+		      "deadline infeasible: needs 10.0 min at 1 GPU, 300 s left (its time limit; its "
+		      "--time-min of 120 s still fits); runs best-effort",
+		      {{"DeadlineInfeasible", "hold"}});
 	j.time_min = 400;
 	expect_reason(w, "deadline infeasible: needs 10.0 min at 1 GPU, 300 s left; cancelled", cancel);
 	j.time_min = 0;

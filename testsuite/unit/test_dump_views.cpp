@@ -28,7 +28,10 @@ using namespace dlsched;
 
 namespace {
 
-std::string temp_path(const char* name) { return test::temp_path("dlsched-dump-test", name); }
+std::string temp_path(const char* name)
+{
+	return test::temp_path("dlsched-dump-test", name);
+}
 
 std::string fresh_dir(const char* name)
 {
@@ -145,8 +148,9 @@ START_TEST(each_cycle_is_written_and_replays_to_the_same_decisions)
 	char notes[1024];
 	ck_assert_int_eq(dlsched_scheduler_notes(s, notes, sizeof notes), DLSCHED_OK);
 	ck_assert_msg(std::strstr(notes, ("views: each cycle's view and decisions are written to " + dir +
-	                                  "/view-*.json (the last 200 kept)").c_str()),
-	              "notes: %s", notes);
+					  "/view-*.json (the last 200 kept)")
+						 .c_str()),
+		      "notes: %s", notes);
 	const std::string live = decide(s, CView(7, 1764230000.5));
 	dlsched_scheduler_destroy(s);
 	const std::vector<std::string> written = files(dir);
@@ -205,13 +209,13 @@ START_TEST(the_last_200_are_kept_earlier_ones_included)
 	}
 	dlsched_scheduler_t* s = scheduler("Policy=fifo\nDumpViews=" + dir);
 	for (std::uint64_t c = 1; c <= 200; ++c)
-		(void) decide(s, CView(c, 1000.0 + static_cast<double>(c)));
+		(void)decide(s, CView(c, 1000.0 + static_cast<double>(c)));
 	std::vector<std::string> now = files(dir);
 	ck_assert_uint_eq(now.size(), 201);  // 200 views and notes.txt
 	ck_assert_str_eq(now[0].c_str(), "notes.txt");
 	ck_assert_str_eq(now[1].c_str(), "view-0000001001-000001.json");
 	ck_assert_str_eq(now[200].c_str(), "view-0000001200-000200.json");
-	(void) decide(s, CView(201, 1201));
+	(void)decide(s, CView(201, 1201));
 	now = files(dir);
 	ck_assert_uint_eq(now.size(), 201);
 	ck_assert_str_eq(now[1].c_str(), "view-0000001002-000002.json");
@@ -225,13 +229,14 @@ START_TEST(a_directory_it_cannot_write_costs_the_cycle_nothing)
 	dlsched_scheduler_t* s = scheduler("Policy=fifo\nDumpViews=" + missing);
 	char notes[1024];
 	ck_assert_int_eq(dlsched_scheduler_notes(s, notes, sizeof notes), DLSCHED_OK);
-	ck_assert_msg(std::strstr(notes, ("views: DumpViews=" + missing +
-	                                  " is not a writable directory (No such file or directory): no views are "
-	                                  "written; create it, or unset DumpViews=")
-	                                         .c_str()),
-	              "notes: %s", notes);
+	ck_assert_msg(
+		std::strstr(notes, ("views: DumpViews=" + missing +
+				    " is not a writable directory (No such file or directory): no views are "
+				    "written; create it, or unset DumpViews=")
+					   .c_str()),
+		"notes: %s", notes);
 	const std::string a = decide(s, CView(1, 100));
-	(void) decide(s, CView(2, 101));  // and the next
+	(void)decide(s, CView(2, 101));  // and the next
 	ck_assert_msg(a.find("\"kind\"") != std::string::npos, "no decisions: %s", a.c_str());
 	dlsched_scheduler_destroy(s);
 	// The same cycles without DumpViews= decide the same.
@@ -241,7 +246,6 @@ START_TEST(a_directory_it_cannot_write_costs_the_cycle_nothing)
 	dlsched_scheduler_destroy(plain);
 }
 END_TEST
-
 
 // --dl-model=llama-7b, a model no profile knows: its first job is estimated from its time limit; once
 // jobs of it have run, a new one's runtime comes from their epochs (the profile DB's same-model
@@ -255,7 +259,8 @@ START_TEST(an_unknown_model_learns_from_its_own_history)
 		// Four finished llama-7b jobs on 1 GPU: a 130 s warm-up epoch, then 100 s epochs.
 		for (std::int64_t id = 1; id <= 4; ++id) {
 			db::JobRecord r;
-			r.cluster = "lab", r.job_id = id, r.model = "llama-7b", r.gpus = 1, r.epochs_total = 4;
+			r.cluster = "lab", r.job_id = id, r.model = "llama-7b", r.gpus = 1,
+			r.epochs_total = 4;
 			r.user = "u" + std::to_string(id);
 			r.submit_s = 1000.0 * static_cast<double>(id);
 			ck_assert(w->put_job(r).is_ok());
@@ -280,7 +285,7 @@ START_TEST(an_unknown_model_learns_from_its_own_history)
 	v.jobs[1].time_limit = 2000;
 	v.jobs[2].model = "mistral-7b";
 	v.jobs[2].time_limit = 2000;
-	(void) decide(s, v);
+	(void)decide(s, v);
 	char status[256];
 	ck_assert_int_eq(dlsched_scheduler_profile_status(s, status, sizeof status), DLSCHED_OK);
 	ck_assert_str_eq(status, "");

@@ -94,15 +94,16 @@ START_TEST(before_any_epoch_the_users_word_bounded)
 	// 3: model "n" has no profile epoch: its limit (4000 s) over its 8 epochs on 2 GPUs (linear):
 	//    4000 x 2 / 8 = 1000 s on one GPU.
 	// 4: neither a profile nor a limit: unknown.
-	std::vector<Job> jobs = {job(1, 0, 20, 200, 10000), job(2, 0, 200, 200, 10000), job(3, 0, 2, 200, 10000),
-	                         job(4, 0, 8, 200, 4000, 1), job(5, 0, 8, 200, kNoTimeLimit, 1)};
+	std::vector<Job> jobs = {job(1, 0, 20, 200, 10000), job(2, 0, 200, 200, 10000),
+				 job(3, 0, 2, 200, 10000), job(4, 0, 8, 200, 4000, 1),
+				 job(5, 0, 8, 200, kNoTimeLimit, 1)};
 	jobs[3].gpus_requested = jobs[3].gpus_min = jobs[3].gpus_max = 2;
 	EstimateModel est(models, jobs, 1, 0.03, limits);
 	const double want[] = {100, 50, 500, 1000, 0};
 	for (std::size_t i = 0; i < jobs.size(); ++i) {
 		const JobEstimate e = est.estimate(i, jobs[i]);
-		ck_assert_msg(std::fabs(e.epoch_time_1gpu - want[i]) < 1e-6, "job %zu: %g, want %g", i, e.epoch_time_1gpu,
-		              want[i]);
+		ck_assert_msg(std::fabs(e.epoch_time_1gpu - want[i]) < 1e-6, "job %zu: %g, want %g", i,
+			      e.epoch_time_1gpu, want[i]);
 		ck_assert(e.source == (i < 4 ? EstimateSource::kUser : EstimateSource::kUnknown));
 		ck_assert_double_eq_tol(e.runtime_cv, i < 4 ? EstimateModel::kUnmeasuredCv : 0, kTol);
 	}
@@ -126,15 +127,17 @@ START_TEST(timed_epochs_replace_it_within_the_noise)
 	EstimateModel noisy(models, jobs, 7, 0.03, {});
 	noisy.timed(0, 1, 200);
 	e = noisy.estimate(0, jobs[0]);
-	ck_assert_msg(std::fabs(std::log(e.epoch_time_1gpu / 200)) < 5 * 0.03, "one epoch: %g", e.epoch_time_1gpu);
+	ck_assert_msg(std::fabs(std::log(e.epoch_time_1gpu / 200)) < 5 * 0.03, "one epoch: %g",
+		      e.epoch_time_1gpu);
 	ck_assert(e.epoch_time_1gpu != 200);
 	// Its spread: 3% x sqrt(1 / 1000 epochs left + 1 / 1 timed).
 	ck_assert_double_eq_tol(e.runtime_cv, 0.03 * std::sqrt(1.0 / 1000 + 1.0), kTol);
 	noisy.timed(0, 399, 200);
 	e = noisy.estimate(0, jobs[0]);
 	ck_assert_uint_eq(e.samples, 400);
-	ck_assert_msg(std::fabs(std::log(e.epoch_time_1gpu / 200)) < 5 * 0.03 / std::sqrt(399.0) + 5 * 0.03 / 400,
-	              "400 epochs: %g", e.epoch_time_1gpu);
+	ck_assert_msg(
+		std::fabs(std::log(e.epoch_time_1gpu / 200)) < 5 * 0.03 / std::sqrt(399.0) + 5 * 0.03 / 400,
+		"400 epochs: %g", e.epoch_time_1gpu);
 }
 END_TEST
 
@@ -145,7 +148,7 @@ START_TEST(same_model_history_before_its_own_epochs)
 	// not started: its estimate is their mean, 84, times the k = 2 error. Job 4 of model n has no
 	// history (only m's jobs ran): the user's word.
 	std::vector<Job> jobs = {job(1, 0, 10, 80, 1e5), job(2, 0, 10, 88, 1e5), job(3, 0, 10, 300, 1e5),
-	                         job(4, 0, 10, 300, 1e5, 1)};
+				 job(4, 0, 10, 300, 1e5, 1)};
 	EstimateModel est(models, jobs, 3, 0, {});
 	JobEstimate e = est.estimate(2, jobs[2]);
 	ck_assert(e.source == EstimateSource::kUser);
@@ -161,8 +164,8 @@ START_TEST(same_model_history_before_its_own_epochs)
 	e = est.estimate(2, jobs[2]);
 	ck_assert_uint_eq(e.samples, 2);
 	// The same draw of the job's error, at k = 2's sigma: exactly log(one / 80) x sigma(2) / sigma(1).
-	ck_assert_double_eq_tol(std::log(e.epoch_time_1gpu / 84), std::log(one / 80) * history_sigma(2) / history_sigma(1),
-	                        1e-9);
+	ck_assert_double_eq_tol(std::log(e.epoch_time_1gpu / 84),
+				std::log(one / 80) * history_sigma(2) / history_sigma(1), 1e-9);
 	// The history's spread (80, 88: sd sqrt(32) x sqrt(1 + 1/2) over 84) is above sigma(2).
 	ck_assert_double_eq_tol(e.runtime_cv, std::sqrt(32.0 * 1.5) / 84, 1e-9);
 	e = est.estimate(3, jobs[3]);
@@ -200,7 +203,8 @@ struct Seen {
 	double runtime_cv;
 	bool operator==(const Seen& o) const
 	{
-		return now == o.now && id == o.id && epoch_time_1gpu == o.epoch_time_1gpu && runtime_cv == o.runtime_cv;
+		return now == o.now && id == o.id && epoch_time_1gpu == o.epoch_time_1gpu &&
+		       runtime_cv == o.runtime_cv;
 	}
 };
 
@@ -294,11 +298,11 @@ START_TEST(the_engine_shows_estimates_and_runs_the_truth)
 	const Seen* one = find(predicted.seen, 1000, 1);
 	const Seen* two = find(predicted.seen, 1000, 2);
 	ck_assert(one != nullptr && two != nullptr);
-	ck_assert_msg(std::fabs(std::log(one->epoch_time_1gpu / 200)) < 5 * 0.03 / std::sqrt(5.0), "job 1 at 1000: %g",
-	              one->epoch_time_1gpu);
+	ck_assert_msg(std::fabs(std::log(one->epoch_time_1gpu / 200)) < 5 * 0.03 / std::sqrt(5.0),
+		      "job 1 at 1000: %g", one->epoch_time_1gpu);
 	ck_assert(one->epoch_time_1gpu != 200);
 	ck_assert_msg(std::fabs(std::log(two->epoch_time_1gpu / one->epoch_time_1gpu)) < 5 * history_sigma(1),
-	              "job 2 at 1000: %g (job 1 %g)", two->epoch_time_1gpu, one->epoch_time_1gpu);
+		      "job 2 at 1000: %g (job 1 %g)", two->epoch_time_1gpu, one->epoch_time_1gpu);
 	// The same seed shows the same; another seed other draws.
 	ck_assert(run(Estimates::kPredicted, 1).seen == predicted.seen);
 	ck_assert(!(run(Estimates::kPredicted, 2).seen == predicted.seen));
@@ -365,8 +369,8 @@ START_TEST(both_hosts_prepare_the_same_view_of_the_same_evidence)
 	const std::string conf = std::string(dir) + "/dlsched.conf";
 	{
 		std::ofstream f(conf);
-		f << "Policy=fifo\nProfileDB=" << db_path << "\nDumpViews=" << views << "\nModelProfiles=" << DLSCHED_PROFILES
-		  << "\n";
+		f << "Policy=fifo\nProfileDB=" << db_path << "\nDumpViews=" << views
+		  << "\nModelProfiles=" << DLSCHED_PROFILES << "\n";
 	}
 	dlsched_scheduler_t* sched = nullptr;
 	dlsched_error_t err;
@@ -395,12 +399,14 @@ START_TEST(both_hosts_prepare_the_same_view_of_the_same_evidence)
 		const double slurm_epoch = p.get("epoch_time_1gpu").as_number().value_or(-1);
 		const double slurm_cv = p.get("runtime_cv").as_number().value_or(-1);
 		ck_assert_msg(std::fabs(e.epoch_time_1gpu - slurm_epoch) <= 1e-9 * slurm_epoch,
-		              "%s: sim %.12g s per epoch, sched/dlsched %.12g", names[i], e.epoch_time_1gpu, slurm_epoch);
-		ck_assert_msg(std::fabs(e.runtime_cv - slurm_cv) <= 1e-9, "%s: sim cv %.12g, sched/dlsched %.12g", names[i],
-		              e.runtime_cv, slurm_cv);
+			      "%s: sim %.12g s per epoch, sched/dlsched %.12g", names[i], e.epoch_time_1gpu,
+			      slurm_epoch);
+		ck_assert_msg(std::fabs(e.runtime_cv - slurm_cv) <= 1e-9,
+			      "%s: sim cv %.12g, sched/dlsched %.12g", names[i], e.runtime_cv, slurm_cv);
 		ck_assert(p.get("runtime_from_limit").as_bool().value_or(false) == (i == 2));
 		if (want[i] > 0)
-			ck_assert_msg(std::fabs(e.epoch_time_1gpu - want[i]) < 1e-9, "%s: %g", names[i], e.epoch_time_1gpu);
+			ck_assert_msg(std::fabs(e.epoch_time_1gpu - want[i]) < 1e-9, "%s: %g", names[i],
+				      e.epoch_time_1gpu);
 	}
 	// The history's sources: 84 s from 2 jobs, their spread (80, 88: sd sqrt(32) x sqrt(1 + 1/2)).
 	ck_assert(sim.estimate(0, jobs[0]).source == EstimateSource::kHistory);
@@ -409,7 +415,8 @@ START_TEST(both_hosts_prepare_the_same_view_of_the_same_evidence)
 	// capped there, 10 epochs on 2 GPUs in 2000 s.
 	const int imagenet = models.find("imagenet");
 	ck_assert(models.epoch_time_1gpu(imagenet) * 10 / models.speedup(imagenet, 2) > 2000);
-	ck_assert_double_eq_tol(sim.estimate(1, jobs[1]).epoch_time_1gpu * 10 / models.speedup(imagenet, 2), 2000, 1e-6);
+	ck_assert_double_eq_tol(sim.estimate(1, jobs[1]).epoch_time_1gpu * 10 / models.speedup(imagenet, 2),
+				2000, 1e-6);
 	ck_assert(sim.estimate(2, jobs[2]).source == EstimateSource::kUser);
 	std::remove((views + "/view-0000010000-000001.json").c_str());
 	rmdir(views.c_str());

@@ -28,7 +28,10 @@ using namespace dlsched::db;
 
 namespace {
 
-std::string temp_path(const char* name) { return test::temp_path("dlsched-experience-test", name); }
+std::string temp_path(const char* name)
+{
+	return test::temp_path("dlsched-experience-test", name);
+}
 
 PolicyStep step(std::uint64_t cycle, double now)
 {
@@ -62,7 +65,8 @@ void check_same(const PolicyStep& a, const PolicyStep& b)
 	ck_assert_uint_eq(a.x.size(), b.x.size());
 	ck_assert_int_eq(std::memcmp(a.x.data(), b.x.data(), a.x.size() * sizeof(float)), 0);
 	ck_assert_uint_eq(a.context.size(), b.context.size());
-	ck_assert_int_eq(std::memcmp(a.context.data(), b.context.data(), a.context.size() * sizeof(float)), 0);
+	ck_assert_int_eq(std::memcmp(a.context.data(), b.context.data(), a.context.size() * sizeof(float)),
+			 0);
 	ck_assert(a.ids == b.ids);
 	ck_assert(a.need == b.need);
 	ck_assert(a.order == b.order);
@@ -79,7 +83,8 @@ void raw(const std::string& path, const std::string& sql)
 {
 	sqlite3* db = nullptr;
 	ck_assert_int_eq(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-	ck_assert_msg(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK, "%s", sqlite3_errmsg(db));
+	ck_assert_msg(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK, "%s",
+		      sqlite3_errmsg(db));
 	sqlite3_close(db);
 }
 
@@ -88,7 +93,8 @@ std::int64_t count_rows(const std::string& path)
 	sqlite3* db = nullptr;
 	sqlite3_stmt* st = nullptr;
 	ck_assert_int_eq(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM experience", -1, &st, nullptr), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM experience", -1, &st, nullptr),
+			 SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
 	const std::int64_t n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
@@ -128,9 +134,9 @@ public:
 void register_test_policies(PolicyRegistry& r)
 {
 	r.add_ordering("test-recorder", "records its steps (tests)",
-	               [](const Config&) -> Result<std::unique_ptr<Ordering>> {
-		               return std::unique_ptr<Ordering>(new RecordingOrdering());
-	               });
+		       [](const Config&) -> Result<std::unique_ptr<Ordering>> {
+			       return std::unique_ptr<Ordering>(new RecordingOrdering());
+		       });
 }
 
 std::string write_conf(const std::string& name, const std::string& text)
@@ -220,12 +226,13 @@ START_TEST(a_step_round_trips_through_the_experience_table)
 	sqlite3* db = nullptr;
 	sqlite3_stmt* st = nullptr;
 	ck_assert_int_eq(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(db,
-	                                    "SELECT cycle, at_s, reward, json_extract(state, '$.ids[0]'), "
-	                                    "json_extract(action, '$.order[0]') FROM experience WHERE cluster = 'c1' "
-	                                    "ORDER BY at_s LIMIT 1",
-	                                    -1, &st, nullptr),
-	                 SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_prepare_v2(db,
+				   "SELECT cycle, at_s, reward, json_extract(state, '$.ids[0]'), "
+				   "json_extract(action, '$.order[0]') FROM experience WHERE cluster = 'c1' "
+				   "ORDER BY at_s LIMIT 1",
+				   -1, &st, nullptr),
+		SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
 	ck_assert_int_eq(sqlite3_column_int64(st, 0), 7);
 	ck_assert_double_eq(sqlite3_column_double(st, 1), 1000.5);
@@ -253,36 +260,41 @@ START_TEST(a_malformed_row_is_an_error_naming_its_rowid)
 	};
 	const std::string good = experience_state(step(2, 200)).dump(0);
 	const Case cases[] = {
-	        {"{not json", "{\"order\":[0,1,2]}", "state:1:"},
-	        {good.c_str(), "{\"order\":[0,0,2]}", "\"order\" names row 0 twice"},
-	        {good.c_str(), "{\"order\":[0,1,2,1]}", "\"order\" has 4 entries, expected 3"},  // more picks than rows
-	        {good.c_str(), "[]", "action: not a JSON object"},
-	        {"{\"schema\":1,\"rows\":1,\"features\":2,\"x\":[1],\"context\":[],\"ids\":[1],\"need\":[1],"
-	         "\"free_gpus\":1,\"in_system\":1,\"value\":0,\"log_prob\":0,\"sampled\":false}",
-	         "{\"order\":[0]}", "\"x\" has 1 entries, expected 2"},
-	        {"{\"schema\":1,\"rows\":1,\"features\":1,\"x\":[null],\"context\":[],\"ids\":[1],\"need\":[1],"
-	         "\"free_gpus\":1,\"in_system\":1,\"value\":0,\"log_prob\":0,\"sampled\":false}",
-	         "{\"order\":[0]}", "\"x\"[0] is not a valid number"},
-	        {"{\"schema\":1,\"rows\":1,\"features\":0,\"x\":[],\"context\":[],\"ids\":[-1],\"need\":[1],"
-	         "\"free_gpus\":1,\"in_system\":1,\"value\":0,\"log_prob\":0,\"sampled\":false}",
-	         "{\"order\":[0]}", "\"ids\"[0] is not a valid integer"},
-	        {"{\"schema\":1,\"rows\":0,\"features\":0,\"x\":[],\"context\":[],\"ids\":[],\"need\":[],"
-	         "\"free_gpus\":1,\"value\":0,\"log_prob\":0,\"sampled\":false}",
-	         "{\"order\":[]}", "\"in_system\" is missing"},
+		{"{not json", "{\"order\":[0,1,2]}", "state:1:"},
+		{good.c_str(), "{\"order\":[0,0,2]}", "\"order\" names row 0 twice"},
+		{good.c_str(), "{\"order\":[0,1,2,1]}",
+		 "\"order\" has 4 entries, expected 3"},  // more picks than rows
+		{good.c_str(), "[]", "action: not a JSON object"},
+		{"{\"schema\":1,\"rows\":1,\"features\":2,\"x\":[1],\"context\":[],\"ids\":[1],\"need\":[1],"
+		 "\"free_gpus\":1,\"in_system\":1,\"value\":0,\"log_prob\":0,\"sampled\":false}",
+		 "{\"order\":[0]}", "\"x\" has 1 entries, expected 2"},
+		{"{\"schema\":1,\"rows\":1,\"features\":1,\"x\":[null],\"context\":[],\"ids\":[1],\"need\":["
+		 "1],"
+		 "\"free_gpus\":1,\"in_system\":1,\"value\":0,\"log_prob\":0,\"sampled\":false}",
+		 "{\"order\":[0]}", "\"x\"[0] is not a valid number"},
+		{"{\"schema\":1,\"rows\":1,\"features\":0,\"x\":[],\"context\":[],\"ids\":[-1],\"need\":[1],"
+		 "\"free_gpus\":1,\"in_system\":1,\"value\":0,\"log_prob\":0,\"sampled\":false}",
+		 "{\"order\":[0]}", "\"ids\"[0] is not a valid integer"},
+		{"{\"schema\":1,\"rows\":0,\"features\":0,\"x\":[],\"context\":[],\"ids\":[],\"need\":[],"
+		 "\"free_gpus\":1,\"value\":0,\"log_prob\":0,\"sampled\":false}",
+		 "{\"order\":[]}", "\"in_system\" is missing"},
 	};
 	for (const Case& c : cases) {
 		// Values quoted as SQL literals here: fixed test text without quotes of its own.
 		ck_assert(std::strchr(c.state, '\'') == nullptr && std::strchr(c.action, '\'') == nullptr);
-		raw(path, "DELETE FROM experience WHERE rowid > 1; "
-		          "INSERT INTO experience (rowid, cluster, cycle, at_s, state, action, reward) VALUES (2, 'c', 2, 200, '" +
-		                  std::string(c.state) + "', '" + c.action + "', -1)");
+		raw(path,
+		    "DELETE FROM experience WHERE rowid > 1; "
+		    "INSERT INTO experience (rowid, cluster, cycle, at_s, state, action, reward) VALUES (2, "
+		    "'c', 2, 200, '" +
+			    std::string(c.state) + "', '" + c.action + "', -1)");
 		auto r = ProfileDb::open_reader(path);
 		ck_assert(r.is_ok());
 		auto x = r->experience("c", 0);
 		ck_assert_msg(!x.is_ok(), "a bad row was read: %s", c.says);
 		const std::string& m = x.status().message();
-		ck_assert_msg(m.find(path + ": experience row 2: ") == 0 && m.find(c.says) != std::string::npos,
-		              "message '%s' lacks '%s'", m.c_str(), c.says);
+		ck_assert_msg(
+			m.find(path + ": experience row 2: ") == 0 && m.find(c.says) != std::string::npos,
+			"message '%s' lacks '%s'", m.c_str(), c.says);
 		// The rows before it and after it can still be read.
 		auto before = r->experience("c", 0, 1);
 		ck_assert(before.is_ok() && before->size() == 1);
@@ -296,17 +308,20 @@ START_TEST(the_capi_records_a_learned_orderings_steps)
 {
 	set_policy_extension(&register_test_policies);
 	const std::string db = temp_path("capi.db");
-	const std::string conf =
-	        write_conf("rec.conf", "Policy=fifo\nOrderingPolicy=test-recorder\nRecordExperience=yes\nProfileDB=" + db);
+	const std::string conf = write_conf(
+		"rec.conf",
+		"Policy=fifo\nOrderingPolicy=test-recorder\nRecordExperience=yes\nProfileDB=" + db);
 	dlsched_scheduler_t* s = nullptr;
 	dlsched_error_t err;
 	ck_assert_msg(dlsched_scheduler_create(conf.c_str(), &s, &err) == DLSCHED_OK, "%s", err.message);
 	ck_assert_int_eq(dlsched_scheduler_set_cluster(s, "lab"), DLSCHED_OK);
 	char notes[512];
 	ck_assert_int_eq(dlsched_scheduler_notes(s, notes, sizeof notes), DLSCHED_OK);
-	ck_assert_msg(std::strstr(notes, ("experience: every cycle a learned ordering decides is appended to " + db).c_str()) &&
-	                      std::strstr(notes, "(cluster lab)"),
-	              "notes: %s", notes);
+	ck_assert_msg(
+		std::strstr(notes, ("experience: every cycle a learned ordering decides is appended to " + db)
+					   .c_str()) &&
+			std::strstr(notes, "(cluster lab)"),
+		"notes: %s", notes);
 	// Notes that do not fit are cut short, NUL-terminated.
 	char small[8];
 	ck_assert_int_eq(dlsched_scheduler_notes(s, small, sizeof small), DLSCHED_EINVAL);
@@ -315,7 +330,8 @@ START_TEST(the_capi_records_a_learned_orderings_steps)
 	for (std::uint64_t cycle = 1; cycle <= 2; ++cycle) {
 		CView v(cycle, 100.0 * static_cast<double>(cycle));
 		dlsched_decisions_t* d = nullptr;
-		ck_assert_msg(dlsched_scheduler_decide(s, &v.view, &d, &err) == DLSCHED_OK, "%s", err.message);
+		ck_assert_msg(dlsched_scheduler_decide(s, &v.view, &d, &err) == DLSCHED_OK, "%s",
+			      err.message);
 		dlsched_decisions_free(d);
 	}
 	dlsched_experience_stats_t x = experience_stats(s);
@@ -339,7 +355,8 @@ START_TEST(the_capi_records_a_learned_orderings_steps)
 	ck_assert_int_eq(p.in_system, 2);
 
 	// Without RecordExperience nothing is recorded, even with a recording policy.
-	const std::string off = write_conf("off.conf", "Policy=fifo\nOrderingPolicy=test-recorder\nProfileDB=" + db);
+	const std::string off =
+		write_conf("off.conf", "Policy=fifo\nOrderingPolicy=test-recorder\nProfileDB=" + db);
 	ck_assert_int_eq(dlsched_scheduler_create(off.c_str(), &s, &err), DLSCHED_OK);
 	CView v(3, 300);
 	dlsched_decisions_t* d = nullptr;
@@ -360,8 +377,9 @@ START_TEST(a_db_it_cannot_write_costs_the_cycle_nothing)
 	// A path that cannot be created: every cycle decides; the open is tried again only
 	// ProfileRefresh (60 s) after it failed (issue 27 item 9: no reopen per cycle), the cycles
 	// between drop their steps. Cycles at 10, 20, 69 and 70 s: tries at 10 and 70.
-	const std::string conf = write_conf("nodir.conf", "Policy=fifo\nOrderingPolicy=test-recorder\n"
-	                                                  "RecordExperience=yes\nProfileDB=/nonexistent/dir/x.db");
+	const std::string conf = write_conf("nodir.conf",
+					    "Policy=fifo\nOrderingPolicy=test-recorder\n"
+					    "RecordExperience=yes\nProfileDB=/nonexistent/dir/x.db");
 	ck_assert_int_eq(dlsched_scheduler_create(conf.c_str(), &s, &err), DLSCHED_OK);
 	const double at[] = {10, 20, 69, 70};
 	for (std::uint64_t cycle = 1; cycle <= 4; ++cycle) {
@@ -387,8 +405,10 @@ START_TEST(a_db_it_cannot_write_costs_the_cycle_nothing)
 		auto w = ProfileDb::open_writer(db);
 		ck_assert(w.is_ok());
 	}
-	const std::string busy = write_conf("busy.conf", "Policy=fifo\nOrderingPolicy=test-recorder\n"
-	                                                 "RecordExperience=yes\nProfileDB=" + db);
+	const std::string busy = write_conf("busy.conf",
+					    "Policy=fifo\nOrderingPolicy=test-recorder\n"
+					    "RecordExperience=yes\nProfileDB=" +
+						    db);
 	ck_assert_int_eq(dlsched_scheduler_create(busy.c_str(), &s, &err), DLSCHED_OK);
 	CView v1(1, 10);
 	dlsched_decisions_t* d = nullptr;
@@ -406,7 +426,8 @@ START_TEST(a_db_it_cannot_write_costs_the_cycle_nothing)
 	x = experience_stats(s);
 	ck_assert_uint_eq(x.rows, 1);
 	ck_assert_uint_eq(x.errors, 1);
-	ck_assert_msg(std::strstr(x.last_error, "locked") || std::strstr(x.last_error, "busy"), "%s", x.last_error);
+	ck_assert_msg(std::strstr(x.last_error, "locked") || std::strstr(x.last_error, "busy"), "%s",
+		      x.last_error);
 	ck_assert_int_eq(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
 	sqlite3_close(other);
 	CView v3(3, 30);

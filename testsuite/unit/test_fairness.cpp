@@ -37,7 +37,9 @@ struct Borrowed {
 	{
 		ClusterView v = w.view();
 		v.accounts = Span<const Account>(accounts.data(), accounts.size());
-		return render(make_scheduler(preset, {{"FairnessPolicy", "quota"}, {"QuotaReclaimTimeout", timeout}})->decide(v));
+		return render(make_scheduler(preset,
+					     {{"FairnessPolicy", "quota"}, {"QuotaReclaimTimeout", timeout}})
+				      ->decide(v));
 	}
 };
 
@@ -149,7 +151,8 @@ START_TEST(test_elastic_allocation_serves_quota_first)
 	w.pending(2, 1, 4, 100).account = "b";
 	ClusterView v = w.view();
 	v.accounts = Span<const Account>(acc.data(), acc.size());
-	expect(render(make_scheduler("mckp", {{"FairnessPolicy", "quota"}})->decide(v)), "start 2 [0:4]; prio 1=1");
+	expect(render(make_scheduler("mckp", {{"FairnessPolicy", "quota"}})->decide(v)),
+	       "start 2 [0:4]; prio 1=1");
 	expect(render(make_scheduler("mckp")->decide(v)), "start 1 [0:4]; prio 2=1");
 }
 END_TEST

@@ -20,7 +20,8 @@ struct Parsed {
 
 Status parse(std::vector<std::string> args, Parsed& p, FlagTable** out = nullptr)
 {
-	static std::unique_ptr<FlagTable> last;  // the parsed table outlives the call (help_asked, options_help)
+	static std::unique_ptr<FlagTable>
+		last;  // the parsed table outlives the call (help_asked, options_help)
 	last = std::make_unique<FlagTable>(std::vector<FlagSpec>{
 		string_flag("--model", "NAME", "the model", &p.model),
 		number_flag("--noise", "CV", "variation\nof epoch times", &p.noise, 0, 1),
@@ -63,12 +64,13 @@ START_TEST(errors_name_the_flag)
 	ck_assert(fails_with(parse({"--gpus", "1.5"}, p), "--gpus '1.5' is not a whole number"));
 	ck_assert(fails_with(parse({"--gpus", "0"}, p), "--gpus 0: give 1 to 4096"));
 	ck_assert(fails_with(parse({"--model"}, p), "--model needs a value (NAME)"));
-	ck_assert(fails_with(parse({"--model", "a", "--model=b"}, p), "--model is given twice: give it once"));
+	ck_assert(
+		fails_with(parse({"--model", "a", "--model=b"}, p), "--model is given twice: give it once"));
 	ck_assert(fails_with(parse({"--verbose=yes"}, p), "--verbose takes no value"));
 	ck_assert(fails_with(parse({"--nope"}, p), "unknown option '--nope'"));
 	// A value that fails leaves the destination as it was.
 	Parsed q;
-	(void) parse({"--noise", "7"}, q);
+	(void)parse({"--noise", "7"}, q);
 	ck_assert_double_eq(q.noise, 0.03);
 }
 END_TEST
@@ -83,7 +85,8 @@ START_TEST(help_comes_from_the_table)
 	ck_assert_msg(h.find("  --model NAME      the model\n") != std::string::npos, "%s", h.c_str());
 	ck_assert_msg(h.find("  -v, --verbose     more output\n") != std::string::npos, "%s", h.c_str());
 	// A help of several lines is indented under the column.
-	ck_assert_msg(h.find("variation\n                    of epoch times\n") != std::string::npos, "%s", h.c_str());
+	ck_assert_msg(h.find("variation\n                    of epoch times\n") != std::string::npos, "%s",
+		      h.c_str());
 }
 END_TEST
 

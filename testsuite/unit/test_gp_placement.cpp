@@ -29,7 +29,8 @@ int add_resnet(World& w)
 }
 
 // A view of `w` with `obs` as its measurements.
-ClusterView with_observations(const World& w, const std::vector<SpeedObservation>& obs, std::uint64_t cycle = 1)
+ClusterView with_observations(const World& w, const std::vector<SpeedObservation>& obs,
+			      std::uint64_t cycle = 1)
 {
 	ClusterView v = w.view();
 	v.cycle = cycle;
@@ -117,7 +118,8 @@ START_TEST(one_observation_moves_its_node_and_partly_its_neighbour)
 	ck_assert_double_eq_tol(at0.mean, 0.9 * y, kTol);
 	ck_assert_double_eq_tol(at0.sd, std::sqrt(s * n / (s + n)), kTol);
 	ck_assert(at0.sd < p.signal_sd);
-	// Its linked neighbour moves partly: covariance c s, mean c s / (s + n) y, variance s - (c s)^2 / (s + n).
+	// Its linked neighbour moves partly: covariance c s, mean c s / (s + n) y, variance s - (c s)^2 / (s
+	// + n).
 	SpeedPosterior at1 = gp.posterior(1, w.linear);
 	ck_assert_double_eq_tol(at1.mean, c * 0.9 * y, kTol);
 	ck_assert_double_eq_tol(at1.sd, std::sqrt(s - c * c * s * s / (s + n)), kTol);
@@ -172,7 +174,8 @@ START_TEST(structured_posterior_equals_a_dense_gp)
 		SpeedObservation o;
 		o.node = static_cast<NodeIndex>(rng.below(5));  // never n5: its posterior is the prior's
 		o.model = rng.below(3) == 0 ? w.linear : resnet;
-		o.speed = (o.model == resnet && w.nodes[o.node].gpu_type == "k80" ? 0.25 : 1.0) * std::exp(0.1 * rng.normal());
+		o.speed = (o.model == resnet && w.nodes[o.node].gpu_type == "k80" ? 0.25 : 1.0) *
+			  std::exp(0.1 * rng.normal());
 		o.at = k;
 		obs.push_back(o);
 	}
@@ -190,7 +193,8 @@ START_TEST(structured_posterior_equals_a_dense_gp)
 		const SpeedObservation& oi = obs[first + i];
 		y[i] = std::log(oi.speed / gp.nominal(oi.node, oi.model));
 		for (std::size_t j = 0; j < m; ++j)
-			kk[i * m + j] = k(oi.node, oi.model, obs[first + j].node, obs[first + j].model) + (i == j ? sn2 : 0);
+			kk[i * m + j] = k(oi.node, oi.model, obs[first + j].node, obs[first + j].model) +
+					(i == j ? sn2 : 0);
 	}
 	const std::vector<double> alpha = dense_solve(kk, y);
 	for (NodeIndex n = 0; n < 6; ++n)
@@ -206,10 +210,11 @@ START_TEST(structured_posterior_equals_a_dense_gp)
 			for (std::size_t i = 0; i < m; ++i)
 				var -= ks[i] * v[i];
 			const SpeedPosterior got = gp.posterior(n, model);
-			ck_assert_msg(std::fabs(got.mean - mean) < 1e-9, "node %u model %d: mean %.12f, dense %.12f", n, model,
-			              got.mean, mean);
-			ck_assert_msg(std::fabs(got.sd - std::sqrt(var)) < 1e-9, "node %u model %d: sd %.12f, dense %.12f", n,
-			              model, got.sd, std::sqrt(var));
+			ck_assert_msg(std::fabs(got.mean - mean) < 1e-9,
+				      "node %u model %d: mean %.12f, dense %.12f", n, model, got.mean, mean);
+			ck_assert_msg(std::fabs(got.sd - std::sqrt(var)) < 1e-9,
+				      "node %u model %d: sd %.12f, dense %.12f", n, model, got.sd,
+				      std::sqrt(var));
 		}
 	// The models' kernel: 1 on the diagonal, in (0.5, 1) between the K80-shy resnet and the linear
 	// model that runs the same everywhere.
@@ -327,7 +332,8 @@ START_TEST(gp_placement_is_deterministic)
 			world.nodes[i].gpu_type = types[i % 6];
 		for (JobId k = 1; k <= 30; ++k) {
 			const JobId id = reverse ? 31 - k : k;
-			Job& j = world.pending(id, static_cast<double>(id % 5), 1 + static_cast<int>(id % 3), 1 + id % 7);
+			Job& j = world.pending(id, static_cast<double>(id % 5), 1 + static_cast<int>(id % 3),
+					       1 + id % 7);
 			j.model = id % 2 ? resnet : world.linear;
 		}
 	};
@@ -338,7 +344,7 @@ START_TEST(gp_placement_is_deterministic)
 	Rng rng(3, 0);
 	for (int k = 0; k < 50; ++k)
 		obs.push_back({static_cast<NodeIndex>(rng.below(6)), static_cast<int>(rng.below(2)),
-		               std::exp(0.1 * rng.normal()), static_cast<double>(k)});
+			       std::exp(0.1 * rng.normal()), static_cast<double>(k)});
 	auto s = make("srtf-gp");
 	const std::string first = render(s->decide(with_observations(a, obs, 1)));
 	const std::string again = render(s->decide(with_observations(a, obs, 2)));

@@ -163,14 +163,15 @@ START_TEST(settings_from_the_configuration)
 	ck_assert(!GuardSettings::from_config(c, true)->enabled);
 	const Status learned = c.set("GuardPolicy", "dl2", "test");
 	ck_assert(!learned.is_ok());
-	ck_assert_msg(learned.message().find("heuristic preset") != std::string::npos, "%s", learned.message().c_str());
+	ck_assert_msg(learned.message().find("heuristic preset") != std::string::npos, "%s",
+		      learned.message().c_str());
 	Config w;
 	ck_assert(w.set("GuardInterval", "7200", "test").is_ok());
 	ck_assert(w.set("GuardWindow", "3600", "test").is_ok());
 	const auto bad = GuardSettings::from_config(w, true);
 	ck_assert(!bad.is_ok());
 	ck_assert_msg(bad.status().message().find("GuardWindow=3600") != std::string::npos, "%s",
-	              bad.status().message().c_str());
+		      bad.status().message().c_str());
 }
 END_TEST
 
@@ -217,7 +218,7 @@ std::unique_ptr<Scheduler> preset(const PolicyRegistry& registry, const std::str
 
 // `main` stands for the learned policy, `guard` for GuardPolicy=.
 Guarded run(const std::string& main, const std::string& guard, Estimates estimates, bool enabled = true,
-            Seconds epoch_s = 100)
+	    Seconds epoch_s = 100)
 {
 	const ModelCatalog models = catalog();
 	const Workload w = workload(8, epoch_s);
@@ -237,7 +238,9 @@ Guarded run(const std::string& main, const std::string& guard, Estimates estimat
 	so.guard.interval = 3000;
 	so.guard.window = 6000;
 	so.guard.margin = 0.02;
-	so.guard_observer = [&g](Seconds t, const std::vector<Job>& jobs) { g.snapshots.emplace_back(t, jobs); };
+	so.guard_observer = [&g](Seconds t, const std::vector<Job>& jobs) {
+		g.snapshots.emplace_back(t, jobs);
+	};
 	auto res = simulate(w, models, {n}, *learned, so);
 	ck_assert_msg(res.is_ok(), "%s", res.status().message().c_str());
 	g.result = *res;
@@ -256,8 +259,8 @@ START_TEST(the_engine_follows_the_better_replay)
 	ck_assert_uint_eq(bad.result.guard_learned_cycles, 0);
 	for (const GuardVerdict& v : bad.result.guard_log)
 		if (v.jobs > 0)
-			ck_assert_msg(v.heuristic_jct < v.learned_jct, "at %g: srtf %g, fifo %g", v.at, v.heuristic_jct,
-			              v.learned_jct);
+			ck_assert_msg(v.heuristic_jct < v.learned_jct, "at %g: srtf %g, fifo %g", v.at,
+				      v.heuristic_jct, v.learned_jct);
 	// The other way round: srtf as the "learned" one takes over at the first evaluation with jobs.
 	const Guarded good = run("srtf", "fifo", Estimates::kOracle);
 	ck_assert_int_eq(good.result.guard_switches, 1);
@@ -291,22 +294,27 @@ START_TEST(an_evaluation_never_reads_the_future)
 				bool in = false;
 				for (const Job& r : jobs)
 					in = in || r.id == j.id;
-				ck_assert_msg(in, "evaluation at %g misses job %u", t, static_cast<unsigned>(j.id));
+				ck_assert_msg(in, "evaluation at %g misses job %u", t,
+					      static_cast<unsigned>(j.id));
 			}
 		for (const Job& j : jobs) {
-			ck_assert_msg(w.jobs[j.id - 1].submit_time <= t, "evaluation at %g replays job %u submitted at %g", t,
-			              static_cast<unsigned>(j.id), w.jobs[j.id - 1].submit_time);
+			ck_assert_msg(w.jobs[j.id - 1].submit_time <= t,
+				      "evaluation at %g replays job %u submitted at %g", t,
+				      static_cast<unsigned>(j.id), w.jobs[j.id - 1].submit_time);
 			ck_assert(j.submit_time >= w.jobs[j.id - 1].submit_time);
 			for (const Job& r : jobs)
 				ck_assert(&r == &j || r.id != j.id);
-			// Its finish in the real run: before t its measured length is known, else an estimate.
+			// Its finish in the real run: before t its measured length is known, else an
+			// estimate.
 			Seconds finish = -1;
 			for (const JobOutcome& o : g.result.jobs)
 				if (o.id == j.id)
 					finish = o.finish;
-			if (finish > t) {  // an estimate (the profile's 100 s, or its own noisy epochs), not the truth
-				ck_assert_msg(j.epoch_time_1gpu != 250, "job %u unfinished at %g replayed at its true length",
-				              static_cast<unsigned>(j.id), t);
+			if (finish >
+			    t) {  // an estimate (the profile's 100 s, or its own noisy epochs), not the truth
+				ck_assert_msg(j.epoch_time_1gpu != 250,
+					      "job %u unfinished at %g replayed at its true length",
+					      static_cast<unsigned>(j.id), t);
 				++estimated;
 			} else {
 				ck_assert_double_eq_tol(j.epoch_time_1gpu, 250, kTol);

@@ -70,7 +70,10 @@ void operator delete(void* p, std::size_t) noexcept
 
 namespace {
 
-std::string temp_path(const char* name) { return test::temp_path("dlsched-guarded-test", name); }
+std::string temp_path(const char* name)
+{
+	return test::temp_path("dlsched-guarded-test", name);
+}
 
 // Orderings that fail as a policy can: a runtime_error; std::bad_alloc with the memory gone (as a
 // real allocation failure leaves it); and one that records a learned step too large to write once
@@ -78,7 +81,10 @@ std::string temp_path(const char* name) { return test::temp_path("dlsched-guarde
 class ThrowingOrdering : public Ordering {
 public:
 	explicit ThrowingOrdering(bool out_of_memory) : oom_(out_of_memory) {}
-	const char* name() const override { return oom_ ? "test-throws-bad-alloc" : "test-throws-runtime-error"; }
+	const char* name() const override
+	{
+		return oom_ ? "test-throws-bad-alloc" : "test-throws-runtime-error";
+	}
 	void order(const ClusterView&, std::vector<const Job*>&) const override
 	{
 		if (oom_) {
@@ -120,17 +126,17 @@ public:
 void register_test_policies(PolicyRegistry& r)
 {
 	r.add_ordering("test-throws-runtime-error", "throws std::runtime_error (tests)",
-	               [](const Config&) -> Result<std::unique_ptr<Ordering>> {
-		               return std::unique_ptr<Ordering>(new ThrowingOrdering(false));
-	               });
+		       [](const Config&) -> Result<std::unique_ptr<Ordering>> {
+			       return std::unique_ptr<Ordering>(new ThrowingOrdering(false));
+		       });
 	r.add_ordering("test-throws-bad-alloc", "throws std::bad_alloc, memory gone (tests)",
-	               [](const Config&) -> Result<std::unique_ptr<Ordering>> {
-		               return std::unique_ptr<Ordering>(new ThrowingOrdering(true));
-	               });
+		       [](const Config&) -> Result<std::unique_ptr<Ordering>> {
+			       return std::unique_ptr<Ordering>(new ThrowingOrdering(true));
+		       });
 	r.add_ordering("test-huge-step", "records a step too large for the memory left (tests)",
-	               [](const Config&) -> Result<std::unique_ptr<Ordering>> {
-		               return std::unique_ptr<Ordering>(new HugeStepOrdering());
-	               });
+		       [](const Config&) -> Result<std::unique_ptr<Ordering>> {
+			       return std::unique_ptr<Ordering>(new HugeStepOrdering());
+		       });
 }
 
 dlsched_scheduler_t* scheduler(const std::string& conf_text)
@@ -227,8 +233,8 @@ END_TEST
 START_TEST(recording_experience_out_of_memory_does_not_terminate)
 {
 	const std::string db = temp_path("experience.db");
-	dlsched_scheduler_t* s =
-	        scheduler("Policy=fifo\nOrderingPolicy=test-huge-step\nRecordExperience=yes\nProfileDB=" + db);
+	dlsched_scheduler_t* s = scheduler(
+		"Policy=fifo\nOrderingPolicy=test-huge-step\nRecordExperience=yes\nProfileDB=" + db);
 	CView v;
 	dlsched_error_t err;
 	std::memset(&err, 0, sizeof err);

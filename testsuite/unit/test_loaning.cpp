@@ -62,21 +62,26 @@ START_TEST(mckp_matches_brute_force)
 			}
 			for (std::size_t e = 0; e < v[static_cast<std::size_t>(i)].size(); ++e)
 				if (used + static_cast<int>(e) <= cap)
-					walk(i + 1, used + static_cast<int>(e), sum + v[static_cast<std::size_t>(i)][e]);
+					walk(i + 1, used + static_cast<int>(e),
+					     sum + v[static_cast<std::size_t>(i)][e]);
 		};
 		walk(0, 0, 0);
 		const MckpSolution s = solve_mckp(v, cap);
-		ck_assert_msg(std::abs(s.value - best) < 1e-9, "round %d: dp %g, brute force %g", round, s.value, best);
+		ck_assert_msg(std::abs(s.value - best) < 1e-9, "round %d: dp %g, brute force %g", round,
+			      s.value, best);
 		// The choices are feasible and worth what the solver says.
 		int used = 0;
 		double sum = 0;
 		for (int i = 0; i < k; ++i) {
-			ck_assert_int_lt(s.choice[static_cast<std::size_t>(i)], static_cast<int>(v[static_cast<std::size_t>(i)].size()));
+			ck_assert_int_lt(s.choice[static_cast<std::size_t>(i)],
+					 static_cast<int>(v[static_cast<std::size_t>(i)].size()));
 			used += s.choice[static_cast<std::size_t>(i)];
-			sum += v[static_cast<std::size_t>(i)][static_cast<std::size_t>(s.choice[static_cast<std::size_t>(i)])];
+			sum += v[static_cast<std::size_t>(i)]
+				[static_cast<std::size_t>(s.choice[static_cast<std::size_t>(i)])];
 		}
 		ck_assert_int_le(used, cap);
-		ck_assert_msg(std::abs(sum - best) < 1e-9, "round %d: choices worth %g, best %g", round, sum, best);
+		ck_assert_msg(std::abs(sum - best) < 1e-9, "round %d: choices worth %g, best %g", round, sum,
+			      best);
 	}
 }
 END_TEST
@@ -177,7 +182,8 @@ START_TEST(aryl_lends_what_inference_does_not_need)
 	ck_assert_int_eq(count(d, ActionKind::kLoan), 1);
 	ck_assert_int_eq(static_cast<int>(d.actions.front().node), 2);
 	// LoanHeadroom=1: one more kept back, nothing lent.
-	ck_assert_int_eq(count(make_scheduler("aryl", {{"LoanHeadroom", "1"}})->decide(v), ActionKind::kLoan), 0);
+	ck_assert_int_eq(count(make_scheduler("aryl", {{"LoanHeadroom", "1"}})->decide(v), ActionKind::kLoan),
+			 0);
 	// Demand 0: all three; a pending job may start on a loaned node in the same cycle.
 	v.inference_demand = 0;
 	w.pending(1, 0, 8);
@@ -220,7 +226,8 @@ START_TEST(aryl_reclaims_the_cheapest_nodes_first)
 	ck_assert_int_eq(static_cast<int>(back[0]), 2);
 	ck_assert_int_eq(static_cast<int>(back[1]), 3);
 	const Action* shrink = find(d, ActionKind::kResize, 1);
-	ck_assert(shrink && shrink->gpus == 8 && shrink->placement.size() == 1 && shrink->placement[0].node == 0);
+	ck_assert(shrink && shrink->gpus == 8 && shrink->placement.size() == 1 &&
+		  shrink->placement[0].node == 0);
 	const Action* stop = find(d, ActionKind::kRequeue, 2);
 	ck_assert(stop && stop->grace == 120);
 	ck_assert(!find(d, ActionKind::kRequeue, 3));

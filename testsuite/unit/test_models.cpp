@@ -49,8 +49,8 @@ START_TEST(test_encode_job_by_hand)
 	ck_assert_float_eq_tol(f[3], std::log1p(1.0), 1e-6);
 	ck_assert_float_eq_tol(f[4], std::log1p(1.0), 1e-6);
 	ck_assert_float_eq(f[5], 0);
-	ck_assert_float_eq_tol(f[9], 0.5, 1e-6);   // 4 of 8 GPUs held by the user
-	ck_assert_float_eq_tol(f[13], 0.25, 1e-6); // 2 of 8 to hand out
+	ck_assert_float_eq_tol(f[9], 0.5, 1e-6);    // 4 of 8 GPUs held by the user
+	ck_assert_float_eq_tol(f[13], 0.25, 1e-6);  // 2 of 8 to hand out
 	ck_assert_float_eq(f[14], 0);
 	ck_assert_float_eq_tol(f[15], std::log1p(1.0 / (300.0 / 3600)), 1e-5);
 	j.epoch_time_1gpu = 0;  // unknown: flagged, and nothing infinite
@@ -90,15 +90,16 @@ START_TEST(test_encode_at_a_time_scale)
 	encode_job(rv, *rp, 2, 6, 8, got, k);
 	encode_job(rv, *rp, 2, 6, 8, at1);
 	for (int i = 0; i < kJobFeatures; ++i)
-		ck_assert_msg(std::fabs(want[i] - got[i]) < 1e-5, "feature %s: %g at scale %g, %g in the trace",
-		              job_feature_name(i), got[i], k, want[i]);
+		ck_assert_msg(std::fabs(want[i] - got[i]) < 1e-5,
+			      "feature %s: %g at scale %g, %g in the trace", job_feature_name(i), got[i], k,
+			      want[i]);
 	ck_assert_float_gt(want[0], 10 * at1[0]);  // remaining hours, read at 1: 120x too few
 	float uwant[kUnitFeatures], ugot[kUnitFeatures];
 	encode_unit(tv, *tr, 2, 3, uwant);
 	encode_unit(rv, *rr, 2, 3, ugot, k);
 	for (int i = 0; i < kUnitFeatures; ++i)
-		ck_assert_msg(std::fabs(uwant[i] - ugot[i]) < 1e-5, "unit feature %d: %g at scale %g, %g in the trace", i,
-		              ugot[i], k, uwant[i]);
+		ck_assert_msg(std::fabs(uwant[i] - ugot[i]) < 1e-5,
+			      "unit feature %d: %g at scale %g, %g in the trace", i, ugot[i], k, uwant[i]);
 	ck_assert_float_gt(uwant[7], 0);  // the restart cost counts
 }
 END_TEST
@@ -118,7 +119,7 @@ START_TEST(test_encode_unit_by_hand)
 	ck_assert_float_eq_tol(f[2], std::log2(1.5), 1e-6);
 	ck_assert_float_eq_tol(f[3], std::log1p(200.0 / 3600), 1e-6);
 	ck_assert_float_eq_tol(f[4], 1.0 - 200.0 / 300.0, 1e-6);  // saves a third of what is left
-	ck_assert_float_eq(f[5], 1);                               // beyond what it holds: a resize
+	ck_assert_float_eq(f[5], 1);                              // beyond what it holds: a resize
 	ck_assert_float_eq(f[6], 0);
 	ck_assert_float_eq_tol(f[7], std::log1p(j.preempt_cost.restart_loss() / 3600), 1e-6);
 	encode_unit(v, j, 0, 2, f);  // its first unit: keeps what it holds
@@ -171,7 +172,7 @@ START_TEST(test_window_units)
 	e.gpus_max = 5;  // units of 1 GPU: 3, 4, 5
 	Job& big = w.pending(2, 1, 8);
 	big.gpus_min = 8;
-	big.gpus_max = 24;  // units of a node: 16, 24
+	big.gpus_max = 24;   // units of a node: 16, 24
 	w.pending(3, 2, 1);  // rigid: its first unit only
 	Job& held = w.running(4, 0, {{2, 2}});
 	held.gpus_max = 4;
@@ -329,20 +330,22 @@ START_TEST(test_versions_and_bad_files)
 	ck_assert(m->save(p).is_ok());
 	auto r = PolicyModel::load(p);
 	ck_assert(!r.is_ok());
-	ck_assert_msg(r.status().message().find("feature schema") != std::string::npos, "%s", r.status().message().c_str());
+	ck_assert_msg(r.status().message().find("feature schema") != std::string::npos, "%s",
+		      r.status().message().c_str());
 	ck_assert(r.status().message().find(p) != std::string::npos);
 	m->set_versions_for_testing(kModelFormat + 1, kFeatureSchema);
 	ck_assert(m->save(p).is_ok());
 	r = PolicyModel::load(p);
 	ck_assert(!r.is_ok());
-	ck_assert_msg(r.status().message().find("model format") != std::string::npos, "%s", r.status().message().c_str());
+	ck_assert_msg(r.status().message().find("model format") != std::string::npos, "%s",
+		      r.status().message().c_str());
 	{
 		std::ofstream(p, std::ios::trunc) << "this is not a model";
 	}
 	r = PolicyModel::load(p);
 	ck_assert(!r.is_ok());
 	ck_assert_msg(r.status().message().find("cannot read the model") != std::string::npos, "%s",
-	              r.status().message().c_str());
+		      r.status().message().c_str());
 	std::remove(p.c_str());
 	r = PolicyModel::load(p);
 	ck_assert(!r.is_ok());
@@ -376,17 +379,19 @@ START_TEST(test_fallback_decides_as_heuristic)
 		auto s = Scheduler::create(c, r);
 		ck_assert_msg(s.is_ok(), "%s", s.status().message().c_str());
 		const std::string note = (*s)->notes();
-		ck_assert_msg(note.find(file) != std::string::npos && note.find("srtf instead") != std::string::npos, "%s",
-		              note.c_str());
+		ck_assert_msg(note.find(file) != std::string::npos &&
+				      note.find("srtf instead") != std::string::npos,
+			      "%s", note.c_str());
 		ck_assert_str_eq((*s)->fallback().c_str(), "srtf");  // hosts label the run with it
 		Config h;
 		ck_assert(h.set("Policy", "dl2", "test").is_ok());
 		ck_assert(h.set("OrderingPolicy", "srtf", "test").is_ok());
-		ck_assert(h.set("AllocationPolicy", "mckp", "test").is_ok());  // the learned allocation's fallback
+		ck_assert(h.set("AllocationPolicy", "mckp", "test")
+				  .is_ok());  // the learned allocation's fallback
 		auto heuristic = Scheduler::create(h, r);
 		ck_assert(heuristic.is_ok());
 		ck_assert_str_eq(test::render((*s)->decide(w.view())).c_str(),
-		                 test::render((*heuristic)->decide(w.view())).c_str());
+				 test::render((*heuristic)->decide(w.view())).c_str());
 	}
 	std::remove(tmp_path("schema.pt").c_str());
 	// A learned fallback is refused with a clear message, as soon as the configuration is read
@@ -407,7 +412,8 @@ START_TEST(test_log_prob_implementations_agree)
 	World w({8, 8});
 	w.now = 500;
 	for (JobId id = 1; id <= 9; ++id) {
-		Job& j = w.pending(id, static_cast<Seconds>(id), 1 + static_cast<int>(id % 4) * 2, 5 + static_cast<double>(id));
+		Job& j = w.pending(id, static_cast<Seconds>(id), 1 + static_cast<int>(id % 4) * 2,
+				   5 + static_cast<double>(id));
 		if (id % 2)
 			j.gpus_max = j.gpus_min + 3;  // elastic: further units
 	}
@@ -453,7 +459,8 @@ START_TEST(test_log_prob_implementations_agree)
 		double got = 0;
 		for (float x : samples[i].old_lp)
 			got += x;
-		ck_assert_msg(std::fabs(got - want[i]) < 1e-3, "round %zu: trainer %f, policy %f", i, got, want[i]);
+		ck_assert_msg(std::fabs(got - want[i]) < 1e-3, "round %zu: trainer %f, policy %f", i, got,
+			      want[i]);
 		ck_assert(want[i] < 0);
 	}
 }
@@ -479,7 +486,7 @@ START_TEST(test_supervised_learns_teacher)
 	// Teacher: the elastic job grows to 4, then the shortest jobs first (2 of 12 fit in what is left).
 	std::vector<const Job*> by_length = v.pending;
 	std::sort(by_length.begin(), by_length.end(),
-	          [](const Job* a, const Job* b) { return a->epochs_total < b->epochs_total; });
+		  [](const Job* a, const Job* b) { return a->epochs_total < b->epochs_total; });
 	std::unordered_map<JobId, int> sizes{{20, 4}};
 	std::unordered_map<JobId, std::size_t> rank{{20, 0}};
 	for (std::size_t i = 0; i < by_length.size(); ++i) {
@@ -504,7 +511,8 @@ START_TEST(test_supervised_learns_teacher)
 	ck_assert_msg(last < first * 0.5, "loss %f -> %f", first, last);
 	std::vector<float> sc;
 	model->scores(e, sc);
-	const std::vector<int> played = play_round(RoundRows{e.need, e.unit, e.after, 8}, sc, nullptr, nullptr);
+	const std::vector<int> played =
+		play_round(RoundRows{e.need, e.unit, e.after, 8}, sc, nullptr, nullptr);
 	ck_assert_msg(played == picks, "the trained model's round differs from the teacher's");
 	// Through the allocation: the elastic job is resized to 4, the shortest job starts.
 	LearnedAllocation alloc(model, LearnedOptions());
@@ -546,4 +554,7 @@ static Suite* suite()
 	return s;
 }
 
-int main() { return run_suite(suite()); }
+int main()
+{
+	return run_suite(suite());
+}

@@ -43,9 +43,9 @@ START_TEST(backfill_uses_gpus_the_reservation_does_not_need)
 {
 	World w({4, 4});
 	w.running(1, 0, {{0, 4}}).time_limit = 100;  // ends at 100
-	w.pending(2, 1, 6);                           // needs 6: at t=100, 8 free -> 2 extra
-	w.pending(3, 2, 2).time_limit = 500;          // long, but 2 <= extra: may start on n1
-	w.pending(4, 3, 1).time_limit = 500;          // extra used up: waits
+	w.pending(2, 1, 6);                          // needs 6: at t=100, 8 free -> 2 extra
+	w.pending(3, 2, 2).time_limit = 500;         // long, but 2 <= extra: may start on n1
+	w.pending(4, 3, 1).time_limit = 500;         // extra used up: waits
 	expect_decisions(w, "slurm-backfill", "start 3 [1:2]; prio 2=2; prio 4=1");
 }
 END_TEST
@@ -91,7 +91,7 @@ START_TEST(srtf_ranks_by_wall_clock_time_and_skips_what_does_not_fit)
 
 	World t({4});
 	Job& r = t.running(1, 0, {{0, 4}}, 10);
-	r.epochs_done = 5;     // 5 x 60 / 4 = 75 s left
+	r.epochs_done = 5;  // 5 x 60 / 4 = 75 s left
 	t.now = 300;
 	t.pending(2, 300, 4, 5);  // arrives now, also 75 s: the running job keeps its GPUs
 	expect_decisions(t, "srtf", "prio 2=1");
@@ -102,8 +102,9 @@ START_TEST(tiresias_demotes_past_a_threshold)
 {
 	World w({4});
 	w.running(1, 0, {{0, 4}}).attained_gpu_s = 4000;  // past 3600 GPU-s: queue 1
-	w.pending(2, 5, 4);                              // no service yet: queue 0
-	expect_decisions(w, "tiresias-las", "requeue 1; start 2 [0:4]", {{"TiresiasQueueThresholds", "3600"}});
+	w.pending(2, 5, 4);                               // no service yet: queue 0
+	expect_decisions(w, "tiresias-las", "requeue 1; start 2 [0:4]",
+			 {{"TiresiasQueueThresholds", "3600"}});
 	// Below the threshold both are in queue 0, where the running job goes first.
 	w.jobs[0].attained_gpu_s = 100;
 	expect_decisions(w, "tiresias-las", "prio 2=1", {{"TiresiasQueueThresholds", "3600"}});
@@ -223,7 +224,7 @@ START_TEST(tiresias_promotes_a_starving_job)
 	Job& old = w.pending(1, 0, 8);
 	old.attained_gpu_s = 8000;  // queue 2 by service
 	old.executed_s = 1000;
-	old.last_stop_time = 500;   // promoted at 500 + 2 x 1000 = 2500
+	old.last_stop_time = 500;  // promoted at 500 + 2 x 1000 = 2500
 	old.last_run_s = 100;
 	ck_assert_int_eq(t.queue_of(w.view(), old), 2);
 	ck_assert(t.next_change(w.view()) == 2500);
@@ -257,9 +258,9 @@ END_TEST
 START_TEST(drf_serves_the_user_with_the_lowest_share)
 {
 	World w({4});
-	w.running(1, 0, {{0, 2}});                 // alice holds 2 of 4 GPUs
-	w.pending(2, 1, 2);                        // alice again
-	w.pending(3, 2, 2).user = "bob";           // bob holds nothing: his job goes first
+	w.running(1, 0, {{0, 2}});        // alice holds 2 of 4 GPUs
+	w.pending(2, 1, 2);               // alice again
+	w.pending(3, 2, 2).user = "bob";  // bob holds nothing: his job goes first
 	// Progressive filling: alice's running job (2), then bob's (2); alice's second job finds nothing.
 	expect_decisions(w, "drf", "start 3 [0:2]; prio 2=1");
 }
@@ -296,7 +297,7 @@ END_TEST
 START_TEST(edf_runs_the_earliest_deadline_first)
 {
 	World w({4});
-	w.pending(1, 0, 4);                   // no deadline: after every job that has one
+	w.pending(1, 0, 4);  // no deadline: after every job that has one
 	w.pending(2, 1, 4).deadline = 5000;
 	expect_decisions(w, "edf", "start 2 [0:4]; prio 1=1");
 }
@@ -360,7 +361,8 @@ START_TEST(decisions_are_deterministic)
 	// The same jobs, added in opposite orders (equal submit times are frequent: id % 7).
 	World w({8, 8, 8, 8}), reversed({8, 8, 8, 8});
 	auto add = [](World& world, JobId id) {
-		Job& j = world.pending(id, static_cast<double>(id % 7), 1 + static_cast<int>(id % 4), 1 + id % 9);
+		Job& j = world.pending(id, static_cast<double>(id % 7), 1 + static_cast<int>(id % 4),
+				       1 + id % 9);
 		j.user = id % 3 ? "alice" : "bob";
 		j.attained_gpu_s = 1000.0 * (id % 5);
 	};
@@ -382,8 +384,10 @@ START_TEST(decisions_are_deterministic)
 		auto fresh = Scheduler::create(c, r);
 		ck_assert(fresh.is_ok());
 		const std::string f = render((*fresh)->decide(reversed.view()));
-		ck_assert_msg(a == f, "%s depends on the order jobs were added: %s vs %s", p, a.c_str(), f.c_str());
-		ck_assert_msg(a.find("start") != std::string::npos, "%s started nothing on an empty cluster", p);
+		ck_assert_msg(a == f, "%s depends on the order jobs were added: %s vs %s", p, a.c_str(),
+			      f.c_str());
+		ck_assert_msg(a.find("start") != std::string::npos, "%s started nothing on an empty cluster",
+			      p);
 	}
 }
 END_TEST

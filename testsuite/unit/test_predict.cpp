@@ -202,30 +202,31 @@ START_TEST(user_hints_count_only_within_the_time_limit)
 	};
 	const double none = INFINITY;
 	const Case cases[] = {
-	        // 10 x 60 s on 1 GPU = 600 s, limit 1000 s (floor 100 s): kept.
-	        {"honest", 10, 60, 1000, 0, 1, 600, HintVerdict::kKept},
-	        // 10 x 240 s over 4 GPUs = 600 s: the same.
-	        {"honest on 4 GPUs", 10, 240, 1000, 0, 4, 600, HintVerdict::kKept},
-	        // Claims 6 s against a 1-hour limit: counts as 360 s (limit / 10).
-	        {"tiny claim", 1, 6, 3600, 0, 1, 360, HintVerdict::kRaisedToFloor},
-	        // Claims 5,000 s with a 1,000-s limit: capped at the limit.
-	        {"longer than its limit", 100, 50, 1000, 0, 1, 1000, HintVerdict::kCappedAtLimit},
-	        // Elastic 1-4 GPUs: 1,600 s at 1 GPU, 400 s at 4, within a 1,000-s limit: kept (it
-	        // counts on being scaled up).
-	        {"elastic, fits at its largest size", 10, 160, 1000, 0, 1, 1600, HintVerdict::kKept, 4},
-	        // 4,000 s at 1 GPU, 1,000 at 2: too long for its limit even at 2, capped there.
-	        {"elastic, too long even at its largest", 10, 400, 500, 0, 1, 1000, HintVerdict::kCappedAtLimit, 2},
-	        // No time limit: nothing shorter than 3,600 s.
-	        {"no limit, short claim", 10, 60, none, 0, 1, 3600, HintVerdict::kRaisedToFloor},
-	        {"no limit, long claim", 100, 60, none, 0, 1, 6000, HintVerdict::kKept},
-	        // Ran 900 s on a 600-s claim (more than 1.25 x 600 + 60 = 810): void, the limit counts.
-	        {"overran, limit", 10, 60, 1000, 900, 1, 1000, HintVerdict::kVoid},
-	        // Ran 800 s: still within the slack, kept.
-	        {"within the slack", 10, 60, 1000, 800, 1, 600, HintVerdict::kKept},
-	        // Overran and past its limit too (limit 850 s): twice what it has run.
-	        {"overran past the limit", 10, 60, 850, 900, 1, 1800, HintVerdict::kVoid},
-	        // No epoch time at all: nothing claimed, nothing changed.
-	        {"no claim", 10, 0, 1000, 0, 1, 0, HintVerdict::kUnknown},
+		// 10 x 60 s on 1 GPU = 600 s, limit 1000 s (floor 100 s): kept.
+		{"honest", 10, 60, 1000, 0, 1, 600, HintVerdict::kKept},
+		// 10 x 240 s over 4 GPUs = 600 s: the same.
+		{"honest on 4 GPUs", 10, 240, 1000, 0, 4, 600, HintVerdict::kKept},
+		// Claims 6 s against a 1-hour limit: counts as 360 s (limit / 10).
+		{"tiny claim", 1, 6, 3600, 0, 1, 360, HintVerdict::kRaisedToFloor},
+		// Claims 5,000 s with a 1,000-s limit: capped at the limit.
+		{"longer than its limit", 100, 50, 1000, 0, 1, 1000, HintVerdict::kCappedAtLimit},
+		// Elastic 1-4 GPUs: 1,600 s at 1 GPU, 400 s at 4, within a 1,000-s limit: kept (it
+		// counts on being scaled up).
+		{"elastic, fits at its largest size", 10, 160, 1000, 0, 1, 1600, HintVerdict::kKept, 4},
+		// 4,000 s at 1 GPU, 1,000 at 2: too long for its limit even at 2, capped there.
+		{"elastic, too long even at its largest", 10, 400, 500, 0, 1, 1000,
+		 HintVerdict::kCappedAtLimit, 2},
+		// No time limit: nothing shorter than 3,600 s.
+		{"no limit, short claim", 10, 60, none, 0, 1, 3600, HintVerdict::kRaisedToFloor},
+		{"no limit, long claim", 100, 60, none, 0, 1, 6000, HintVerdict::kKept},
+		// Ran 900 s on a 600-s claim (more than 1.25 x 600 + 60 = 810): void, the limit counts.
+		{"overran, limit", 10, 60, 1000, 900, 1, 1000, HintVerdict::kVoid},
+		// Ran 800 s: still within the slack, kept.
+		{"within the slack", 10, 60, 1000, 800, 1, 600, HintVerdict::kKept},
+		// Overran and past its limit too (limit 850 s): twice what it has run.
+		{"overran past the limit", 10, 60, 850, 900, 1, 1800, HintVerdict::kVoid},
+		// No epoch time at all: nothing claimed, nothing changed.
+		{"no claim", 10, 0, 1000, 0, 1, 0, HintVerdict::kUnknown},
 	};
 	for (const Case& c : cases) {
 		Job j;
@@ -238,8 +239,9 @@ START_TEST(user_hints_count_only_within_the_time_limit)
 		j.gpus_max = c.gpus_max ? c.gpus_max : c.gpus;
 		const HintVerdict v = bound_hints(j, models, limits);
 		ck_assert_msg(v == c.want, "%s: verdict %s", c.what, hint_verdict_name(v));
-		ck_assert_msg(std::fabs(claimed_runtime(j, models, 8) - c.want_runtime) < 1e-6, "%s: runtime %g, want %g",
-		              c.what, claimed_runtime(j, models, 8), c.want_runtime);
+		ck_assert_msg(std::fabs(claimed_runtime(j, models, 8) - c.want_runtime) < 1e-6,
+			      "%s: runtime %g, want %g", c.what, claimed_runtime(j, models, 8),
+			      c.want_runtime);
 		ck_assert_double_eq(j.epochs_total, c.epochs);  // progress stays in the job's own epochs
 	}
 }

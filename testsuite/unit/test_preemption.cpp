@@ -42,7 +42,8 @@ void write_saved_job(const std::string& path, double epoch, double at_s)
 	r.cluster = "c", r.job_id = 7, r.model = "m", r.gpus = 1, r.epochs_total = 10;
 	ck_assert(db->put_job(r).is_ok());
 	db::CheckpointRecord c;
-	c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = epoch, c.kind = "save", c.bytes = 1000, c.seconds = 1;
+	c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = epoch, c.kind = "save", c.bytes = 1000,
+	c.seconds = 1;
 	c.at_s = at_s;
 	ck_assert(db->add_checkpoint(c).is_ok());
 }
@@ -113,7 +114,7 @@ END_TEST
 START_TEST(overhead_never_touches_jobs_that_cannot_be_requeued_or_are_stopping)
 {
 	World w({4});
-	victim(w, 1, {{0, 1}}, 5).requeueable = false;       // the soonest, but --no-requeue
+	victim(w, 1, {{0, 1}}, 5).requeueable = false;          // the soonest, but --no-requeue
 	victim(w, 2, {{0, 1}}, 8).checkpoint_requested_at = 0;  // stopping already: its GPU is freeing
 	victim(w, 3, {{0, 1}}, 20);
 	victim(w, 4, {{0, 1}}, 30);
@@ -205,7 +206,7 @@ START_TEST(estimated_cost_from_the_profile)
 	j.placement = {{0, 2}};
 	j.epochs_total = 10;
 	j.epochs_done = 2.25;
-	j.epoch_time_1gpu = 200;  // 100 s per epoch on its 2 GPUs
+	j.epoch_time_1gpu = 200;    // 100 s per epoch on its 2 GPUs
 	predict::OverheadParams o;  // 500 MB/s both ways, warm-up 0.1 of an epoch, epoch safe points
 	PreemptionCost c = predict::profile_cost(j, models, o);
 	ck_assert_double_eq_tol(c.to_safe_point, 75, 1e-9);     // the rest of epoch 3
@@ -259,14 +260,15 @@ START_TEST(estimated_cost_from_measurements)
 	// A job (or model) that saved at fractions of an epoch stops at its next iteration: at once,
 	// while no preemption says how long the signal and the iteration take.
 	e.fractional_saves = true;
-	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).to_safe_point, 0,
-	                        1e-9);
+	ck_assert_double_eq_tol(
+		predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).to_safe_point, 0, 1e-9);
 	// The cluster's past preemptions: 0.3 s on average from the request to the save.
 	predict::History cluster;
 	cluster.stop_waits = {0.2, 0.4};
 	e.cluster = &cluster;
-	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).to_safe_point, 0.3,
-	                        1e-9);
+	ck_assert_double_eq_tol(
+		predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).to_safe_point, 0.3,
+		1e-9);
 	// Its model's come first (the iteration is the model's): 0.6 s.
 	predict::History h;
 	h.stop_waits = {0.5, 0.7};
@@ -279,8 +281,9 @@ START_TEST(estimated_cost_from_measurements)
 	ck_assert_double_eq_tol(w.to_safe_point, (0.5 + 0.7 + 1.0) / 3, 1e-9);
 	// Epoch safe points: the rest of the epoch, whatever the waits.
 	e.fractional_saves = false;
-	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).to_safe_point, 70,
-	                        1e-9);
+	ck_assert_double_eq_tol(
+		predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).to_safe_point, 70,
+		1e-9);
 	// Asked 0.4 s into the 1-s save of the epoch that ended at t=1000: that save answers in 0.6 s.
 	e.save_pending = true;
 	w = predict::measured_cost(j, models, predict::OverheadParams(), e, 1000.4);
@@ -318,10 +321,12 @@ START_TEST(no_warm_up_predicted_from_noise)
 	predict::JobEvidence e;
 	e.own = &own;
 	e.checkpoint_bytes = 500000000;
-	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).resume, 2, 1e-9);
+	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).resume,
+				2, 1e-9);
 	// A real warm-up: 10% and 14% of an epoch, 12 s on average.
 	own.warmups = {{110, 100}, {114, 100}};
-	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).resume, 2 + 12, 1e-9);
+	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).resume,
+				2 + 12, 1e-9);
 
 	// Nothing measured for it or its model: the cluster's storage and warm-ups (as a share of an
 	// epoch: 30% of a 50-s epoch is 15 s, here 30 s), not the configured 500 MB/s and 10%.
@@ -337,8 +342,9 @@ START_TEST(no_warm_up_predicted_from_noise)
 	ck_assert_double_eq_tol(c.resume, 3 + 30, 1e-9);
 	// Its own come first.
 	own.saves = {{1000000000, 2}};
-	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).checkpoint_write, 1,
-	                        1e-9);
+	ck_assert_double_eq_tol(
+		predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).checkpoint_write, 1,
+		1e-9);
 }
 END_TEST
 
@@ -371,8 +377,8 @@ START_TEST(reader_fills_running_jobs_from_the_profile_db)
 			ck_assert(db->add_epoch(er).is_ok());
 		}
 		db::CheckpointRecord c;
-		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4, c.kind = "save", c.bytes = 1000000000, c.seconds = 2,
-		c.at_s = 1412;
+		c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = 4, c.kind = "save", c.bytes = 1000000000,
+		c.seconds = 2, c.at_s = 1412;
 		ck_assert(db->add_checkpoint(c).is_ok());
 	}
 	predict::ProfileReader reader(path, "c", 60);
@@ -477,15 +483,16 @@ std::string reason_of(const Decisions& d, JobId id)
 
 START_TEST(a_high_job_preempts_deadline_work_only_when_its_slack_absorbs_the_delay)
 {
-	for (const char* preset :
-	     {"qos-deadline", "pickyman", "preempt-qos", "srtf", "tiresias-las", "optimus", "mckp", "drf", "aryl", "srtf-gp"}) {
+	for (const char* preset : {"qos-deadline", "pickyman", "preempt-qos", "srtf", "tiresias-las",
+				   "optimus", "mckp", "drf", "aryl", "srtf-gp"}) {
 		// No deadline: stopped, under every preset.
 		{
 			World w({8});
 			victim(w, 1, {{0, 1}}, 10);
 			high(w, 9, 8);
 			const Decisions d = make_scheduler(preset)->decide(w.view());
-			ck_assert_msg(render(d).find("requeue 1") != std::string::npos, "%s: %s", preset, render(d).c_str());
+			ck_assert_msg(render(d).find("requeue 1") != std::string::npos, "%s: %s", preset,
+				      render(d).c_str());
 		}
 		// Slack 1000 s absorbs the 96 s: stopped.
 		{
@@ -493,7 +500,8 @@ START_TEST(a_high_job_preempts_deadline_work_only_when_its_slack_absorbs_the_del
 			deadline_victim(w, 1000);
 			high(w, 9, 8);
 			const Decisions d = make_scheduler(preset)->decide(w.view());
-			ck_assert_msg(render(d).find("requeue 1") != std::string::npos, "%s: %s", preset, render(d).c_str());
+			ck_assert_msg(render(d).find("requeue 1") != std::string::npos, "%s: %s", preset,
+				      render(d).c_str());
 		}
 		// Slack 50 s does not: it keeps its GPU, and the high job's reason says why it waits.
 		{
@@ -501,11 +509,14 @@ START_TEST(a_high_job_preempts_deadline_work_only_when_its_slack_absorbs_the_del
 			deadline_victim(w, 50);
 			high(w, 9, 8);
 			const Decisions d = make_scheduler(preset)->decide(w.view());
-			ck_assert_msg(render(d).find("requeue 1") == std::string::npos, "%s: %s", preset, render(d).c_str());
-			ck_assert_msg(render(d).find("start 9") == std::string::npos, "%s: %s", preset, render(d).c_str());
+			ck_assert_msg(render(d).find("requeue 1") == std::string::npos, "%s: %s", preset,
+				      render(d).c_str());
+			ck_assert_msg(render(d).find("start 9") == std::string::npos, "%s: %s", preset,
+				      render(d).c_str());
 			const std::string why = reason_of(d, 9);
-			ck_assert_msg(why == "waits for deadline work it would make late: job 1 (50 s slack, needs 96 s)",
-			              "%s: reason \"%s\"", preset, why.c_str());
+			ck_assert_msg(why == "waits for deadline work it would make late: job 1 (50 s slack, "
+					     "needs 96 s)",
+				      "%s: reason \"%s\"", preset, why.c_str());
 		}
 	}
 }
@@ -523,8 +534,8 @@ START_TEST(a_preemption_policy_that_would_never_be_consulted_is_refused)
 	auto s = Scheduler::create(c, r);
 	ck_assert(!s.is_ok());
 	ck_assert_msg(s.status().message().find("dlsched.conf:4: PreemptionPolicy: ") == 0 &&
-	                      s.status().message().find("deadline-autoscale") != std::string::npos,
-	              "%s", s.status().message().c_str());
+			      s.status().message().find("deadline-autoscale") != std::string::npos,
+		      "%s", s.status().message().c_str());
 	// none is what such presets run with.
 	ck_assert(c.set("PreemptionPolicy", "none", "dlsched.conf:4").is_ok());
 	ck_assert(Scheduler::create(c, r).is_ok());
@@ -579,9 +590,10 @@ START_TEST(protected_deadline_work_is_still_resized_when_the_high_job_fits)
 	urgent.qos = "normal";
 	urgent.deadline = 160;
 	const std::string got = render(make_scheduler("qos-deadline")->decide(w.view()));
-	ck_assert_msg(got.find("resize 1 [0:2]") != std::string::npos && got.find("start 2") != std::string::npos &&
-	                      got.find("start 3") != std::string::npos,
-	              "%s", got.c_str());
+	ck_assert_msg(got.find("resize 1 [0:2]") != std::string::npos &&
+			      got.find("start 2") != std::string::npos &&
+			      got.find("start 3") != std::string::npos,
+		      "%s", got.c_str());
 }
 END_TEST
 

@@ -22,7 +22,10 @@ using namespace dlsched::db;
 
 namespace {
 
-std::string temp_path(const char* name) { return test::temp_path("dlsched-profiledb-test", name); }
+std::string temp_path(const char* name)
+{
+	return test::temp_path("dlsched-profiledb-test", name);
+}
 
 JobRecord job(std::int64_t id, const std::string& model, double submit)
 {
@@ -139,8 +142,9 @@ START_TEST(records_round_trip_and_duplicates_are_ignored)
 	std::string header, row;
 	std::getline(lines, header);
 	std::getline(lines, row);
-	ck_assert_str_eq(header.c_str(),
-	                 "cluster,job_id,run,epoch,gpus,start_s,end_s,bytes_read,net_rx_bytes,nfs_read_bytes,node");
+	ck_assert_str_eq(
+		header.c_str(),
+		"cluster,job_id,run,epoch,gpus,start_s,end_s,bytes_read,net_rx_bytes,nfs_read_bytes,node");
 	ck_assert_str_eq(row.c_str(), ",7,0,1,4,1000.0,1030.0,1000,-1,-1,");
 	ck_assert(!r->export_csv("sqlite_master", csv).is_ok());
 }
@@ -166,7 +170,9 @@ START_TEST(an_older_schema_is_upgraded_with_its_data)
 	auto p = w->job("", 1);
 	ck_assert(p.is_ok() && p->epochs.size() == 1);
 	// Version 2's table exists now.
-	raw(path, "INSERT INTO experience (cycle, at_s, state, action, reward) VALUES (1, 2, '{}', 'start 1', 0.5)");
+	raw(path,
+	    "INSERT INTO experience (cycle, at_s, state, action, reward) VALUES (1, 2, '{}', 'start 1', "
+	    "0.5)");
 	auto again = ProfileDb::open_writer(path);
 	ck_assert(again.is_ok() && again->schema_version() == ProfileDb::kSchemaVersion);
 }
@@ -181,10 +187,12 @@ START_TEST(version_3_keeps_one_of_each_duplicated_checkpoint)
 	}
 	// Version 2 let a retried delivery store a checkpoint twice.
 	for (int i = 0; i < 2; ++i)
-		raw(path, "INSERT INTO checkpoints (job_id, run, epoch, kind, bytes, seconds, at_s) "
-		          "VALUES (4, 0, 3, 'save', 1000, 0.5, 77)");
-	raw(path, "INSERT INTO checkpoints (job_id, run, epoch, kind, bytes, seconds, at_s) "
-	          "VALUES (4, 1, 3, 'load', 1000, 0.25, 90)");
+		raw(path,
+		    "INSERT INTO checkpoints (job_id, run, epoch, kind, bytes, seconds, at_s) "
+		    "VALUES (4, 0, 3, 'save', 1000, 0.5, 77)");
+	raw(path,
+	    "INSERT INTO checkpoints (job_id, run, epoch, kind, bytes, seconds, at_s) "
+	    "VALUES (4, 1, 3, 'load', 1000, 0.25, 90)");
 	auto w = ProfileDb::open_writer(path);
 	ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
 	ck_assert_int_eq(w->schema_version(), ProfileDb::kSchemaVersion);  // upgraded through 3
@@ -221,7 +229,8 @@ START_TEST(version_4_records_preemptions_with_their_predictions)
 	p.predicted_resume_s = 30;
 	p.reason = "preempted for job 11 (overhead)";
 	ck_assert(w->add_preemption(p).is_ok());
-	ck_assert(w->add_preemption(p).is_ok());  // sent again (a restarted controller): replaced, not doubled
+	ck_assert(
+		w->add_preemption(p).is_ok());  // sent again (a restarted controller): replaced, not doubled
 	ck_assert(w->finish_preemption("c", 9, 1000, "checkpointed", 1013).is_ok());
 	auto got = w->job("c", 9);
 	ck_assert(got.is_ok());
@@ -236,8 +245,10 @@ START_TEST(version_4_records_preemptions_with_their_predictions)
 	ck_assert(w->export_csv("preemptions", csv).is_ok());
 	const std::string text = csv.str();  // Check's string macros keep the pointer they are given
 	ck_assert_str_eq(text.c_str(),
-	                 "cluster,job_id,requested_s,grace_s,gpus,predicted_suspend_s,predicted_resume_s,reason,outcome,"
-	                 "requeued_s\nc,9,1000.0,600.0,2,12.5,30.0,preempted for job 11 (overhead),checkpointed,1013.0\n");
+			 "cluster,job_id,requested_s,grace_s,gpus,predicted_suspend_s,predicted_resume_s,"
+			 "reason,outcome,"
+			 "requeued_s\nc,9,1000.0,600.0,2,12.5,30.0,preempted for job 11 "
+			 "(overhead),checkpointed,1013.0\n");
 }
 END_TEST
 
@@ -257,7 +268,9 @@ START_TEST(version_5_knows_each_epoch_s_node)
 		ck_assert(runs.is_ok() && runs->empty());
 		std::ostringstream csv;
 		ck_assert(v4->export_csv("epochs", csv).is_ok());
-		ck_assert(csv.str().rfind("cluster,job_id,run,epoch,gpus,start_s,end_s,bytes_read,net_rx_bytes,nfs_read_bytes\n", 0) == 0);
+		ck_assert(csv.str().rfind("cluster,job_id,run,epoch,gpus,start_s,end_s,bytes_read,net_rx_"
+					  "bytes,nfs_read_bytes\n",
+					  0) == 0);
 	}
 	auto w = ProfileDb::open_writer(path);
 	ck_assert_msg(w.is_ok(), "%s", w.status().message().c_str());
@@ -311,20 +324,23 @@ START_TEST(bad_files_are_errors_naming_the_file)
 {
 	auto none = ProfileDb::open_reader("/nonexistent/profiles.db");
 	ck_assert(!none.is_ok());
-	ck_assert(starts_with(none.status().message(), "/nonexistent/profiles.db: no profile database there"));
+	ck_assert(
+		starts_with(none.status().message(), "/nonexistent/profiles.db: no profile database there"));
 
 	const std::string empty = temp_path("empty.db");
 	raw(empty, "PRAGMA user_version=0");
 	auto e = ProfileDb::open_reader(empty);
 	ck_assert(!e.is_ok());
-	ck_assert_msg(e.status().message() == empty + ": an empty database, not yet initialised by dlsched-ingestd", "%s",
-	              e.status().message().c_str());
+	ck_assert_msg(
+		e.status().message() == empty + ": an empty database, not yet initialised by dlsched-ingestd",
+		"%s", e.status().message().c_str());
 
 	const std::string foreign = temp_path("foreign.db");
 	raw(foreign, "CREATE TABLE recipes (name TEXT)");
 	auto f = ProfileDb::open_writer(foreign);
 	ck_assert(!f.is_ok());
-	ck_assert(starts_with(f.status().message(), foreign + ": an SQLite file, but not a dlsched profile database"));
+	ck_assert(starts_with(f.status().message(),
+			      foreign + ": an SQLite file, but not a dlsched profile database"));
 
 	const std::string newer = temp_path("newer.db");
 	{
@@ -335,8 +351,9 @@ START_TEST(bad_files_are_errors_naming_the_file)
 	auto n = ProfileDb::open_reader(newer);
 	ck_assert(!n.is_ok());
 	ck_assert_msg(n.status().message() ==
-	                      newer + ": profile database schema version 99 is newer than this dlsched's (" + std::to_string(ProfileDb::kSchemaVersion) + "); upgrade dlsched",
-	              "%s", n.status().message().c_str());
+			      newer + ": profile database schema version 99 is newer than this dlsched's (" +
+				      std::to_string(ProfileDb::kSchemaVersion) + "); upgrade dlsched",
+		      "%s", n.status().message().c_str());
 
 	const std::string corrupt = temp_path("corrupt.db");
 	{
@@ -346,8 +363,9 @@ START_TEST(bad_files_are_errors_naming_the_file)
 	}
 	auto c = ProfileDb::open_reader(corrupt);
 	ck_assert(!c.is_ok());
-	ck_assert_msg(starts_with(c.status().message(), corrupt + ": not a readable dlsched profile database ("), "%s",
-	              c.status().message().c_str());
+	ck_assert_msg(
+		starts_with(c.status().message(), corrupt + ": not a readable dlsched profile database ("),
+		"%s", c.status().message().c_str());
 	ck_assert(c.status().message().find("move it aside") != std::string::npos);
 }
 END_TEST
@@ -372,13 +390,15 @@ START_TEST(a_job_s_rows_are_bounded_newest_first)
 			er.end_s = 10.0 * e + 10;
 			ck_assert(w->add_epoch(er).is_ok());
 			CheckpointRecord c;
-			c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = e, c.kind = "save", c.bytes = 1, c.seconds = 1;
+			c.cluster = "c", c.job_id = 7, c.run = 0, c.epoch = e, c.kind = "save", c.bytes = 1,
+			c.seconds = 1;
 			c.at_s = 10.0 * e + 10;
 			ck_assert(w->add_checkpoint(c).is_ok());
 		}
 		for (int k = 1; k <= 5; ++k) {
 			PreemptionRecord p;
-			p.cluster = "c", p.job_id = 7, p.requested_s = 100.0 * k, p.gpus = 1, p.outcome = "requeued";
+			p.cluster = "c", p.job_id = 7, p.requested_s = 100.0 * k, p.gpus = 1,
+			p.outcome = "requeued";
 			ck_assert(w->add_preemption(p).is_ok());
 		}
 		ck_assert(tx.commit().is_ok());

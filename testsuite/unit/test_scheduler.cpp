@@ -107,7 +107,7 @@ bool g_place = false;
 struct FirstFitPlacement : Placement {
 	const char* name() const override { return "first-fit"; }
 	bool place(const ClusterView& view, const Job& job, int gpus, const FreeMap& free,
-	           std::vector<NodeShare>& out) const override
+		   std::vector<NodeShare>& out) const override
 	{
 		if (!g_place)
 			return false;
@@ -220,11 +220,12 @@ std::string render(const Decisions& d)
 		if (!s.empty())
 			s += "; ";
 		switch (a.kind) {
-		case ActionKind::kSetPriority:
-			s += "prio " + std::to_string(a.job) + "=" + std::to_string(static_cast<int>(a.priority));
-			continue;
-		default:
-			s += std::string(action_kind_name(a.kind)) + " " + std::to_string(a.job);
+			case ActionKind::kSetPriority:
+				s += "prio " + std::to_string(a.job) + "=" +
+				     std::to_string(static_cast<int>(a.priority));
+				continue;
+			default:
+				s += std::string(action_kind_name(a.kind)) + " " + std::to_string(a.job);
 		}
 		if (a.kind == ActionKind::kStart || a.kind == ActionKind::kResize) {
 			s += " [";
@@ -424,7 +425,8 @@ START_TEST(admin_pins_and_nice_override_the_policy_order)
 	expect_actions(d, "prio 2=6; prio 1=5; prio 4=4; prio 3=3; prio 5=2; prio 6=1");
 	// A job the plan starts leaves the order; the others keep their places.
 	g_plan = {{2, {{0, 1}}}};
-	expect_actions(s->decide(w.view()), "start 2 [0:1]; prio 1=5; prio 4=4; prio 3=3; prio 5=2; prio 6=1");
+	expect_actions(s->decide(w.view()),
+		       "start 2 [0:1]; prio 1=5; prio 4=4; prio 3=3; prio 5=2; prio 6=1");
 }
 END_TEST
 
@@ -438,14 +440,15 @@ START_TEST(unknown_policy_names_are_errors_listing_known_ones)
 	ck_assert(!s.is_ok());
 	ck_assert_int_eq(static_cast<int>(s.status().code()), static_cast<int>(StatusCode::kNotFound));
 	ck_assert_str_eq(s.status().message().c_str(),
-	                 "test: OrderingPolicy: unknown ordering policy 'nope' (known: reverse-id, reverse-id-preemptive)");
+			 "test: OrderingPolicy: unknown ordering policy 'nope' (known: reverse-id, "
+			 "reverse-id-preemptive)");
 	// From a file, the error names the file and line where the name was set.
 	auto c2 = Config::parse("# a comment\nPolicy=missing\n", "dlsched.conf");
 	ck_assert(c2.is_ok());
 	auto s2 = Scheduler::create(c2.value(), r);
 	ck_assert(!s2.is_ok());
 	ck_assert_str_eq(s2.status().message().c_str(),
-	                 "dlsched.conf:2: Policy: unknown scheduling policy 'missing' (known: test)");
+			 "dlsched.conf:2: Policy: unknown scheduling policy 'missing' (known: test)");
 	// A part of a preset that does not exist is located at Policy=, named as the preset's.
 	SchedulerSpec broken;
 	broken.ordering = "gone";
@@ -454,9 +457,10 @@ START_TEST(unknown_policy_names_are_errors_listing_known_ones)
 	ck_assert(c3.is_ok());
 	auto s3 = Scheduler::create(c3.value(), r);
 	ck_assert(!s3.is_ok());
-	ck_assert_str_eq(s3.status().message().c_str(),
-	                 "dlsched.conf:1: Policy: preset 'broken': unknown ordering policy 'gone' (known: reverse-id, "
-	                 "reverse-id-preemptive)");
+	ck_assert_str_eq(
+		s3.status().message().c_str(),
+		"dlsched.conf:1: Policy: preset 'broken': unknown ordering policy 'gone' (known: reverse-id, "
+		"reverse-id-preemptive)");
 }
 END_TEST
 

@@ -113,12 +113,12 @@ START_TEST(test_quota_file)
 		const char* text;
 		const char* says;
 	} bad[] = {
-	        {"a,6\nb\n", ":2: 'b' is not `account,gpus`"},
-	        {"a,six\n", ":1: 'six' is not a number of GPUs >= 0"},
-	        {"a,-1\n", ":1: '-1' is not a number of GPUs >= 0"},
-	        {"a,1\na,2\n", ":2: account 'a' is listed twice (first at line 1)"},
-	        {",2\n", ":1: no account name"},
-	        {"a,6\nb,3\n", "sum to 9.000000 GPUs, more than the cluster's 8"},
+		{"a,6\nb\n", ":2: 'b' is not `account,gpus`"},
+		{"a,six\n", ":1: 'six' is not a number of GPUs >= 0"},
+		{"a,-1\n", ":1: '-1' is not a number of GPUs >= 0"},
+		{"a,1\na,2\n", ":2: account 'a' is listed twice (first at line 1)"},
+		{",2\n", ":1: no account name"},
+		{"a,6\nb,3\n", "sum to 9.000000 GPUs, more than the cluster's 8"},
 	};
 	for (const Bad& b : bad) {
 		{
@@ -128,7 +128,7 @@ START_TEST(test_quota_file)
 		auto r = load_quotas(p, w, 8);
 		ck_assert_msg(!r.is_ok(), "%s accepted", b.text);
 		ck_assert_msg(r.status().message().find(b.says) != std::string::npos, "%s: %s", b.text,
-		              r.status().message().c_str());
+			      r.status().message().c_str());
 	}
 	ck_assert(!load_quotas(p + ".missing", w, 8).is_ok());
 }

@@ -57,13 +57,13 @@ START_TEST(steady_epoch_is_the_median_after_the_warm_up)
 		std::vector<double> epochs;
 		double steady;
 	} cases[] = {
-	        {{30, 10, 12, 11}, 11},  // the first (warm-up) left out; median of 10, 11, 12
-	        {{30, 10, 12}, 11},      // an even count: the mean of the middle two
-	        {{30, 10}, 10},
-	        {{30}, 0},               // the warm-up alone: no steady epoch yet
-	        {{}, 0},
-	        {{30, 10, -1}, 0},       // not a length
-	        {{30, 10, NAN}, 0},
+		{{30, 10, 12, 11}, 11},  // the first (warm-up) left out; median of 10, 11, 12
+		{{30, 10, 12}, 11},      // an even count: the mean of the middle two
+		{{30, 10}, 10},
+		{{30}, 0},  // the warm-up alone: no steady epoch yet
+		{{}, 0},
+		{{30, 10, -1}, 0},  // not a length
+		{{30, 10, NAN}, 0},
 	};
 	for (const auto& c : cases)
 		ck_assert_double_eq_tol(steady_epoch_seconds(c.epochs), c.steady, kTol);
@@ -78,15 +78,15 @@ START_TEST(speeds_are_relative_to_the_median_node)
 {
 	Hetero h;
 	std::vector<EpochSample> samples = {
-	        run(0, "resnet", 1, 40, 4), run(1, "resnet", 2, 5, 3), run(2, "resnet", 1, 40, 2),
-	        run(3, "resnet", 1, 40, 1),
-	        run(0, "resnet", 2, 1, 7, 2),  // over 2 nodes: its slowest node's time, which is unknown
-	        run(9, "resnet", 1, 1, 8),     // no such node
-	        run(1, "lonely", 1, 10, 9),    // a model one node ran: nothing to compare with
-	        run(0, "mystery", 1, 10, 5),   // not in the catalog: nominal 1 everywhere, linear
-	        run(1, "mystery", 1, 20, 6),   // reference sqrt(10 x 20)
-	        run(2, "resnet", 0, 40, 10),   // no GPUs
-	        run(3, "resnet", 1, 0, 11),    // no epoch time
+		run(0, "resnet", 1, 40, 4),  run(1, "resnet", 2, 5, 3),    run(2, "resnet", 1, 40, 2),
+		run(3, "resnet", 1, 40, 1),  run(0, "resnet", 2, 1, 7, 2),  // over 2 nodes: its slowest
+									    // node's time, which is unknown
+		run(9, "resnet", 1, 1, 8),                                  // no such node
+		run(1, "lonely", 1, 10, 9),   // a model one node ran: nothing to compare with
+		run(0, "mystery", 1, 10, 5),  // not in the catalog: nominal 1 everywhere, linear
+		run(1, "mystery", 1, 20, 6),  // reference sqrt(10 x 20)
+		run(2, "resnet", 0, 40, 10),  // no GPUs
+		run(3, "resnet", 1, 0, 11),   // no epoch time
 	};
 	const std::vector<SpeedObservation> obs = speed_observations(samples, h.nodes(), h.w.models);
 	const struct {
@@ -95,8 +95,12 @@ START_TEST(speeds_are_relative_to_the_median_node)
 		double speed;
 		Seconds at;
 	} want[] = {
-	        {3, h.resnet, 0.25, 1}, {2, h.resnet, 0.25, 2}, {1, h.resnet, 1.0, 3}, {0, h.resnet, 0.25, 4},
-	        {0, -1, std::sqrt(200.0) / 10, 5}, {1, -1, std::sqrt(200.0) / 20, 6},
+		{3, h.resnet, 0.25, 1},
+		{2, h.resnet, 0.25, 2},
+		{1, h.resnet, 1.0, 3},
+		{0, h.resnet, 0.25, 4},
+		{0, -1, std::sqrt(200.0) / 10, 5},
+		{1, -1, std::sqrt(200.0) / 20, 6},
 	};
 	ck_assert_uint_eq(obs.size(), sizeof want / sizeof want[0]);
 	for (std::size_t i = 0; i < obs.size(); ++i) {
@@ -113,7 +117,8 @@ END_TEST
 START_TEST(speeds_do_not_depend_on_the_epoch_length)
 {
 	Hetero h;
-	std::vector<EpochSample> slow = {run(0, "resnet", 1, 40, 1), run(1, "resnet", 1, 10, 2), run(2, "resnet", 1, 40, 3)};
+	std::vector<EpochSample> slow = {run(0, "resnet", 1, 40, 1), run(1, "resnet", 1, 10, 2),
+					 run(2, "resnet", 1, 40, 3)};
 	std::vector<EpochSample> fast = slow;
 	for (EpochSample& s : fast)
 		s.epoch_s /= 50;

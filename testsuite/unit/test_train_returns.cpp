@@ -82,8 +82,8 @@ START_TEST(test_discounted_returns_by_hand)
 	Reward r;
 	r.horizon_s = 3600;
 	const std::vector<double> ret = episode_returns(steps, 7200, r);
-	const double g1 = -1.0;                           // 1 job x 1 h
-	const double g0 = -2.0 + std::exp(-1.0) * g1;     // 2 jobs x 1 h, then discounted
+	const double g1 = -1.0;                        // 1 job x 1 h
+	const double g0 = -2.0 + std::exp(-1.0) * g1;  // 2 jobs x 1 h, then discounted
 	ck_assert_double_eq_tol(ret[1], g1, 1e-12);
 	ck_assert_double_eq_tol(ret[0], g0, 1e-12);
 	// From 1800 s: 2 jobs for half an hour, then step 1's return discounted over it.
@@ -138,4 +138,7 @@ static Suite* suite()
 	return s;
 }
 
-int main() { return run_suite(suite()); }
+int main()
+{
+	return run_suite(suite());
+}

@@ -97,7 +97,8 @@ START_TEST(philly_is_read_sorted_and_rebased)
 	for (std::size_t i = 0; i < w->jobs.size(); ++i) {
 		const Job& j = w->jobs[i];
 		const int nodes = (j.gpus_requested + 7) / 8;
-		const double runtime = j.epochs_total * j.epoch_time_1gpu / catalog().speedup(j.model, j.gpus_requested, nodes);
+		const double runtime = j.epochs_total * j.epoch_time_1gpu /
+				       catalog().speedup(j.model, j.gpus_requested, nodes);
 		ck_assert_double_eq_tol(runtime, w->trace_runtime_s[i], 1e-6);
 		ck_assert(!j.elastic());
 		ck_assert(!j.has_deadline());
@@ -123,13 +124,16 @@ START_TEST(bad_lines_are_errors_or_counted_when_skipped)
 	ck_assert_uint_eq(w->jobs.size(), 2);
 	ck_assert_uint_eq(w->skipped_lines, 1);
 	// A missing length has no field to point at: the line's first column.
-	expect_error("native_nolength.csv", "2:1: neither epoch_s nor duration_s is given (one says how long the job runs)");
-	expect_error("native_bad.csv", "1:36: unknown column 'colour' (known: id, submit_s, gpus, min_gpus, max_gpus, "
-	                               "model, epochs, epoch_s, duration_s, deadline_s, time_limit_s, qos, partition, "
-	                               "user, name)");
+	expect_error("native_nolength.csv",
+		     "2:1: neither epoch_s nor duration_s is given (one says how long the job runs)");
+	expect_error("native_bad.csv",
+		     "1:36: unknown column 'colour' (known: id, submit_s, gpus, min_gpus, max_gpus, "
+		     "model, epochs, epoch_s, duration_s, deadline_s, time_limit_s, qos, partition, "
+		     "user, name)");
 	// The unknown model's column is where its key starts in the JSON line.
-	expect_error("native_bad.jsonl", "2:28: unknown model 'nosuchmodel' (known: bert, cifar10, deepspeech2, imagenet, "
-	                                 "ncf, yolov3)");
+	expect_error("native_bad.jsonl",
+		     "2:28: unknown model 'nosuchmodel' (known: bert, cifar10, deepspeech2, imagenet, "
+		     "ncf, yolov3)");
 	// ... and with skip_bad_lines it is skipped and counted like any bad line.
 	auto unknown = load("native_bad.jsonl", {}, skip);
 	ck_assert(unknown.is_ok());
@@ -165,14 +169,17 @@ START_TEST(out_of_range_and_conflicting_fields_are_errors)
 		std::string text;
 		std::string want;  // after "<file>:"
 	} cases[] = {
-		{"int.csv", std::string(philly) + "1,x,0,600,3000000000,aa\n", "2:11: num_gpus '3000000000' " + gpus},
+		{"int.csv", std::string(philly) + "1,x,0,600,3000000000,aa\n",
+		 "2:11: num_gpus '3000000000' " + gpus},
 		{"neg.csv", std::string(philly) + "1,x,0,600,-4,aa\n", "2:11: num_gpus '-4' " + gpus},
 		{"ll.csv", std::string(philly) + "1,x,0,600,99999999999999999999,aa\n",
 		 "2:11: num_gpus '99999999999999999999' " + gpus},
-		{"big.csv", std::string(philly) + "1,x,0,1e300,1,aa\n", "2:7: duration_s '1e300' " + philly_s},
+		{"big.csv", std::string(philly) + "1,x,0,1e300,1,aa\n",
+		 "2:7: duration_s '1e300' " + philly_s},
 		{"inf.csv", std::string(philly) + "1,x,0,inf,1,aa\n", "2:7: duration_s 'inf' " + philly_s},
 		{"nan.csv", std::string(philly) + "1,x,0,nan,1,aa\n", "2:7: duration_s 'nan' " + philly_s},
-		{"over.csv", std::string(philly) + "1,x,0,1e400,1,aa\n", "2:7: duration_s '1e400' " + philly_s},
+		{"over.csv", std::string(philly) + "1,x,0,1e400,1,aa\n",
+		 "2:7: duration_s '1e400' " + philly_s},
 		{"submit.csv", std::string(philly) + "1,x,-5,600,1,aa\n",
 		 "2:5: submit_s '-5' is out of range: submit times are 0 to 1e10 seconds"},
 		{"pollux.csv", "name,time,application,num_replicas,batch_size\nj,0,cifar10,70000,128\n",
@@ -180,19 +187,26 @@ START_TEST(out_of_range_and_conflicting_fields_are_errors)
 		{"epochs.csv", std::string(native) + "0,1,cifar10,1e9,30,\n",
 		 "2:13: epochs '1e9' is out of range: give more than 0 and at most 1e6 epochs"},
 		{"deadline.csv", "submit_s,gpus,model,epochs,epoch_s,deadline_s\n0,1,cifar10,1,30,-inf\n",
-		 "2:18: deadline_s '-inf' is out of range: give seconds, more than 0 and at most 1e8 (about 3 years)"},
+		 "2:18: deadline_s '-inf' is out of range: give seconds, more than 0 and at most 1e8 (about "
+		 "3 years)"},
 		// Each factor in range, their product not.
 		{"product.csv", std::string(native) + "0,1,cifar10,1e6,1e7,\n",
-		 "2:17: epochs x epoch_s = 1e+06 x 1e+07 = 1e+13 s is out of range: give seconds, more than 0 and at "
+		 "2:17: epochs x epoch_s = 1e+06 x 1e+07 = 1e+13 s is out of range: give seconds, more than "
+		 "0 and at "
 		 "most 1e8 (about 3 years)"},
 		{"conflict.csv", std::string(native) + "0,1,cifar10,10,30,700\n",
-		 "2:19: duration_s 700 disagrees with epochs x epoch_s = 10 x 30 = 300 s by more than 1%: give "
+		 "2:19: duration_s 700 disagrees with epochs x epoch_s = 10 x 30 = 300 s by more than 1%: "
+		 "give "
 		 "epoch_s or duration_s, not both, or make them agree"},
-		{"gpus.jsonl", R"({"submit_s": 0, "gpus": 1e12, "model": "ncf", "epochs": 1, "epoch_s": 5})" "\n",
+		{"gpus.jsonl",
+		 R"({"submit_s": 0, "gpus": 1e12, "model": "ncf", "epochs": 1, "epoch_s": 5})"
+		 "\n",
 		 "1:17: gpus 1e+12 " + gpus},
 		{"conflict.jsonl",
-		 R"({"submit_s": 0, "gpus": 1, "model": "ncf", "epochs": 2, "epoch_s": 5, "duration_s": 100})" "\n",
-		 "1:71: duration_s 100 disagrees with epochs x epoch_s = 2 x 5 = 10 s by more than 1%: give epoch_s "
+		 R"({"submit_s": 0, "gpus": 1, "model": "ncf", "epochs": 2, "epoch_s": 5, "duration_s": 100})"
+		 "\n",
+		 "1:71: duration_s 100 disagrees with epochs x epoch_s = 2 x 5 = 10 s by more than 1%: give "
+		 "epoch_s "
 		 "or duration_s, not both, or make them agree"},
 	};
 	for (const auto& c : cases) {
@@ -202,7 +216,7 @@ START_TEST(out_of_range_and_conflicting_fields_are_errors)
 		ck_assert_msg(!w.is_ok(), "%s accepted", c.name);
 		const std::string got = w.status().message();
 		ck_assert_msg(got == path + ":" + c.want, "%s: got \"%s\", want \"%s\"", c.name, got.c_str(),
-		              c.want.c_str());
+			      c.want.c_str());
 	}
 	// Within 1% the two lengths agree (rounding): epochs x epoch_s is the length.
 	const std::string agree = test::temp_path("test_workload", "agree.csv");
@@ -248,7 +262,8 @@ END_TEST
 
 START_TEST(builder_is_seeded_and_its_options_work)
 {
-	const std::string philly = std::string(DLSCHED_PROFILES) + "/../traces/philly/philly_2017-10-02_1000.csv";
+	const std::string philly =
+		std::string(DLSCHED_PROFILES) + "/../traces/philly/philly_2017-10-02_1000.csv";
 	BuildOptions b;
 	auto a1 = load_workload(philly, {}, b, catalog());
 	auto a2 = load_workload(philly, {}, b, catalog());
@@ -275,7 +290,8 @@ START_TEST(builder_is_seeded_and_its_options_work)
 		elastic += j.elastic();
 		if (j.has_deadline()) {
 			++deadlines;
-			ck_assert_double_eq_tol(j.deadline, j.submit_time + 1.5 * w->trace_runtime_s[i], 1e-6);
+			ck_assert_double_eq_tol(j.deadline, j.submit_time + 1.5 * w->trace_runtime_s[i],
+						1e-6);
 		}
 		if (j.elastic()) {
 			ck_assert_int_eq(j.gpus_min, 1);

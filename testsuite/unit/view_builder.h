@@ -80,7 +80,8 @@ struct World {
 		for (const Job& j : jobs)
 			(j.running() ? v.running : v.pending).push_back(&j);
 		std::sort(v.pending.begin(), v.pending.end(), [](const Job* a, const Job* b) {
-			return a->submit_time != b->submit_time ? a->submit_time < b->submit_time : a->id < b->id;
+			return a->submit_time != b->submit_time ? a->submit_time < b->submit_time
+								: a->id < b->id;
 		});
 		return v;
 	}
@@ -93,14 +94,16 @@ inline std::string render(const Decisions& d)
 		if (!s.empty())
 			s += "; ";
 		if (a.kind == ActionKind::kSetPriority) {
-			s += "prio " + std::to_string(a.job) + "=" + std::to_string(static_cast<int>(a.priority));
+			s += "prio " + std::to_string(a.job) + "=" +
+			     std::to_string(static_cast<int>(a.priority));
 			continue;
 		}
 		s += std::string(action_kind_name(a.kind)) + " " + std::to_string(a.job);
 		if (a.kind == ActionKind::kStart || a.kind == ActionKind::kResize) {
 			s += " [";
 			for (std::size_t i = 0; i < a.placement.size(); ++i)
-				s += (i ? "," : "") + std::to_string(a.placement[i].node) + ":" + std::to_string(a.placement[i].gpus);
+				s += (i ? "," : "") + std::to_string(a.placement[i].node) + ":" +
+				     std::to_string(a.placement[i].gpus);
 			s += "]";
 		}
 	}
@@ -109,7 +112,7 @@ inline std::string render(const Decisions& d)
 
 // The scheduler of the named preset (and optional Key=Value overrides), with the builtin policies.
 inline std::unique_ptr<Scheduler> make_scheduler(const std::string& preset,
-                                                 std::vector<std::pair<std::string, std::string>> keys = {})
+						 std::vector<std::pair<std::string, std::string>> keys = {})
 {
 	Config c;
 	ck_assert(c.set("Policy", preset, "test").is_ok());
@@ -124,7 +127,7 @@ inline std::unique_ptr<Scheduler> make_scheduler(const std::string& preset,
 
 // Decides with the named preset (and optional Key=Value overrides) and compares the rendering.
 inline void expect_decisions(const World& w, const std::string& preset, const char* want,
-                             std::vector<std::pair<std::string, std::string>> keys = {})
+			     std::vector<std::pair<std::string, std::string>> keys = {})
 {
 	const std::string got = render(make_scheduler(preset, std::move(keys))->decide(w.view()));
 	ck_assert_msg(got == want, "%s: got \"%s\", want \"%s\"", preset.c_str(), got.c_str(), want);

@@ -6,8 +6,8 @@
 #ifndef DLSCHED_LIMITS_H
 #define DLSCHED_LIMITS_H
 
-#define DLSCHED_MAX_MODEL_NAME 64	/* characters: letters, digits, '-', '_', '.' */
-#define DLSCHED_MAX_EPOCHS 1e7		/* epochs of a job (fractions allowed) */
-#define DLSCHED_MAX_JOB_GPUS 4096	/* GPUs of a job, elastic maximum included */
+#define DLSCHED_MAX_MODEL_NAME 64 /* characters: letters, digits, '-', '_', '.' */
+#define DLSCHED_MAX_EPOCHS 1e7    /* epochs of a job (fractions allowed) */
+#define DLSCHED_MAX_JOB_GPUS 4096 /* GPUs of a job, elastic maximum included */
 
 #endif

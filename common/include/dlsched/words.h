@@ -8,11 +8,11 @@
 #ifndef DLSCHED_WORDS_H
 #define DLSCHED_WORDS_H
 
-#define DLSCHED_WORD_DEADLINE "deadline"	  /* the job's deadline (epoch s), also a comment word */
-#define DLSCHED_WORD_INFEASIBLE "infeasible"	  /* when its deadline was first found infeasible */
-#define DLSCHED_WORD_REQUESTED "dl_requested"	  /* the GPUs it asked for, kept at its first resize */
-#define DLSCHED_WORD_RESIZES "dl_resizes"	  /* requeues that were resizes */
-#define DLSCHED_WORD_HELD "dl_held"		  /* when sched/dlsched first held it for its deadline */
-#define DLSCHED_WORD_RELEASED "dl_released"	  /* when a hold was first seen released */
+#define DLSCHED_WORD_DEADLINE "deadline"      /* the job's deadline (epoch s), also a comment word */
+#define DLSCHED_WORD_INFEASIBLE "infeasible"  /* when its deadline was first found infeasible */
+#define DLSCHED_WORD_REQUESTED "dl_requested" /* the GPUs it asked for, kept at its first resize */
+#define DLSCHED_WORD_RESIZES "dl_resizes"     /* requeues that were resizes */
+#define DLSCHED_WORD_HELD "dl_held"           /* when sched/dlsched first held it for its deadline */
+#define DLSCHED_WORD_RELEASED "dl_released"   /* when a hold was first seen released */
 
 #endif

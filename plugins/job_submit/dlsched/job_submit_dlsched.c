@@ -84,7 +84,7 @@ static bool _metadata(const char *comment, char **env, uint32_t env_size, dlsche
 	memset(m, 0, sizeof(*m));
 	m->struct_size = sizeof(*m);
 	return dlsched_parse_job_metadata(comment, (const char *const *) env, env ? env_size : 0, m, NULL) ==
-	       DLSCHED_OK;
+		DLSCHED_OK;
 }
 
 /* NULL when the range fits the job's GPUs, else why not (xmalloc'ed). */

@@ -54,7 +54,7 @@ static const char *_stage(int stage)
 /* Async-signal-safe from here to exec. */
 static void _report(int fd, int kind, int stage, int err, pid_t pid)
 {
-	launch_msg_t m = { kind, stage, err, pid };
+	launch_msg_t m = {kind, stage, err, pid};
 
 	(void) !write(fd, &m, sizeof(m));
 }
@@ -62,8 +62,7 @@ static void _report(int fd, int kind, int stage, int err, pid_t pid)
 static void _close_from(int lowest, int keep)
 {
 #ifdef SYS_close_range
-	if (keep > lowest &&
-	    syscall(SYS_close_range, lowest, keep - 1, 0) == 0 &&
+	if (keep > lowest && syscall(SYS_close_range, lowest, keep - 1, 0) == 0 &&
 	    syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
 		return;
 #endif
@@ -73,8 +72,7 @@ static void _close_from(int lowest, int keep)
 	}
 }
 
-static void _child(int fd, int devnull, const char *path, char *const argv[],
-		   char *const envp[], uid_t uid, gid_t gid,
+static void _child(int fd, int devnull, const char *path, char *const argv[], char *const envp[], uid_t uid, gid_t gid,
 		   const gid_t *groups, int ngroups)
 {
 	struct sigaction dfl;
@@ -118,9 +116,8 @@ static void _child(int fd, int devnull, const char *path, char *const argv[],
 		_report(fd, MSG_FAILED, AT_UID, errno, 0);
 		_exit(127);
 	}
-	if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 ||
-	    ru != uid || eu != uid || su != uid || rg != gid || eg != gid ||
-	    sg != gid) {
+	if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 || ru != uid || eu != uid || su != uid ||
+	    rg != gid || eg != gid || sg != gid) {
 		_report(fd, MSG_FAILED, AT_CHECK, EPERM, 0);
 		_exit(127);
 	}
@@ -128,7 +125,7 @@ static void _child(int fd, int devnull, const char *path, char *const argv[],
 	(void) dup2(devnull, STDIN_FILENO);
 	(void) dup2(devnull, STDOUT_FILENO);
 	(void) dup2(devnull, STDERR_FILENO);
-	_close_from(STDERR_FILENO + 1, fd);	/* fd closes itself at exec */
+	_close_from(STDERR_FILENO + 1, fd); /* fd closes itself at exec */
 	umask(077);
 	(void) !chdir("/");
 	execve(path, argv, envp);
@@ -144,12 +141,10 @@ static double _mono_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-extern int dls_collector_start(dls_collector_t *c, const char *path,
-			       char *const argv[], uid_t uid, gid_t gid,
-			       const gid_t *groups, int ngroups, char *err,
-			       size_t errlen)
+extern int dls_collector_start(dls_collector_t *c, const char *path, char *const argv[], uid_t uid, gid_t gid,
+			       const gid_t *groups, int ngroups, char *err, size_t errlen)
 {
-	static char *const envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", NULL };
+	static char *const envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
 	int pfd[2], devnull, status;
 	pid_t mid, pid = 0;
 	launch_msg_t m;
@@ -176,8 +171,7 @@ extern int dls_collector_start(dls_collector_t *c, const char *path,
 		(void) setsid();
 		child = fork();
 		if (child == 0)
-			_child(pfd[1], devnull, path, argv, envp, uid, gid,
-			       groups, ngroups);
+			_child(pfd[1], devnull, path, argv, envp, uid, gid, groups, ngroups);
 		if (child < 0)
 			_report(pfd[1], MSG_FAILED, AT_FORK, errno, 0);
 		else
@@ -197,7 +191,7 @@ extern int dls_collector_start(dls_collector_t *c, const char *path,
 	/* Messages until the pipe closes: at exec, or when the child died. */
 	until = _mono_ms() + 2000;
 	for (;;) {
-		struct pollfd p = { pfd[0], POLLIN, 0 };
+		struct pollfd p = {pfd[0], POLLIN, 0};
 		double left = until - _mono_ms();
 		ssize_t n;
 
@@ -207,7 +201,7 @@ extern int dls_collector_start(dls_collector_t *c, const char *path,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n != (ssize_t) sizeof(m))
-			break;	/* EOF: exec'd (or gone) */
+			break; /* EOF: exec'd (or gone) */
 		if (m.kind == MSG_PID)
 			pid = m.pid;
 		else if (m.kind == MSG_FAILED && !failed_stage) {
@@ -217,8 +211,7 @@ extern int dls_collector_start(dls_collector_t *c, const char *path,
 	}
 	close(pfd[0]);
 	if (failed_stage) {
-		snprintf(err, errlen, "%s %s: %s", _stage(failed_stage),
-			 failed_stage == AT_EXEC ? path : "",
+		snprintf(err, errlen, "%s %s: %s", _stage(failed_stage), failed_stage == AT_EXEC ? path : "",
 			 strerror(failed_err));
 		return -1;
 	}
@@ -249,9 +242,8 @@ static int _still_collector(pid_t pid)
 		buf[n] = '\0';
 		name = strchr(buf, '(');
 		end = strrchr(buf, ')');
-		ok = name && end && !strncmp(name + 1, "dlsched-collect",
-					     end - name - 1) &&
-			end[1] == ' ' && end[2] != 'Z';
+		ok = name && end && !strncmp(name + 1, "dlsched-collect", end - name - 1) && end[1] == ' ' &&
+			end[2] != 'Z';
 	}
 	return ok;
 }
@@ -260,8 +252,7 @@ static int _signal(dls_collector_t *c, int sig, const siginfo_t *info)
 {
 #ifdef SYS_pidfd_send_signal
 	if (c->pidfd >= 0) {
-		int rc = (int) syscall(SYS_pidfd_send_signal, c->pidfd, sig,
-				       info, 0);
+		int rc = (int) syscall(SYS_pidfd_send_signal, c->pidfd, sig, info, 0);
 
 		/* A task may have lost the descriptor: the pid, checked. */
 		if (rc == 0 || (errno != EBADF && errno != ENOSYS))
@@ -283,7 +274,7 @@ static int _wait_end(dls_collector_t *c, int timeout_ms)
 	double until = _mono_ms() + timeout_ms;
 
 	if (c->pidfd >= 0) {
-		struct pollfd p = { c->pidfd, POLLIN, 0 };
+		struct pollfd p = {c->pidfd, POLLIN, 0};
 		int left;
 
 		while ((left = (int) (until - _mono_ms())) > 0) {
@@ -324,8 +315,7 @@ extern int dls_collector_tell(dls_collector_t *c, int sig, int value)
 	return _signal(c, sig, &info);
 }
 
-extern int dls_collector_stop(dls_collector_t *c, int stop_value,
-			      int timeout_ms)
+extern int dls_collector_stop(dls_collector_t *c, int stop_value, int timeout_ms)
 {
 	siginfo_t info;
 	int rc = 0;
@@ -334,7 +324,7 @@ extern int dls_collector_stop(dls_collector_t *c, int stop_value,
 		return -1;
 	_queued(&info, SIGTERM, stop_value);
 	if (_signal(c, SIGTERM, &info) < 0 && errno == ESRCH)
-		goto done;	/* it ended already */
+		goto done; /* it ended already */
 	if (!_wait_end(c, timeout_ms)) {
 		(void) _signal(c, SIGKILL, NULL);
 		rc = 1;

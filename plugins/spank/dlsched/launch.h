@@ -15,11 +15,14 @@
 #include <sys/types.h>
 
 typedef struct {
-	pid_t pid;	/* 0: none */
-	int pidfd;	/* -1: none (kernels before 5.3) */
+	pid_t pid; /* 0: none */
+	int pidfd; /* -1: none (kernels before 5.3) */
 } dls_collector_t;
 
-#define DLS_COLLECTOR_NONE { 0, -1 }
+#define DLS_COLLECTOR_NONE                                                                                             \
+	{                                                                                                              \
+		0, -1                                                                                                  \
+	}
 
 /*
  * Runs path with argv (argv[0] included) as uid:gid with the given
@@ -29,10 +32,8 @@ typedef struct {
  * or -1 with the reason in err (at most about 2 s). Async-signal-safe between
  * fork and exec: everything is prepared before.
  */
-extern int dls_collector_start(dls_collector_t *c, const char *path,
-			       char *const argv[], uid_t uid, gid_t gid,
-			       const gid_t *groups, int ngroups, char *err,
-			       size_t errlen);
+extern int dls_collector_start(dls_collector_t *c, const char *path, char *const argv[], uid_t uid, gid_t gid,
+			       const gid_t *groups, int ngroups, char *err, size_t errlen);
 
 /* Sends sig with value (collect/control.h) to the collector; -1 if it is
  * gone. Works from a task too (as the job's user). */
@@ -44,7 +45,6 @@ extern int dls_collector_tell(dls_collector_t *c, int sig, int value);
  * already). Returns 0 when it exited by itself, 1 when it was killed, -1 when
  * there was none.
  */
-extern int dls_collector_stop(dls_collector_t *c, int stop_value,
-			      int timeout_ms);
+extern int dls_collector_stop(dls_collector_t *c, int stop_value, int timeout_ms);
 
 #endif

@@ -64,7 +64,8 @@ static int _check_model(const char *v)
 	size_t n = strlen(v);
 
 	if (n == 0 || n > DLSCHED_MAX_MODEL_NAME) {
-		slurm_error("--dl-model: '%s' must be 1 to %d characters (a model name such as imagenet; dlsched-db models lists those measured here)",
+		slurm_error("--dl-model: '%s' must be 1 to %d characters (a model name such as imagenet; dlsched-db "
+			    "models lists those measured here)",
 			    v, DLSCHED_MAX_MODEL_NAME);
 		return -1;
 	}
@@ -170,33 +171,29 @@ static struct {
 	size_t len;
 	int (*check)(const char *);
 } values[] = {
-	{ opt_model, sizeof(opt_model), _check_model },
-	{ opt_epochs, sizeof(opt_epochs), _check_epochs },
-	{ opt_elastic, sizeof(opt_elastic), _check_elastic },
-	{ opt_ckpt_dir, sizeof(opt_ckpt_dir), _check_dir },
+	{opt_model, sizeof(opt_model), _check_model},
+	{opt_epochs, sizeof(opt_epochs), _check_epochs},
+	{opt_elastic, sizeof(opt_elastic), _check_elastic},
+	{opt_ckpt_dir, sizeof(opt_ckpt_dir), _check_dir},
 };
 
 /* One callback for every option: check the value, keep it. */
 static int _cb(int val, const char *optarg, int remote)
 {
 	(void) remote;
-	if (val < 0 || (size_t) val >= sizeof(values) / sizeof(values[0]) || !optarg ||
-	    values[val].check(optarg) != 0)
+	if (val < 0 || (size_t) val >= sizeof(values) / sizeof(values[0]) || !optarg || values[val].check(optarg) != 0)
 		return -1;
 	snprintf(values[val].dst, values[val].len, "%s", optarg);
 	return 0;
 }
 
 static struct spank_option options[] = {
-	{ "dl-model", "NAME", "dlsched: the model this job trains (profiles and predictions are per model)", 1, 0,
-	  _cb },
-	{ "dl-epochs", "N", "dlsched: epochs the job trains in all", 1, 1, _cb },
-	{ "dl-elastic", "MIN:MAX", "dlsched: GPUs the job can run on; dlsched may resize it within them", 1, 2,
-	  _cb },
-	{ "dl-checkpoint-dir", "DIR", "dlsched: where the job keeps its checkpoints (absolute, on shared storage; %j: the job id)",
-	  1, 3, _cb },
-	SPANK_OPTIONS_TABLE_END
-};
+	{"dl-model", "NAME", "dlsched: the model this job trains (profiles and predictions are per model)", 1, 0, _cb},
+	{"dl-epochs", "N", "dlsched: epochs the job trains in all", 1, 1, _cb},
+	{"dl-elastic", "MIN:MAX", "dlsched: GPUs the job can run on; dlsched may resize it within them", 1, 2, _cb},
+	{"dl-checkpoint-dir", "DIR",
+	 "dlsched: where the job keeps its checkpoints (absolute, on shared storage; %j: the job id)", 1, 3, _cb},
+	SPANK_OPTIONS_TABLE_END};
 
 /* ---- plugstack.conf arguments (slurmstepd) ------------------------------ */
 
@@ -206,27 +203,27 @@ static struct spank_option options[] = {
 
 /* `optional spank_dlsched.so ingest=URL spool=DIR ...`: see README.md. */
 static struct {
-	char ingest[1024];	/* "": no collector */
-	char spool[1024];	/* leaves room for <uid>/run/<job>.<step>.<node>.progress */
+	char ingest[1024]; /* "": no collector */
+	char spool[1024];  /* leaves room for <uid>/run/<job>.<step>.<node>.progress */
 	char collector[PATH_MAX];
-	char ckpt_signal[8];	/* without "SIG" */
+	char ckpt_signal[8]; /* without "SIG" */
 	long interval;
 	char munge_socket[1024];
-	long long spool_max;	/* bytes of batches per user's spool (0: no cap) */
-	bool broken;		/* an argument was wrong: no collector */
-} conf = { "", "/var/spool/dlsched", DLSCHED_COLLECTOR, "USR1", 5, "", 64LL << 20, false };
+	long long spool_max; /* bytes of batches per user's spool (0: no cap) */
+	bool broken;	     /* an argument was wrong: no collector */
+} conf = {"", "/var/spool/dlsched", DLSCHED_COLLECTOR, "USR1", 5, "", 64LL << 20, false};
 
 /* slurm_spank_init could not make the user's spool directory (it said why). */
 static bool user_dir_missing;
 
 /* The signals a job may be asked to checkpoint with (as dlsched-emu-train). */
-static const char *const ckpt_signals[] = { "USR1", "USR2", "TERM", "INT", "HUP", "URG", NULL };
+static const char *const ckpt_signals[] = {"USR1", "USR2", "TERM", "INT", "HUP", "URG", NULL};
 
 static int _set_path(const char *key, const char *val, char *dst, size_t len)
 {
 	if (val[0] != '/' || strlen(val) >= len) {
-		slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s=%s: need an absolute path (under %zu characters)", key, val,
-			    len);
+		slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s=%s: need an absolute path (under %zu characters)", key,
+			    val, len);
 		return -1;
 	}
 	snprintf(dst, len, "%s", val);
@@ -237,7 +234,8 @@ static int _set_ingest(const char *key, const char *val)
 {
 	if ((strncmp(val, "http://", 7) && strncmp(val, "https://", 8)) || strlen(val) >= sizeof(conf.ingest) ||
 	    strpbrk(val, " \t")) {
-		slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s=%s: need the URL of dlsched-ingestd, e.g. http://ctl:6820",
+		slurm_error(DLS_LOG_PREFIX
+			    "plugstack.conf: %s=%s: need the URL of dlsched-ingestd, e.g. http://ctl:6820",
 			    key, val);
 		return -1;
 	}
@@ -306,7 +304,8 @@ static int _set_spool_max(const char *key, const char *val)
 		end += u ? 1 : 0;
 	}
 	if (!*val || !end || *end || errno || v < 0 || v > (1LL << 40) >> shift) {
-		slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s=%s: need a size in bytes, or with K, M or G (e.g. 64M; 0: no cap)",
+		slurm_error(DLS_LOG_PREFIX
+			    "plugstack.conf: %s=%s: need a size in bytes, or with K, M or G (e.g. 64M; 0: no cap)",
 			    key, val);
 		return -1;
 	}
@@ -318,13 +317,10 @@ static const struct {
 	const char *key;
 	int (*set)(const char *key, const char *val);
 } conf_keys[] = {
-	{ "ingest", _set_ingest },
-	{ "spool", _set_spool },
-	{ "collector", _set_collector },
-	{ "checkpoint_signal", _set_ckpt_signal },
-	{ "interval", _set_interval },
-	{ "munge_socket", _set_munge_socket },
-	{ "spool_max", _set_spool_max },
+	{"ingest", _set_ingest},       {"spool", _set_spool},
+	{"collector", _set_collector}, {"checkpoint_signal", _set_ckpt_signal},
+	{"interval", _set_interval},   {"munge_socket", _set_munge_socket},
+	{"spool_max", _set_spool_max},
 };
 
 static void _parse_conf(int ac, char **av)
@@ -339,7 +335,9 @@ static void _parse_conf(int ac, char **av)
 				break;
 		}
 		if (k == sizeof(conf_keys) / sizeof(conf_keys[0]) || !eq) {
-			slurm_error(DLS_LOG_PREFIX "plugstack.conf: %s argument '%s' (known: ingest=URL spool=DIR spool_max=SIZE collector=PATH checkpoint_signal=USR1 interval=SECONDS munge_socket=PATH)",
+			slurm_error(DLS_LOG_PREFIX
+				    "plugstack.conf: %s argument '%s' (known: ingest=URL spool=DIR spool_max=SIZE "
+				    "collector=PATH checkpoint_signal=USR1 interval=SECONDS munge_socket=PATH)",
 				    eq ? "unknown" : "no value in", av[i]);
 			conf.broken = true;
 			continue;
@@ -362,8 +360,7 @@ static int _make_spool_base(void)
 	char err[512];
 	int fd;
 
-	if (lstat(conf.spool, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
-	    (st.st_mode & 07777) == 01777) {
+	if (lstat(conf.spool, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 && (st.st_mode & 07777) == 01777) {
 		if (chmod(conf.spool, 0755) < 0) {
 			slurm_error(DLS_LOG_PREFIX "chmod 755 %s: %s; profiling is off", conf.spool, strerror(errno));
 			return -1;
@@ -390,7 +387,7 @@ static int _make_user_dir(spank_t sp)
 
 	if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
-		return 0;	/* said again in user_init, which gives up */
+		return 0; /* said again in user_init, which gives up */
 	if ((basefd = spooldir_open_base(conf.spool, false, err, sizeof(err))) < 0 ||
 	    (fd = spooldir_open_user(basefd, conf.spool, uid, gid, true, err, sizeof(err))) < 0) {
 		slurm_error(DLS_LOG_PREFIX "%s; no profiling for this step", err);
@@ -434,10 +431,10 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		const char *name;
 		const char *value;
 	} vars[] = {
-		{ "DL_MODEL", opt_model },
-		{ "DL_EPOCHS", opt_epochs },
-		{ "DL_ELASTIC", opt_elastic },
-		{ "DL_CHECKPOINT_DIR", opt_ckpt_dir },
+		{"DL_MODEL", opt_model},
+		{"DL_EPOCHS", opt_epochs},
+		{"DL_ELASTIC", opt_elastic},
+		{"DL_CHECKPOINT_DIR", opt_ckpt_dir},
 	};
 
 	(void) ac;
@@ -461,7 +458,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 /* ---- the step: protocol environment and collector (slurmstepd) ---------- */
 
 static dls_collector_t collector = DLS_COLLECTOR_NONE;
-static char collector_step[32];	/* "<job>.<step>", for messages */
+static char collector_step[32]; /* "<job>.<step>", for messages */
 static uint32_t tasks_local, tasks_ended;
 static bool task_failed, task_status_unknown;
 
@@ -550,8 +547,9 @@ static long _gpus(spank_t sp, bool batch, long nodes)
 		return total;
 	per_node = _env_long(sp, "SLURM_GPUS_ON_NODE", -1);
 	if (per_node < 0)
-		per_node = spank_getenv(sp, "CUDA_VISIBLE_DEVICES", buf, sizeof(buf)) == ESPANK_SUCCESS ?
-			_count_list(buf) : 0;
+		per_node = spank_getenv(sp, "CUDA_VISIBLE_DEVICES", buf, sizeof(buf)) == ESPANK_SUCCESS
+			? _count_list(buf)
+			: 0;
 	return per_node * nodes;
 }
 
@@ -620,8 +618,8 @@ static long long _progress_file(const char *path, uid_t uid)
 	return (long long) st.st_size;
 }
 
-static void _start_collector(spank_t sp, uint32_t job_id, const char *step, long nodes, long gpus,
-			     uint32_t restart, const char *model, const char *epochs)
+static void _start_collector(spank_t sp, uint32_t job_id, const char *step, long nodes, long gpus, uint32_t restart,
+			     const char *model, const char *epochs)
 {
 	char progress[PATH_MAX], node[256], cluster[128] = "";
 	char s_job[24], s_uid[24], s_run[24], s_gpus[24], s_nodes[24], s_off[24], s_interval[24], s_root[24],
@@ -708,22 +706,23 @@ static void _start_collector(spank_t sp, uint32_t job_id, const char *step, long
 	argv[argc++] = s_root;
 	argv[argc++] = "--start";
 	argv[argc++] = s_start;
-	argv[argc++] = "--await-run";	/* slurm_spank_task_init tells it */
+	argv[argc++] = "--await-run"; /* slurm_spank_task_init tells it */
 	argv[argc] = NULL;
 
 	snprintf(collector_step, sizeof(collector_step), "%u.%s", job_id, step);
 	if (dls_collector_start(&collector, conf.collector, (char *const *) argv, uid, gid, gids, ngids, err,
 				sizeof(err)) < 0) {
-		slurm_error(DLS_LOG_PREFIX "cannot start the collector for job %s: %s (collector= in plugstack.conf); the job runs without profiling",
+		slurm_error(DLS_LOG_PREFIX "cannot start the collector for job %s: %s (collector= in plugstack.conf); "
+					   "the job runs without profiling",
 			    collector_step, err);
 		return;
 	}
 	if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks_local) != ESPANK_SUCCESS)
-		tasks_local = 0;	/* stopped in slurm_spank_exit only */
+		tasks_local = 0; /* stopped in slurm_spank_exit only */
 	_setenv(sp, "DLSCHED_PROTOCOL", "1");
 	_setenv(sp, "DLSCHED_PROGRESS_FILE", progress);
-	slurm_debug(DLS_LOG_PREFIX "collector pid %d for job %s (uid %u), progress %s, ingest %s",
-		    (int) collector.pid, collector_step, (unsigned) uid, progress, conf.ingest);
+	slurm_debug(DLS_LOG_PREFIX "collector pid %d for job %s (uid %u), progress %s, ingest %s", (int) collector.pid,
+		    collector_step, (unsigned) uid, progress, conf.ingest);
 }
 
 /*
@@ -777,7 +776,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		if (_expand_dir(dir, job_id, xbuf, sizeof(xbuf)) == 0)
 			_setenv(sp, "DLSCHED_CHECKPOINT_DIR", xbuf);
 		else
-			slurm_error("--dl-checkpoint-dir: '%s' is too long once %%j is the job id; DLSCHED_CHECKPOINT_DIR not set",
+			slurm_error("--dl-checkpoint-dir: '%s' is too long once %%j is the job id; "
+				    "DLSCHED_CHECKPOINT_DIR not set",
 				    dir);
 	}
 	/* Checked again: the environment's copies are the user's to change. */
@@ -819,19 +819,24 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		_setenv(sp, "DLSCHED_RESTART", num);
 	}
 	if (collector.pid && spank_get_item(sp, S_TASK_ID, &task_id) == ESPANK_SUCCESS && task_id == 0 &&
-	    dls_collector_tell(&collector, SIGUSR2, (int) (RUN_MAGIC | ((restart < 0 ? 0 : restart) & CONTROL_VALUE_MASK))) < 0)
-		slurm_debug(DLS_LOG_PREFIX "cannot tell the collector of job %s its run: %s (it waits 10 s, then reports run %ld)",
+	    dls_collector_tell(&collector, SIGUSR2,
+			       (int) (RUN_MAGIC | ((restart < 0 ? 0 : restart) & CONTROL_VALUE_MASK))) < 0)
+		slurm_debug(DLS_LOG_PREFIX
+			    "cannot tell the collector of job %s its run: %s (it waits 10 s, then reports run %ld)",
 			    collector_step, strerror(errno), restart < 0 ? 0 : restart);
 	return 0;
 }
 
 static void _stop_collector(const char *when)
 {
-	int value = (int) STOP_MAGIC | (task_status_unknown || tasks_ended < tasks_local ? STOP_TASKS_UNKNOWN :
-				  task_failed ? STOP_TASKS_FAILED : STOP_TASKS_OK);
+	int value = (int) STOP_MAGIC |
+		(task_status_unknown || tasks_ended < tasks_local ? STOP_TASKS_UNKNOWN
+			 : task_failed				  ? STOP_TASKS_FAILED
+								  : STOP_TASKS_OK);
 
 	if (dls_collector_stop(&collector, value, 2000) == 1)
-		slurm_error(DLS_LOG_PREFIX "the collector of job %s did not stop within 2 s %s; killed (its batches stay in the spool for the next one)",
+		slurm_error(DLS_LOG_PREFIX "the collector of job %s did not stop within 2 s %s; killed (its batches "
+					   "stay in the spool for the next one)",
 			    collector_step, when);
 }
 

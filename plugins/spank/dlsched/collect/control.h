@@ -22,11 +22,11 @@
 #define CONTROL_MAGIC_MASK 0xff000000u
 #define CONTROL_VALUE_MASK 0x00ffffffu
 
-#define RUN_MAGIC 0x52000000u		/* 'R' */
+#define RUN_MAGIC 0x52000000u /* 'R' */
 
-#define STOP_MAGIC 0x53000000u		/* 'S' */
+#define STOP_MAGIC 0x53000000u /* 'S' */
 #define STOP_TASKS_UNKNOWN 0
-#define STOP_TASKS_OK 1		/* every task exited with status 0 */
-#define STOP_TASKS_FAILED 2	/* some task exited non-zero or by a signal */
+#define STOP_TASKS_OK 1	    /* every task exited with status 0 */
+#define STOP_TASKS_FAILED 2 /* some task exited non-zero or by a signal */
 
 #endif

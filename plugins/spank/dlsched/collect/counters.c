@@ -32,9 +32,9 @@
 struct proc_ent {
 	pid_t pid;
 	pid_t ppid;
-	unsigned long long start;	/* start time, clock ticks after boot */
+	unsigned long long start; /* start time, clock ticks after boot */
 	uint64_t rchar;
-	unsigned gen;			/* last sample that saw it */
+	unsigned gen; /* last sample that saw it */
 };
 
 struct named_ent {
@@ -48,7 +48,7 @@ typedef struct {
 	pid_t pid;
 	pid_t ppid;
 	unsigned long long start;
-	signed char desc;	/* 1 descendant of root, 0 not, -1 unknown */
+	signed char desc; /* 1 descendant of root, 0 not, -1 unknown */
 } proc_stat_t;
 
 static unsigned sample_gen;
@@ -108,8 +108,7 @@ static int _read_stat(const char *proc_dir, pid_t pid, proc_stat_t *ps)
 	ps->ppid = -1;
 	ps->start = 0;
 	ps->desc = -1;
-	for (tok = strtok_r(p + 1, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save)) {
+	for (tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		field++;
 		if (field == 4)
 			ps->ppid = (pid_t) strtol(tok, NULL, 10);
@@ -130,7 +129,7 @@ static int _by_pid(const void *a, const void *b)
 
 static proc_stat_t *_find(proc_stat_t *v, size_t n, pid_t pid)
 {
-	proc_stat_t key = { .pid = pid };
+	proc_stat_t key = {.pid = pid};
 
 	return bsearch(&key, v, n, sizeof(*v), _by_pid);
 }
@@ -149,7 +148,7 @@ static int _descends(proc_stat_t *v, size_t n, proc_stat_t *ps, pid_t root)
 			break;
 		}
 		if (depth == sizeof(chain) / sizeof(chain[0])) {
-			verdict = 0;	/* deeper than any step's tree */
+			verdict = 0; /* deeper than any step's tree */
 			break;
 		}
 		chain[depth++] = ps;
@@ -180,8 +179,7 @@ static int _read_rchar(const char *proc_dir, pid_t pid, uint64_t *rchar)
 	return 0;
 }
 
-static struct proc_ent *_tracked(counters_t *c, pid_t pid,
-				 unsigned long long start)
+static struct proc_ent *_tracked(counters_t *c, pid_t pid, unsigned long long start)
 {
 	for (size_t i = 0; i < c->nprocs; i++)
 		if (c->procs[i].pid == pid && c->procs[i].start == start)
@@ -189,8 +187,7 @@ static struct proc_ent *_tracked(counters_t *c, pid_t pid,
 	return NULL;
 }
 
-static struct proc_ent *_track(counters_t *c, pid_t pid,
-			       unsigned long long start)
+static struct proc_ent *_track(counters_t *c, pid_t pid, unsigned long long start)
 {
 	struct proc_ent *e = _tracked(c, pid, start);
 
@@ -247,8 +244,7 @@ static void _sample_procs(counters_t *c)
 		struct proc_ent *e;
 		uint64_t rchar;
 
-		if (v[i].pid == c->self || v[i].pid == c->root ||
-		    !_descends(v, n, &v[i], c->root))
+		if (v[i].pid == c->self || v[i].pid == c->root || !_descends(v, n, &v[i], c->root))
 			continue;
 		e = _tracked(c, v[i].pid, v[i].start);
 		/* Unreadable now (exiting, or not ours): keep the last value. */
@@ -276,8 +272,7 @@ static void _sample_procs(counters_t *c)
 			continue;
 		}
 		for (size_t k = 0; k < c->nprocs; k++) {
-			if (c->procs[k].pid == e->ppid &&
-			    c->procs[k].gen == sample_gen) {
+			if (c->procs[k].pid == e->ppid && c->procs[k].gen == sample_gen) {
 				parent_alive = true;
 				break;
 			}
@@ -293,8 +288,7 @@ static void _sample_procs(counters_t *c)
 }
 
 /* Adds what `name` counted since its last sample (first sight: nothing). */
-static int _account(struct named_ent **tab, size_t *n, size_t *cap,
-		    const char *name, uint64_t value, uint64_t *total)
+static int _account(struct named_ent **tab, size_t *n, size_t *cap, const char *name, uint64_t value, uint64_t *total)
 {
 	struct named_ent *e = NULL;
 
@@ -320,7 +314,7 @@ static int _account(struct named_ent **tab, size_t *n, size_t *cap,
 	}
 	if (value > e->last)
 		*total += value - e->last;
-	e->last = value;	/* a reset counter starts over */
+	e->last = value; /* a reset counter starts over */
 	e->gen = sample_gen;
 	return 0;
 }
@@ -348,12 +342,10 @@ static void _sample_net(counters_t *c)
 
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "lo"))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/statistics/rx_bytes",
-			 c->net_dir, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/statistics/rx_bytes", c->net_dir, de->d_name);
 		if (_read_small(path, buf, sizeof(buf)) <= 0)
 			continue;
-		if (_account(&c->ifs, &c->nifs, &c->ifs_cap, de->d_name,
-			     strtoull(buf, NULL, 10), &c->net_total) == 0)
+		if (_account(&c->ifs, &c->nifs, &c->ifs_cap, de->d_name, strtoull(buf, NULL, 10), &c->net_total) == 0)
 			c->net_seen = true;
 	}
 	closedir(d);
@@ -379,9 +371,8 @@ static void _sample_nfs(counters_t *c)
 		char dev[256], fstype[32];
 
 		if (!strncmp(line, "device ", 7)) {
-			in_nfs = sscanf(line, "device %255s mounted on %*s with fstype %31s",
-					dev, fstype) == 2 &&
-				 (!strcmp(fstype, "nfs") || !strcmp(fstype, "nfs4"));
+			in_nfs = sscanf(line, "device %255s mounted on %*s with fstype %31s", dev, fstype) == 2 &&
+				(!strcmp(fstype, "nfs") || !strcmp(fstype, "nfs4"));
 			if (in_nfs)
 				snprintf(device, sizeof(device), "%s", dev);
 			continue;
@@ -393,12 +384,10 @@ static void _sample_nfs(counters_t *c)
 			while (*p == ' ' || *p == '\t')
 				p++;
 			if (strncmp(p, "bytes:", 6) ||
-			    sscanf(p + 6, "%llu %llu %llu %llu %llu", &v[0],
-				   &v[1], &v[2], &v[3], &v[4]) != 5)
+			    sscanf(p + 6, "%llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4]) != 5)
 				continue;
 			c->nfs_seen = true;
-			(void) _account(&c->nfs, &c->nnfs, &c->nfs_cap, device,
-					v[4], &c->nfs_total);
+			(void) _account(&c->nfs, &c->nnfs, &c->nfs_cap, device, v[4], &c->nfs_total);
 			in_nfs = false;
 		}
 	}
@@ -434,14 +423,12 @@ static int64_t _minus(int64_t now, int64_t before)
 	return now >= before ? now - before : 0;
 }
 
-extern counter_values_t counters_delta(counter_values_t now,
-				       counter_values_t before)
+extern counter_values_t counters_delta(counter_values_t now, counter_values_t before)
 {
 	counter_values_t d = {
 		.bytes_read = _minus(now.bytes_read, before.bytes_read),
 		.net_rx_bytes = _minus(now.net_rx_bytes, before.net_rx_bytes),
-		.nfs_read_bytes = _minus(now.nfs_read_bytes,
-					 before.nfs_read_bytes),
+		.nfs_read_bytes = _minus(now.nfs_read_bytes, before.nfs_read_bytes),
 	};
 
 	return d;

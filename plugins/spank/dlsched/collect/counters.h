@@ -28,22 +28,22 @@ typedef struct {
 	pid_t self;		/* never counted */
 	const char *proc_dir;	/* "/proc" */
 	const char *net_dir;	/* "/sys/class/net" */
-	const char *mountstats;	/* "/proc/self/mountstats" */
+	const char *mountstats; /* "/proc/self/mountstats" */
 
-	struct proc_ent *procs;	/* tracked processes, by (pid, start time) */
+	struct proc_ent *procs; /* tracked processes, by (pid, start time) */
 	size_t nprocs, procs_cap;
-	uint64_t io_gone;	/* rchar of processes no tracked parent reaped */
+	uint64_t io_gone; /* rchar of processes no tracked parent reaped */
 	uint64_t io_total;
 
-	struct named_ent *ifs;	/* interfaces: last rx_bytes */
+	struct named_ent *ifs; /* interfaces: last rx_bytes */
 	size_t nifs, ifs_cap;
 	uint64_t net_total;
 	bool net_seen;
 
-	struct named_ent *nfs;	/* NFS mounts: last serverread */
+	struct named_ent *nfs; /* NFS mounts: last serverread */
 	size_t nnfs, nfs_cap;
 	uint64_t nfs_total;
-	bool nfs_seen;		/* some NFS mount was seen since the start */
+	bool nfs_seen; /* some NFS mount was seen since the start */
 } counters_t;
 
 /* The totals at one moment; -1 where nothing could be measured. */
@@ -62,7 +62,6 @@ extern void counters_sample(counters_t *c);
 extern counter_values_t counters_values(const counters_t *c);
 
 /* What was read between two moments (-1 where either is unmeasured). */
-extern counter_values_t counters_delta(counter_values_t now,
-				       counter_values_t before);
+extern counter_values_t counters_delta(counter_values_t now, counter_values_t before);
 
 #endif

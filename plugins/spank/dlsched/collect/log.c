@@ -16,7 +16,7 @@
 
 #include "log.h"
 
-static char *log_path;		/* NULL: standard error */
+static char *log_path; /* NULL: standard error */
 static int log_fd = -1;
 static char log_who[96];
 static size_t log_limit = 1024 * 1024;
@@ -30,8 +30,7 @@ static void _reopen(void)
 {
 	if (log_fd >= 0)
 		close(log_fd);
-	log_fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		      O_NOFOLLOW, 0600);
+	log_fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 }
 
 extern void collect_log_open(const char *path, const char *who)
@@ -66,8 +65,7 @@ static void _check_rotation(void)
 		_reopen();
 		return;
 	}
-	if (log_fd < 0 || fstat(log_fd, &by_fd) < 0 ||
-	    by_fd.st_ino != by_name.st_ino || by_fd.st_dev != by_name.st_dev)
+	if (log_fd < 0 || fstat(log_fd, &by_fd) < 0 || by_fd.st_ino != by_name.st_ino || by_fd.st_dev != by_name.st_dev)
 		_reopen();
 	if ((size_t) by_name.st_size < log_limit)
 		return;
@@ -88,17 +86,15 @@ extern void collect_log(const char *fmt, ...)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
-	k = snprintf(line + n, sizeof(line) - n, ".%03ldZ dlsched-collect[%d] %s%s",
-		     ts.tv_nsec / 1000000, (int) getpid(), log_who,
-		     log_who[0] ? ": " : "");
+	k = snprintf(line + n, sizeof(line) - n, ".%03ldZ dlsched-collect[%d] %s%s", ts.tv_nsec / 1000000,
+		     (int) getpid(), log_who, log_who[0] ? ": " : "");
 	if (k > 0)
 		n += (size_t) k;
 	va_start(ap, fmt);
 	k = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
 	va_end(ap);
 	if (k > 0)
-		n += ((size_t) k < sizeof(line) - n - 1) ? (size_t) k :
-			sizeof(line) - n - 2;
+		n += ((size_t) k < sizeof(line) - n - 1) ? (size_t) k : sizeof(line) - n - 2;
 	line[n++] = '\n';
 
 	_check_rotation();

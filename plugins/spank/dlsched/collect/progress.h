@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PROGRESS_MAX_LINE 4096	/* the protocol's bound, newline included */
+#define PROGRESS_MAX_LINE 4096 /* the protocol's bound, newline included */
 
 typedef enum { PROGRESS_EPOCH, PROGRESS_CHECKPOINT } progress_kind_t;
 
@@ -24,7 +24,7 @@ typedef struct {
 	bool has_start;
 	double start, end;
 	/* checkpoint */
-	bool save;		/* "save", else "load" */
+	bool save; /* "save", else "load" */
 	double ckpt_epoch;
 	int64_t bytes;
 	double seconds, at;
@@ -37,20 +37,19 @@ typedef struct {
  * returns -1 with the reason in err (e.g. "\"end\": 1700000000.5 is before
  * \"start\" 1700000010.0").
  */
-extern int progress_parse(const char *line, size_t len, double now_s,
-			  progress_event_t *ev, char *err, size_t errlen);
+extern int progress_parse(const char *line, size_t len, double now_s, progress_event_t *ev, char *err, size_t errlen);
 
 /* Follows the file: reads what was appended since the last call. */
 typedef struct {
 	char *path;
 	int fd;
-	off_t offset;		/* bytes consumed */
+	off_t offset; /* bytes consumed */
 	dev_t dev;
 	ino_t ino;
 	char buf[PROGRESS_MAX_LINE];
-	size_t len;		/* bytes of an unfinished line in buf */
-	bool skipping;		/* inside an over-long line */
-	unsigned long line_no;	/* lines seen (for messages) */
+	size_t len;	       /* bytes of an unfinished line in buf */
+	bool skipping;	       /* inside an over-long line */
+	unsigned long line_no; /* lines seen (for messages) */
 	bool missing_logged;
 } progress_file_t;
 
@@ -64,8 +63,6 @@ extern void progress_fini(progress_file_t *pf);
  * starts over when it was truncated. Returns the number of lines passed.
  */
 extern int progress_read(progress_file_t *pf, bool at_end,
-			 void (*on_line)(void *arg, unsigned long line_no,
-					 const char *line, size_t len),
-			 void *arg);
+			 void (*on_line)(void *arg, unsigned long line_no, const char *line, size_t len), void *arg);
 
 #endif

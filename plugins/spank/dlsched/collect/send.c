@@ -19,8 +19,7 @@
 /* The answer without its trailing newlines, for the log. */
 static const char *_answer_line(sender_t *s)
 {
-	while (s->answer_len && (s->answer[s->answer_len - 1] == '\n' ||
-				 s->answer[s->answer_len - 1] == '\r'))
+	while (s->answer_len && (s->answer[s->answer_len - 1] == '\n' || s->answer[s->answer_len - 1] == '\r'))
 		s->answer[--s->answer_len] = '\0';
 	return s->answer;
 }
@@ -56,8 +55,8 @@ static size_t _on_answer(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-extern int sender_init(sender_t *s, spool_t *spool, const char *ingest_url,
-		       const char *munge_socket, char *err, size_t errlen)
+extern int sender_init(sender_t *s, spool_t *spool, const char *ingest_url, const char *munge_socket, char *err,
+		       size_t errlen)
 {
 	size_t n = strlen(ingest_url);
 
@@ -76,14 +75,12 @@ extern int sender_init(sender_t *s, spool_t *spool, const char *ingest_url,
 		return -1;
 	}
 	if (munge_socket && munge_socket[0] &&
-	    munge_ctx_set(s->munge, MUNGE_OPT_SOCKET, munge_socket) !=
-	    EMUNGE_SUCCESS) {
-		snprintf(err, errlen, "munge socket %s: %s", munge_socket,
-			 munge_ctx_strerror(s->munge));
+	    munge_ctx_set(s->munge, MUNGE_OPT_SOCKET, munge_socket) != EMUNGE_SUCCESS) {
+		snprintf(err, errlen, "munge socket %s: %s", munge_socket, munge_ctx_strerror(s->munge));
 		return -1;
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK ||
-	    !(s->multi = curl_multi_init()) || !(s->easy = curl_easy_init())) {
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(s->multi = curl_multi_init()) ||
+	    !(s->easy = curl_easy_init())) {
 		snprintf(err, errlen, "libcurl failed to start");
 		return -1;
 	}
@@ -132,7 +129,7 @@ extern void sender_add(sender_t *s, const char *name)
 	char **q = realloc(s->queue, (s->qlen + 1) * sizeof(*q));
 
 	if (!q)
-		return;		/* found again by the next scan */
+		return; /* found again by the next scan */
 	s->queue = q;
 	if ((s->queue[s->qlen] = strdup(name)))
 		s->qlen++;
@@ -170,11 +167,9 @@ static void _retry_later(sender_t *s, double now, const char *why)
 		s->backoff_s = s->retry_after_s;
 	s->retry_at = now + s->backoff_s;
 	s->failed_attempts++;
-	if (!s->failures_in_row++ ||
-	    now - s->failing_logged_at >= FAILURE_LOG_EVERY_S) {
+	if (!s->failures_in_row++ || now - s->failing_logged_at >= FAILURE_LOG_EVERY_S) {
 		collect_log("cannot deliver %s to %s: %s; kept in the spool (%lu waiting), next attempt in %.0f s",
-			    s->name ? s->name : "a batch", s->url, why,
-			    _waiting_count(s), s->backoff_s);
+			    s->name ? s->name : "a batch", s->url, why, _waiting_count(s), s->backoff_s);
 		s->failing_logged_at = now;
 	}
 }
@@ -182,8 +177,7 @@ static void _retry_later(sender_t *s, double now, const char *why)
 static void _succeeded(sender_t *s)
 {
 	if (s->failures_in_row)
-		collect_log("delivering to %s again after %lu failed attempts",
-			    s->url, s->failures_in_row);
+		collect_log("delivering to %s again after %lu failed attempts", s->url, s->failures_in_row);
 	s->failures_in_row = 0;
 	s->backoff_s = 0;
 	s->retry_at = 0;
@@ -215,17 +209,15 @@ static void _finish(sender_t *s, CURLcode result, double now)
 		/* Only these say the batch itself is refused for good; everything
 		 * else (no connection, 401, 404, 429, 5xx) is retried. */
 		char answer[4200];
-		int n = snprintf(answer, sizeof(answer), "HTTP %ld\n%s\n", code,
-				 _answer_line(s));
+		int n = snprintf(answer, sizeof(answer), "HTTP %ld\n%s\n", code, _answer_line(s));
 
-		collect_log("%s refused %s with HTTP %ld: %s; moved to %s",
-			    s->url, s->name, code, s->answer, s->spool->rejected);
-		if (spool_reject_claimed(s->spool, s->name, answer,
-					 n < 0 ? 0 : (size_t) n) < 0)
+		collect_log("%s refused %s with HTTP %ld: %s; moved to %s", s->url, s->name, code, s->answer,
+			    s->spool->rejected);
+		if (spool_reject_claimed(s->spool, s->name, answer, n < 0 ? 0 : (size_t) n) < 0)
 			(void) spool_unclaim(s->spool, s->name);
 		s->rejected++;
 		s->qpos++;
-		_succeeded(s);	/* the service answers: no reason to wait */
+		_succeeded(s); /* the service answers: no reason to wait */
 	} else {
 		snprintf(why, sizeof(why), "HTTP %ld %s", code, _answer_line(s));
 		if (spool_unclaim(s->spool, s->name) < 0)
@@ -250,7 +242,7 @@ static int _claim_next(sender_t *s, double now)
 	while (s->qpos < s->qlen) {
 		if (spool_claim(s->spool, s->queue[s->qpos]) == 0)
 			return 0;
-		s->qpos++;	/* another collector took it, or it is gone */
+		s->qpos++; /* another collector took it, or it is gone */
 	}
 	if (now < s->rescan_at)
 		return -1;
@@ -278,8 +270,7 @@ static void _start(sender_t *s, double now)
 		return;
 	}
 	if (!(batch = spool_read_claimed(s->spool, name, &len))) {
-		collect_log("cannot read %s from the spool: %s; skipped", name,
-			    strerror(errno));
+		collect_log("cannot read %s from the spool: %s; skipped", name, strerror(errno));
 		(void) spool_unclaim(s->spool, name);
 		free(s->name);
 		s->name = NULL;
@@ -353,11 +344,9 @@ extern long sender_due_ms(sender_t *s, double now)
 	return (long) ((s->retry_at - now) * 1000) + 1;
 }
 
-extern void sender_poll(sender_t *s, struct curl_waitfd *extra,
-			unsigned nextra, int timeout_ms)
+extern void sender_poll(sender_t *s, struct curl_waitfd *extra, unsigned nextra, int timeout_ms)
 {
 	int numfds = 0;
 
-	curl_multi_poll(s->multi, extra, nextra, timeout_ms < 0 ? 0 : timeout_ms,
-			&numfds);
+	curl_multi_poll(s->multi, extra, nextra, timeout_ms < 0 ? 0 : timeout_ms, &numfds);
 }

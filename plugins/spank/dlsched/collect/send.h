@@ -39,27 +39,27 @@ typedef struct {
 	CURL *easy;
 	struct curl_slist *headers;
 
-	char *name;		/* the batch in flight (claimed), or NULL */
+	char *name; /* the batch in flight (claimed), or NULL */
 	char *cred;
 	char answer[4096];
 	size_t answer_len;
 	long connect_ms, total_ms;
 
-	char **queue;		/* batches to send, oldest first */
+	char **queue; /* batches to send, oldest first */
 	size_t qlen, qpos;
-	double rescan_at;	/* monotonic seconds */
+	double rescan_at; /* monotonic seconds */
 
-	double backoff_s;	/* 0 while deliveries succeed */
-	double retry_after_s;	/* the last answer's Retry-After (0: none) */
-	double retry_at;	/* monotonic: no attempt before */
+	double backoff_s;     /* 0 while deliveries succeed */
+	double retry_after_s; /* the last answer's Retry-After (0: none) */
+	double retry_at;      /* monotonic: no attempt before */
 	double failing_logged_at;
 	unsigned long failures_in_row;
 
 	unsigned long delivered, rejected, failed_attempts;
 } sender_t;
 
-extern int sender_init(sender_t *s, spool_t *spool, const char *ingest_url,
-		       const char *munge_socket, char *err, size_t errlen);
+extern int sender_init(sender_t *s, spool_t *spool, const char *ingest_url, const char *munge_socket, char *err,
+		       size_t errlen);
 extern void sender_fini(sender_t *s);
 
 /* Lists the batches already waiting in the spool (left by earlier steps):
@@ -78,8 +78,7 @@ extern void sender_run(sender_t *s, double now, bool now_attempt);
 extern long sender_due_ms(sender_t *s, double now);
 
 /* Waits up to timeout_ms for the transfer or one of extra's descriptors. */
-extern void sender_poll(sender_t *s, struct curl_waitfd *extra,
-			unsigned nextra, int timeout_ms);
+extern void sender_poll(sender_t *s, struct curl_waitfd *extra, unsigned nextra, int timeout_ms);
 
 extern bool sender_busy(const sender_t *s);
 /* Whether batches are waiting (in the queue, beside one in flight). */

@@ -41,8 +41,7 @@ static char *_claimed_path(spool_t *s, const char *name)
 	return _path(s->dir, name, suffix);
 }
 
-extern int spool_init(spool_t *s, const char *base, uid_t uid,
-		      const char *tag, long long max_bytes, char *err,
+extern int spool_init(spool_t *s, const char *base, uid_t uid, const char *tag, long long max_bytes, char *err,
 		      size_t errlen)
 {
 	int basefd, fd;
@@ -60,13 +59,11 @@ extern int spool_init(spool_t *s, const char *base, uid_t uid,
 	 * the collector makes them itself. */
 	if ((basefd = spooldir_open_base(base, geteuid() == 0, err, errlen)) < 0)
 		return -1;
-	s->dirfd = spooldir_open_user(basefd, base, uid, getegid(),
-				      geteuid() == 0, err, errlen);
+	s->dirfd = spooldir_open_user(basefd, base, uid, getegid(), geteuid() == 0, err, errlen);
 	close(basefd);
 	if (s->dirfd < 0)
 		return -1;
-	if ((fd = spooldir_open_sub(s->dirfd, s->dir, "rejected", geteuid(),
-				    err, errlen)) < 0)
+	if ((fd = spooldir_open_sub(s->dirfd, s->dir, "rejected", geteuid(), err, errlen)) < 0)
 		return -1;
 	close(fd);
 	return 0;
@@ -103,11 +100,10 @@ static int _write_all(int fd, const char *data, size_t len)
 static long long _spooled_bytes(spool_t *s)
 {
 	long long total = 0;
-	const char *dirs[] = { "." };
+	const char *dirs[] = {"."};
 
 	for (int i = 0; i < 1; i++) {
-		int fd = openat(s->dirfd, dirs[i], O_RDONLY | O_DIRECTORY |
-				O_NOFOLLOW | O_CLOEXEC);
+		int fd = openat(s->dirfd, dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 		struct dirent *de;
 		struct stat st;
@@ -119,8 +115,7 @@ static long long _spooled_bytes(spool_t *s)
 		}
 		while ((de = readdir(d))) {
 			if (strstr(de->d_name, ".json") &&
-			    fstatat(dirfd(d), de->d_name, &st,
-				    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 				total += (long long) st.st_size;
 		}
 		closedir(d);
@@ -128,8 +123,7 @@ static long long _spooled_bytes(spool_t *s)
 	return total;
 }
 
-extern int spool_write(spool_t *s, const char *data, size_t len, char *name,
-		       size_t namelen)
+extern int spool_write(spool_t *s, const char *data, size_t len, char *name, size_t namelen)
 {
 	struct timespec ts;
 	char tmp_name[512], *tmp, *final;
@@ -140,32 +134,31 @@ extern int spool_write(spool_t *s, const char *data, size_t len, char *name,
 
 		if (used + (long long) len > s->max_bytes) {
 			if (!s->full)
-				collect_log("the spool %s holds %lld bytes of batches: a batch of %zu more would pass its cap of %lld (spool_max= in plugstack.conf); the records wait in memory until deliveries make room (is dlsched-ingestd reachable? see the lines above)",
-					    s->dir, used, len, s->max_bytes);
+				collect_log(
+					"the spool %s holds %lld bytes of batches: a batch of %zu more would pass its "
+					"cap of %lld (spool_max= in plugstack.conf); the records wait in memory until "
+					"deliveries make room (is dlsched-ingestd reachable? see the lines above)",
+					s->dir, used, len, s->max_bytes);
 			s->full = true;
 			errno = EDQUOT;
 			return SPOOL_FULL;
 		}
 		if (s->full)
-			collect_log("the spool %s has room again (%lld of %lld bytes used)",
-				    s->dir, used, s->max_bytes);
+			collect_log("the spool %s has room again (%lld of %lld bytes used)", s->dir, used,
+				    s->max_bytes);
 		s->full = false;
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(name, namelen, "%019lld-%s-%06u.json",
-		 (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec, s->tag,
+	snprintf(name, namelen, "%019lld-%s-%06u.json", (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec, s->tag,
 		 s->seq + 1);
-	snprintf(tmp_name, sizeof(tmp_name), ".%s" TMP "%d", name,
-		 (int) getpid());
+	snprintf(tmp_name, sizeof(tmp_name), ".%s" TMP "%d", name, (int) getpid());
 	tmp = _path(s->dir, tmp_name, NULL);
 	final = _path(s->dir, name, NULL);
 	if (!tmp || !final)
 		goto out;
-	fd = openat(s->dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0600);
+	fd = openat(s->dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		collect_log("cannot write a batch to %s: %s; its records wait in memory",
-			    tmp, strerror(errno));
+		collect_log("cannot write a batch to %s: %s; its records wait in memory", tmp, strerror(errno));
 		goto out;
 	}
 	/* The content on disk before the name says it is complete, and the new
@@ -173,19 +166,16 @@ extern int spool_write(spool_t *s, const char *data, size_t len, char *name,
 	if (_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		int e = errno;
 
-		collect_log("cannot write a batch to %s: %s; its records wait in memory",
-			    tmp, strerror(e));
+		collect_log("cannot write a batch to %s: %s; its records wait in memory", tmp, strerror(e));
 		close(fd);
 		unlinkat(s->dirfd, tmp_name, 0);
 		errno = e;
 		goto out;
 	}
-	if (close(fd) < 0 || renameat(s->dirfd, tmp_name, s->dirfd, name) < 0 ||
-	    fsync(s->dirfd) < 0) {
+	if (close(fd) < 0 || renameat(s->dirfd, tmp_name, s->dirfd, name) < 0 || fsync(s->dirfd) < 0) {
 		int e = errno;
 
-		collect_log("cannot put the batch %s in place: %s; its records wait in memory",
-			    final, strerror(e));
+		collect_log("cannot put the batch %s in place: %s; its records wait in memory", final, strerror(e));
 		unlinkat(s->dirfd, tmp_name, 0);
 		unlinkat(s->dirfd, name, 0);
 		errno = e;
@@ -218,8 +208,7 @@ extern int spool_collector_alive(pid_t pid)
 }
 
 /* The pid after `marker` at the end of name, or 0. */
-static pid_t _pid_after(const char *name, const char *marker,
-			const char **at)
+static pid_t _pid_after(const char *name, const char *marker, const char **at)
 {
 	const char *p = strstr(name, marker);
 	char *end;
@@ -281,15 +270,13 @@ extern int spool_scan(spool_t *s, char ***names, size_t *n)
 		const char *at = NULL;
 		pid_t pid;
 
-		if ((pid = _pid_after(de->d_name, CLAIMED, &at)) &&
-		    !spool_collector_alive(pid)) {
+		if ((pid = _pid_after(de->d_name, CLAIMED, &at)) && !spool_collector_alive(pid)) {
 			char *from = _path(s->dir, de->d_name, NULL);
 			char *base = strndup(de->d_name, at - de->d_name);
 			char *to = base ? _path(s->dir, base, NULL) : NULL;
 
 			if (from && to && rename(from, to) == 0) {
-				collect_log("took back %s from collector %d, which is gone",
-					    base, (int) pid);
+				collect_log("took back %s from collector %d, which is gone", base, (int) pid);
 				/* readdir may or may not show the new name: add it */
 				(void) _push(names, n, &cap, base);
 			}
@@ -298,9 +285,7 @@ extern int spool_scan(spool_t *s, char ***names, size_t *n)
 			free(base);
 			continue;
 		}
-		if (de->d_name[0] == '.' &&
-		    (pid = _pid_after(de->d_name, TMP, &at)) &&
-		    !spool_collector_alive(pid)) {
+		if (de->d_name[0] == '.' && (pid = _pid_after(de->d_name, TMP, &at)) && !spool_collector_alive(pid)) {
 			char *p = _path(s->dir, de->d_name, NULL);
 
 			if (p)
@@ -425,8 +410,9 @@ static void _prune_rejected(spool_t *s)
 			snprintf(answer, sizeof(answer), "%s.answer", names[i]);
 			(void) unlinkat(dirfd(d), answer, 0);
 		}
-		collect_log("%s: removed the %zu oldest refused batches: it keeps the newest %d (their answers say why)",
-			    s->rejected, n - SPOOL_REJECTED_KEEP, SPOOL_REJECTED_KEEP);
+		collect_log(
+			"%s: removed the %zu oldest refused batches: it keeps the newest %d (their answers say why)",
+			s->rejected, n - SPOOL_REJECTED_KEEP, SPOOL_REJECTED_KEEP);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -434,8 +420,7 @@ static void _prune_rejected(spool_t *s)
 	closedir(d);
 }
 
-extern int spool_reject_claimed(spool_t *s, const char *name,
-				const char *answer, size_t len)
+extern int spool_reject_claimed(spool_t *s, const char *name, const char *answer, size_t len)
 {
 	char *from = _claimed_path(s, name), *to = _path(s->rejected, name, NULL);
 	char *ans = _path(s->rejected, name, ".answer");

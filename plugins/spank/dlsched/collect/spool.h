@@ -22,19 +22,18 @@
 #define SPOOL_FULL (-2)
 
 typedef struct {
-	char *dir;		/* <spool>/<uid> */
-	int dirfd;		/* <spool>/<uid>, opened without following links */
-	long long max_bytes;	/* cap of the batches' bytes (0: none) */
-	bool full;		/* the last write found the cap reached */
-	char *rejected;		/* <spool>/<uid>/rejected */
-	char tag[96];		/* "<job>-<step>" */
+	char *dir;	     /* <spool>/<uid> */
+	int dirfd;	     /* <spool>/<uid>, opened without following links */
+	long long max_bytes; /* cap of the batches' bytes (0: none) */
+	bool full;	     /* the last write found the cap reached */
+	char *rejected;	     /* <spool>/<uid>/rejected */
+	char tag[96];	     /* "<job>-<step>" */
 	unsigned seq;
 } spool_t;
 
 /* Opens <base>/<uid> (spooldir.h: root made it; as root, the collector makes
  * it itself), checks the directories above, makes rejected/ if missing. */
-extern int spool_init(spool_t *s, const char *base, uid_t uid,
-		      const char *tag, long long max_bytes, char *err,
+extern int spool_init(spool_t *s, const char *base, uid_t uid, const char *tag, long long max_bytes, char *err,
 		      size_t errlen);
 extern void spool_fini(spool_t *s);
 
@@ -42,8 +41,7 @@ extern void spool_fini(spool_t *s);
  * after it); its file name (not the path) goes to name. 0, SPOOL_FULL when
  * it would pass max_bytes (logged once until there is room again), or -1
  * (logged; errno says why: ENOSPC...). */
-extern int spool_write(spool_t *s, const char *data, size_t len, char *name,
-		       size_t namelen);
+extern int spool_write(spool_t *s, const char *data, size_t len, char *name, size_t namelen);
 
 /* The batches waiting, oldest first (names; free with spool_free_names).
  * Takes back claims and removes temporary files of collectors that are gone. */
@@ -59,8 +57,7 @@ extern char *spool_read_claimed(spool_t *s, const char *name, size_t *len);
  * beside it (rejected/<name> and rejected/<name>.answer). */
 extern int spool_unclaim(spool_t *s, const char *name);
 extern int spool_delete_claimed(spool_t *s, const char *name);
-extern int spool_reject_claimed(spool_t *s, const char *name,
-				const char *answer, size_t len);
+extern int spool_reject_claimed(spool_t *s, const char *name, const char *answer, size_t len);
 
 /* Whether pid is a running dlsched-collect. */
 extern int spool_collector_alive(pid_t pid);

@@ -24,18 +24,16 @@
  * way) after checking it and every directory above it as said above; with
  * create, missing components are made (root only, mode 0755). Returns the
  * descriptor, or -1 with a one-line reason in err. */
-extern int spooldir_open_base(const char *path, bool create, char *err,
-			      size_t errlen);
+extern int spooldir_open_base(const char *path, bool create, char *err, size_t errlen);
 
 /* Opens <base>/<uid>: made (mode 0700, then given to uid:gid) when missing and
  * create is set; it must be a directory of uid that nobody else may write.
  * Returns the descriptor or -1 with the reason in err. */
-extern int spooldir_open_user(int basefd, const char *base, uid_t uid,
-			      gid_t gid, bool create, char *err, size_t errlen);
+extern int spooldir_open_user(int basefd, const char *base, uid_t uid, gid_t gid, bool create, char *err,
+			      size_t errlen);
 
 /* Opens (making it if missing, mode 0700) the subdirectory name of dirfd,
  * which must belong to uid and be writable by nobody else. */
-extern int spooldir_open_sub(int dirfd, const char *dir, const char *name,
-			     uid_t uid, char *err, size_t errlen);
+extern int spooldir_open_sub(int dirfd, const char *dir, const char *name, uid_t uid, char *err, size_t errlen);
 
 #endif
