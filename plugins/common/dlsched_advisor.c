@@ -309,7 +309,7 @@ extern void dls_advisor_start(const char *plugin)
 	running++;
 	in_slurm_lock = false;
 	slurm_mutex_unlock(&term_lock);
-	slurm_thread_create_detached(NULL, _agent, (void *) (uintptr_t) gen);
+	dls_thread_create_detached("dlsched_advisor", _agent, (void *) (uintptr_t) gen);
 	slurm_mutex_unlock(&users_lock);
 }
 

@@ -5,6 +5,8 @@
 
 #include "dlsched_compat.h"
 
+#include "src/common/xstring.h"
+
 #if DLS_SLURM_RELEASE >= 2405
 #include "src/common/job_state_reason.h"
 #else
@@ -40,4 +42,16 @@ extern bool dls_select_job_cleaning(job_record_t *job_ptr)
 	(void) select_g_select_jobinfo_get(job_ptr->select_jobinfo, SELECT_JOBDATA_CLEANING, &cleaning);
 	return cleaning != 0;
 #endif
+}
+
+extern char *dls_tres_per_node_gpus(const char *type, int count)
+{
+#if DLS_SLURM_RELEASE >= 2411
+	const char *prefix = "gres/gpu";
+#else
+	const char *prefix = "gres:gpu";
+#endif
+	bool typed = type && type[0];
+
+	return xstrdup_printf("%s%s%s:%d", prefix, typed ? ":" : "", typed ? type : "", count);
 }

@@ -131,6 +131,12 @@ extern bool dls_acct_policy_runnable_state(job_record_t *job_ptr);
  * SELECT_JOBDATA_CLEANING; gone in 23.11, where prolog_running and step_list say it all). */
 extern bool dls_select_job_cleaning(job_record_t *job_ptr);
 
+/* A job's per-node GPU request as update_job() takes it in tres_per_node, [type:]count GPUs per node
+ * (type NULL or empty: untyped), as a new xstring: "gres:gpu[:type]:N" in 22.05 ("gres/gpu" there
+ * is accepted and changes nothing), "gres/gpu[:type]:N" from 24.11 ("gres:gpu" there is refused as
+ * an invalid TRES). */
+extern char *dls_tres_per_node_gpus(const char *type, int count);
+
 /* ---- dlsched_compat_ctld.c: slurmctld calls whose form changed (sched/dlsched) ---- */
 
 /* The job a job_desc_msg_t (an update request) names: job_id until 25.05, step_id.job_id from

@@ -140,10 +140,17 @@ scancel "$e1"
 wait_done 20 "$e1"
 # --gpus (GPUs per job): Slurm refuses a per-node count beside it, so it is never resized (before,
 # it was checkpointed and requeued to grow, and the new size failed: a preemption for nothing).
-# 40 epochs of 8 s on one GPU: growing to 4 is worth a restart to mckp.
+# 40 epochs of 8 s on one GPU: growing to 4 is worth a restart to mckp. job_submit/dlsched refuses
+# such a range at submission; a running job's comment is not checked again, so the range is added
+# once it runs (as an operator may) to reach the scheduler's own guard.
+err=$(sbatch --parsable -o /dev/null -p train --gpus=1 --time=10 --dl-elastic=1:4 --wrap true 2>&1) &&
+	ko "an elastic --gpus job was accepted at submission ($err)" ||
+	ok "job_submit/dlsched refuses an elastic range beside --gpus at submission"
 e2=$(sbatch --parsable --requeue -J per-job -o /dev/null -p train --gpus=1 --time=10 --dl-model=cifar10 \
-	--dl-epochs=40 --dl-elastic=1:4 --comment "epoch_time_1gpu=8" --wrap 'sleep 60')
+	--dl-epochs=40 --comment "epoch_time_1gpu=8" --wrap 'sleep 60')
 wait_for 30 is_state "$e2" RUNNING || ko "the --gpus job did not start: $(state_of "$e2")"
+scontrol update JobId="$e2" Comment="epoch_time_1gpu=8 gpus_min=1 gpus_max=4" ||
+	ko "the --gpus job's comment could not be given an elastic range"
 sleep 10
 ! grep -q "asked JobId=$e2 to checkpoint" "$log" && [ "$(total_gpus "$e2")" = 1 ] &&
 	ok "the --gpus job is not checkpointed to be resized (it runs on its 1 GPU)" ||

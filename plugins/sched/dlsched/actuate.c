@@ -26,7 +26,8 @@ static int resize_cnt = 0;
 
 /*
  * The job's tres_per_node with its GPU count per node set to `per_node`, everything else as the
- * user wrote it: the GPU type (gres:gpu:v100:2 -> gres:gpu:v100:4) and any other per-node GRES.
+ * user wrote it: the GPU type (gres:gpu:v100:2 -> gres:gpu:v100:4, in the form of the release,
+ * dls_tres_per_node_gpus()) and any other per-node GRES.
  * NULL when its GPUs are not given per node (sbatch --gpus, --gpus-per-task: Slurm refuses a
  * per-node count beside them, so such a job is never resized) or it has no GPU entry.
  */
@@ -51,7 +52,8 @@ static char *_tres_per_node_with(job_record_t *job_ptr, int per_node)
 				*colon = '\0';
 			else if (type && type[strspn(type, "0123456789")] == '\0')
 				type = NULL;	/* gres:gpu:N */
-			xstrfmtcat(entry, "%.8s%s%s:%d", tok, type ? ":" : "", type ? type : "", per_node);
+			/* In the form this release's update_job() takes (gres:gpu or gres/gpu). */
+			entry = dls_tres_per_node_gpus(type, per_node);
 			found = true;
 		} else {
 			entry = xstrdup(tok);
@@ -73,7 +75,7 @@ static int _update_shape(job_record_t *job_ptr, const char *tres_per_node, uint3
 	int rc;
 
 	slurm_init_job_desc_msg(&desc);
-	desc.job_id = job_ptr->job_id;
+	dls_job_desc_set_job_id(&desc, job_ptr->job_id);
 	desc.tres_per_node = xstrdup(tres_per_node);
 	desc.min_nodes = min_nodes;
 	desc.max_nodes = max_nodes;
@@ -132,18 +134,16 @@ static bool _uniform(const dlsched_share_t *shares, size_t n, int *per_node)
  */
 static bool _resv_allows(job_record_t *job_ptr, const dlsched_action_t *a, time_t now)
 {
-	bitstr_t *avail = NULL, *exc_core = NULL;
-	bool overlap = false, ok;
+	bitstr_t *avail = NULL;
+	bool ok;
 	time_t when = now;
 
-	ok = job_test_resv(job_ptr, &when, false, &avail, &exc_core, &overlap, false) ==
-		SLURM_SUCCESS && when <= now && avail;
+	ok = dls_job_test_resv(job_ptr, &when, &avail) == SLURM_SUCCESS && when <= now && avail;
 	for (size_t i = 0; ok && i < a->share_count; i++)
 		if (a->shares[i].node_index >= (uint32_t) node_record_count ||
 		    !bit_test(avail, a->shares[i].node_index))
 			ok = false;
 	FREE_NULL_BITMAP(avail);
-	FREE_NULL_BITMAP(exc_core);
 	return ok;
 }
 
@@ -207,7 +207,7 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 	if (fed_mgr_job_lock(job_ptr)) {
 		rc = ESLURM_FED_JOB_LOCK;
 	} else {
-		rc = select_nodes(job_ptr, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
+		rc = dls_select_nodes(job_ptr);
 		if (rc == SLURM_SUCCESS)
 			fed_mgr_job_start(job_ptr, job_ptr->start_time);
 		else
@@ -231,11 +231,7 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 		last_job_update = time(NULL);
 		info(DLS_LOG_PREFIX "started %pJ on %s%s%s", job_ptr, job_ptr->nodes, a->reason[0] ? ": " : "",
 		     a->reason);
-		power_g_job_start(job_ptr);
-		if (job_ptr->batch_flag == 0)
-			srun_allocate(job_ptr);
-		else if (!IS_JOB_CONFIGURING(job_ptr))
-			launch_job(job_ptr);
+		dls_job_launch(job_ptr);
 	}
 	return rc;
 }
@@ -410,7 +406,7 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 		job_ptr->state_desc = xstrdup(a->reason);
 		job_ptr->start_time = now;
 		job_ptr->end_time = now;
-		srun_allocate_abort(job_ptr);
+		dls_srun_allocate_abort(job_ptr);
 		job_completion_logger(job_ptr, false);
 		return true;
 	default:
@@ -426,7 +422,7 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
  */
 static void _choose_partition(job_record_t *job_ptr, const dlsched_action_t *a)
 {
-	ListIterator it;
+	list_itr_t *it;
 	part_record_t *part_ptr;
 
 	if (!job_ptr->part_ptr_list || !a->share_count)
@@ -502,7 +498,7 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 	const uint32_t *order = dlsched_decisions_order(d, &order_cnt);
 	dlsched_action_t a;
 	dlsched_error_t err;
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job_ptr;
 	bool changed = false;
 	/* Both Slurm schedulers start nothing until the federation's siblings are synced. */
@@ -629,7 +625,7 @@ extern int dls_restore_slurm_priorities(void)
 {
 	slurmctld_lock_t write_lock = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 					.part = READ_LOCK, .fed = READ_LOCK };
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job_ptr;
 	int n = 0;
 

@@ -322,7 +322,7 @@ static void *_sched_agent(void *arg)
 extern void dls_cycle_start(void)
 {
 	stop_thread = false;
-	slurm_thread_create(&sched_thread, _sched_agent, NULL);
+	dls_thread_create("dlsched", &sched_thread, _sched_agent, NULL);
 }
 
 extern void dls_cycle_stop(void)

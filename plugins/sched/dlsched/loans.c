@@ -59,7 +59,7 @@ extern void dls_lending_apply(const dlsched_action_t *a, time_t now)
 /* Whether a training job (not of the inference partition) holds GPUs on the node. Locks: job read. */
 static bool _training_on(node_record_t *node_ptr, int node_inx, bool requeue_them, const char *why)
 {
-	ListIterator it = list_iterator_create(job_list);
+	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
 	bool found = false;
 

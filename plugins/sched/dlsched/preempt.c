@@ -13,7 +13,7 @@
  * partition read, federation read), held by the caller. */
 extern int dls_requeue(job_record_t *job_ptr, const char *why)
 {
-	int rc = job_requeue(slurm_conf.slurm_user_id, job_ptr->job_id, NULL, false, 0);
+	int rc = dls_job_requeue(slurm_conf.slurm_user_id, job_ptr);
 
 	if (rc == SLURM_SUCCESS) {
 		info(DLS_LOG_PREFIX "requeued %pJ (%s)", job_ptr, why);
@@ -47,7 +47,7 @@ static int dependant_cnt = 0;
 static bool _depends_on(job_record_t *job_ptr, uint32_t of)
 {
 	depend_spec_t *dep;
-	ListIterator it;
+	list_itr_t *it;
 
 	if (!job_ptr->details || !job_ptr->details->depend_list)
 		return false;
@@ -61,7 +61,7 @@ static bool _depends_on(job_record_t *job_ptr, uint32_t of)
 /* Holds back the pending dependants of the jobs being preempted (new ones too). Locks: job write. */
 static void _hold_dependants(void)
 {
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job_ptr;
 
 	if (!dls_stops_count())
@@ -117,7 +117,7 @@ static void _release_dependants(uint32_t of, bool requeued)
 		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
 			continue;
 		if (requeued && job_ptr->details->depend_list) {
-			ListIterator it = list_iterator_create(job_ptr->details->depend_list);
+			list_itr_t *it = list_iterator_create(job_ptr->details->depend_list);
 			depend_spec_t *dep;
 
 			while ((dep = list_next(it)))
