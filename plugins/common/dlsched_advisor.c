@@ -3,7 +3,7 @@
 \*****************************************************************************/
 
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* dladdr() */
+#define _GNU_SOURCE /* dladdr() */
 #endif
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,12 +27,12 @@
 
 typedef struct {
 	uint32_t job_id;
-	uint32_t rank;		/* UINT32_MAX: not ranked */
-	uint32_t victim;	/* UINT32_MAX: not a victim */
+	uint32_t rank;	 /* UINT32_MAX: not ranked */
+	uint32_t victim; /* UINT32_MAX: not a victim */
 } dls_entry_t;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static dls_entry_t *table = NULL;	/* sorted by job_id */
+static dls_entry_t *table = NULL; /* sorted by job_id */
 static size_t table_cnt = 0;
 /* The plan's first ranks: the jobs it starts, then as many as it frees room for by preempting. */
 static uint32_t front_cnt = 0;
@@ -50,10 +50,10 @@ static uint64_t cycles = 0, fallbacks = 0;
  */
 static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
-static uint64_t generation = 0;		/* the current thread's; bumped by start and last stop */
-static int running = 0;			/* threads not yet ended (an old one may still be ending) */
-static uint64_t ended = 0;		/* the newest generation whose thread has ended */
-static bool in_slurm_lock = false;	/* the current thread waits for or holds slurmctld's locks */
+static uint64_t generation = 0;	   /* the current thread's; bumped by start and last stop */
+static int running = 0;		   /* threads not yet ended (an old one may still be ending) */
+static uint64_t ended = 0;	   /* the newest generation whose thread has ended */
+static bool in_slurm_lock = false; /* the current thread waits for or holds slurmctld's locks */
 static bool reconfig = false;
 /* The name the advisor logs as: a copy (the plugin that gave it may be unloaded before the
  * thread ends), the first plugin still using the advisor. */
@@ -75,14 +75,14 @@ static int _cmp_entry(const void *a, const void *b)
 
 static dls_entry_t *_find(uint32_t job_id)
 {
-	dls_entry_t key = { .job_id = job_id };
+	dls_entry_t key = {.job_id = job_id};
 
 	return table_cnt ? bsearch(&key, table, table_cnt, sizeof(*table), _cmp_entry) : NULL;
 }
 
 static void _set(dls_entry_t *t, size_t n, uint32_t job_id, bool victim, uint32_t value)
 {
-	dls_entry_t key = { .job_id = job_id };
+	dls_entry_t key = {.job_id = job_id};
 	dls_entry_t *e = bsearch(&key, t, n, sizeof(*t), _cmp_entry);
 
 	if (!e)
@@ -121,7 +121,10 @@ static bool _current(uint64_t gen)
 static void _cycle(dlsched_scheduler_t *sched, uint64_t gen, const char *name)
 {
 	slurmctld_lock_t read_lock = {
-		.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK, .part = READ_LOCK,
+		.conf = READ_LOCK,
+		.job = READ_LOCK,
+		.node = READ_LOCK,
+		.part = READ_LOCK,
 	};
 	dls_snapshot_t *snap = NULL;
 	dlsched_decisions_t *d = NULL;
@@ -176,8 +179,7 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t gen, const char *name)
 		if (a.kind == DLSCHED_START) {
 			_set(t, n, a.job_id, false, rank++);
 			starts++;
-		}
-		else if (a.kind == DLSCHED_REQUEUE || a.kind == DLSCHED_RESIZE)
+		} else if (a.kind == DLSCHED_REQUEUE || a.kind == DLSCHED_RESIZE)
 			_set(t, n, a.job_id, true, (uint32_t) victims++);
 	}
 	order = dlsched_decisions_order(d, &order_cnt);
@@ -247,10 +249,15 @@ static void _one_cycle(void *arg)
 
 static void *_agent(void *arg)
 {
-	dls_thread_t t = { .gen = (uint64_t) (uintptr_t) arg, .sched = NULL, .name = "" };
+	dls_thread_t t = {.gen = (uint64_t) (uintptr_t) arg, .sched = NULL, .name = ""};
 	const dls_agent_t agent = {
-		.lock = &term_lock, .cond = &term_cond, .reconfig = &reconfig, .stopped = _stopped,
-		.reload = _reload, .cycle = _one_cycle, .arg = &t,
+		.lock = &term_lock,
+		.cond = &term_cond,
+		.reconfig = &reconfig,
+		.stopped = _stopped,
+		.reload = _reload,
+		.cycle = _one_cycle,
+		.arg = &t,
 	};
 
 	dls_agent_loop(&agent);
@@ -275,7 +282,8 @@ static void _pin_library(void)
 		return;
 	if (!dladdr((void *) _pin_library, &info) || !info.dli_fname ||
 	    !dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) {
-		error("dlsched advisor: cannot pin %s in memory (%s); a reconfigure that unloads its plugins may crash slurmctld",
+		error("dlsched advisor: cannot pin %s in memory (%s); a reconfigure that unloads its plugins may crash "
+		      "slurmctld",
 		      info.dli_fname ? info.dli_fname : "libdlsched_advisor.so", dlerror());
 		return;
 	}
@@ -323,7 +331,7 @@ extern void dls_advisor_stop(const char *plugin)
 	slurm_mutex_lock(&users_lock);
 	for (i = 0; i < users && i < DLS_ADVISOR_MAX_USERS && xstrcmp(user_names[i], plugin); i++)
 		;
-	if (i >= users || i >= DLS_ADVISOR_MAX_USERS) {	/* not a user */
+	if (i >= users || i >= DLS_ADVISOR_MAX_USERS) { /* not a user */
 		slurm_mutex_unlock(&users_lock);
 		return;
 	}
@@ -373,7 +381,7 @@ extern void dls_advisor_reconfig(void)
 {
 	slurm_mutex_lock(&term_lock);
 	reconfig = true;
-	slurm_cond_signal(&term_cond);	/* do not wait out a long SchedInterval */
+	slurm_cond_signal(&term_cond); /* do not wait out a long SchedInterval */
 	slurm_mutex_unlock(&term_lock);
 }
 

@@ -55,7 +55,7 @@ extern void dls_agent_loop(const dls_agent_t *a)
 
 			if (_busy(a) && wait > 1.0)
 				wait = 1.0;
-			ts = dls_time_in(wait);	/* negative: now */
+			ts = dls_time_in(wait); /* negative: now */
 			slurm_mutex_lock(a->lock);
 			if (!a->stopped(a->arg) && !*a->reconfig)
 				pthread_cond_timedwait(a->cond, a->lock, &ts);

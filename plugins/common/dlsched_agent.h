@@ -18,9 +18,9 @@
 #include <stdbool.h>
 
 typedef struct {
-	pthread_mutex_t *lock;	/* guards *reconfig and what stopped() reads */
-	pthread_cond_t *cond;	/* signalled by the host to stop or reconfigure */
-	bool *reconfig;		/* set by the host: reload before the next cycle (cleared here) */
+	pthread_mutex_t *lock; /* guards *reconfig and what stopped() reads */
+	pthread_cond_t *cond;  /* signalled by the host to stop or reconfigure */
+	bool *reconfig;	       /* set by the host: reload before the next cycle (cleared here) */
 	/* Whether the thread must end; called with *lock held. */
 	bool (*stopped)(void *arg);
 	/* (Re)loads dlsched.conf; returns whether a scheduler decides now (if not, the next cycle

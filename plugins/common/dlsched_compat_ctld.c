@@ -11,7 +11,7 @@
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/reservation.h"
 #if DLS_SLURM_RELEASE >= 2411
-#include "src/slurmctld/proc_req.h"	/* srun_allocate() */
+#include "src/slurmctld/proc_req.h" /* srun_allocate() */
 #include "src/stepmgr/srun_comm.h"
 #else
 #include "src/common/power.h"
@@ -32,7 +32,7 @@ extern int dls_job_test_resv(job_record_t *job_ptr, time_t *when, bitstr_t **ava
 	bool overlap = false;
 	int rc;
 #if DLS_SLURM_RELEASE >= 2411
-	resv_exc_t exc = { 0 };
+	resv_exc_t exc = {0};
 
 	rc = job_test_resv(job_ptr, when, false, avail, &exc, &overlap, false);
 	reservation_delete_resv_exc_parts(&exc);
@@ -48,7 +48,7 @@ extern int dls_job_test_resv(job_record_t *job_ptr, time_t *when, bitstr_t **ava
 extern int dls_select_nodes(job_record_t *job_ptr)
 {
 #if DLS_SLURM_RELEASE >= 2411
-	job_node_select_t sel = { .job_ptr = job_ptr };
+	job_node_select_t sel = {.job_ptr = job_ptr};
 
 	return select_nodes(&sel, false, false, SLURMDB_JOB_FLAG_SCHED);
 #else

@@ -18,23 +18,49 @@
  * The entry points below take their types from Slurm's headers; Slurm declares none of them (they
  * are resolved by name), so each gets a prototype here for -Wmissing-prototypes.
  */
-#define DLS_FWD(ret, name, params) extern ret name params; extern ret name params
+#define DLS_FWD(ret, name, params)                                                                                     \
+	extern ret name params;                                                                                        \
+	extern ret name params
 
 #if DLS_SLURM_RELEASE == 2205
 
 const char *const dls_select_syms[] = {
-	"plugin_id", "select_p_state_save", "select_p_state_restore", "select_p_job_init",
-	"select_p_node_init", "select_p_job_test", "select_p_job_begin", "select_p_job_ready",
-	"select_p_job_expand", "select_p_job_resized", "select_p_job_signal", "select_p_job_fini",
-	"select_p_job_suspend", "select_p_job_resume", "select_p_step_pick_nodes", "select_p_step_start",
-	"select_p_step_finish", "select_p_select_nodeinfo_pack", "select_p_select_nodeinfo_unpack",
-	"select_p_select_nodeinfo_alloc", "select_p_select_nodeinfo_free",
-	"select_p_select_nodeinfo_set_all", "select_p_select_nodeinfo_set",
-	"select_p_select_nodeinfo_get", "select_p_select_jobinfo_alloc", "select_p_select_jobinfo_free",
-	"select_p_select_jobinfo_set", "select_p_select_jobinfo_get", "select_p_select_jobinfo_copy",
-	"select_p_select_jobinfo_pack", "select_p_select_jobinfo_unpack",
-	"select_p_select_jobinfo_sprint", "select_p_select_jobinfo_xstrdup",
-	"select_p_get_info_from_plugin", "select_p_update_node_config", "select_p_reconfigure",
+	"plugin_id",
+	"select_p_state_save",
+	"select_p_state_restore",
+	"select_p_job_init",
+	"select_p_node_init",
+	"select_p_job_test",
+	"select_p_job_begin",
+	"select_p_job_ready",
+	"select_p_job_expand",
+	"select_p_job_resized",
+	"select_p_job_signal",
+	"select_p_job_fini",
+	"select_p_job_suspend",
+	"select_p_job_resume",
+	"select_p_step_pick_nodes",
+	"select_p_step_start",
+	"select_p_step_finish",
+	"select_p_select_nodeinfo_pack",
+	"select_p_select_nodeinfo_unpack",
+	"select_p_select_nodeinfo_alloc",
+	"select_p_select_nodeinfo_free",
+	"select_p_select_nodeinfo_set_all",
+	"select_p_select_nodeinfo_set",
+	"select_p_select_nodeinfo_get",
+	"select_p_select_jobinfo_alloc",
+	"select_p_select_jobinfo_free",
+	"select_p_select_jobinfo_set",
+	"select_p_select_jobinfo_get",
+	"select_p_select_jobinfo_copy",
+	"select_p_select_jobinfo_pack",
+	"select_p_select_jobinfo_unpack",
+	"select_p_select_jobinfo_sprint",
+	"select_p_select_jobinfo_xstrdup",
+	"select_p_get_info_from_plugin",
+	"select_p_update_node_config",
+	"select_p_reconfigure",
 	"select_p_resv_test",
 };
 /* 22.05 publishes its ops table (src/common/select.h). */
@@ -47,32 +73,48 @@ extern int dls_cons_tres_job_test(const dls_job_test_args_t *a, bitstr_t *bitmap
 }
 
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes, uint32_t max_nodes,
-			     uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
-			     List *preemptee_job_list, bitstr_t *exc_core_bitmap);
+			     uint32_t req_nodes, uint16_t mode, List preemptee_candidates, List *preemptee_job_list,
+			     bitstr_t *exc_core_bitmap);
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes, uint32_t max_nodes,
-			     uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
-			     List *preemptee_job_list, bitstr_t *exc_core_bitmap)
+			     uint32_t req_nodes, uint16_t mode, List preemptee_candidates, List *preemptee_job_list,
+			     bitstr_t *exc_core_bitmap)
 {
-	dls_job_test_args_t a = { job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
-				  preemptee_candidates, preemptee_job_list, exc_core_bitmap };
+	dls_job_test_args_t a = {
+		job_ptr,	bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates, preemptee_job_list,
+		exc_core_bitmap};
 
 	return dls_loader_job_test(&a);
 }
-DLS_FWD(int, select_p_state_save, (char *dir_name)) { return to.state_save(dir_name); }
-DLS_FWD(int, select_p_state_restore, (char *dir_name)) { return to.state_restore(dir_name); }
-DLS_FWD(int, select_p_job_init, (List job_list)) { return to.job_init(job_list); }
-DLS_FWD(int, select_p_job_signal, (job_record_t *job_ptr, int signal)) { return to.job_signal(job_ptr, signal); }
-DLS_FWD(char *, select_p_select_jobinfo_sprint, (select_jobinfo_t *jobinfo, char *buf, size_t size, int mode))
+DLS_FWD(int, select_p_state_save, (char *dir_name))
+{
+	return to.state_save(dir_name);
+}
+DLS_FWD(int, select_p_state_restore, (char *dir_name))
+{
+	return to.state_restore(dir_name);
+}
+DLS_FWD(int, select_p_job_init, (List job_list))
+{
+	return to.job_init(job_list);
+}
+DLS_FWD(int, select_p_job_signal, (job_record_t * job_ptr, int signal))
+{
+	return to.job_signal(job_ptr, signal);
+}
+DLS_FWD(char *, select_p_select_jobinfo_sprint, (select_jobinfo_t * jobinfo, char *buf, size_t size, int mode))
 {
 	return to.jobinfo_sprint(jobinfo, buf, size, mode);
 }
-DLS_FWD(char *, select_p_select_jobinfo_xstrdup, (select_jobinfo_t *jobinfo, int mode))
+DLS_FWD(char *, select_p_select_jobinfo_xstrdup, (select_jobinfo_t * jobinfo, int mode))
 {
 	return to.jobinfo_xstrdup(jobinfo, mode);
 }
-DLS_FWD(int, select_p_update_node_config, (int index)) { return to.update_node_config(index); }
-DLS_FWD(bitstr_t *, select_p_resv_test, (resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt, bitstr_t *avail_bitmap,
-					 bitstr_t **core_bitmap))
+DLS_FWD(int, select_p_update_node_config, (int index))
+{
+	return to.update_node_config(index);
+}
+DLS_FWD(bitstr_t *, select_p_resv_test,
+	(resv_desc_msg_t * resv_desc_ptr, uint32_t node_cnt, bitstr_t *avail_bitmap, bitstr_t **core_bitmap))
 {
 	return to.resv_test(resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap);
 }
@@ -80,17 +122,38 @@ DLS_FWD(bitstr_t *, select_p_resv_test, (resv_desc_msg_t *resv_desc_ptr, uint32_
 #elif DLS_SLURM_RELEASE == 2411
 
 const char *const dls_select_syms[] = {
-	"plugin_id", "select_p_state_save", "select_p_state_restore", "select_p_job_init",
-	"select_p_node_init", "select_p_job_test", "select_p_job_begin", "select_p_job_ready",
-	"select_p_job_expand", "select_p_job_resized", "select_p_job_fini", "select_p_job_suspend",
-	"select_p_job_resume", "select_p_step_pick_nodes", "select_p_step_start", "select_p_step_finish",
-	"select_p_select_nodeinfo_pack", "select_p_select_nodeinfo_unpack",
-	"select_p_select_nodeinfo_alloc", "select_p_select_nodeinfo_free",
-	"select_p_select_nodeinfo_set_all", "select_p_select_nodeinfo_set",
-	"select_p_select_nodeinfo_get", "select_p_select_jobinfo_alloc", "select_p_select_jobinfo_free",
-	"select_p_select_jobinfo_set", "select_p_select_jobinfo_get", "select_p_select_jobinfo_copy",
-	"select_p_select_jobinfo_pack", "select_p_select_jobinfo_unpack",
-	"select_p_get_info_from_plugin", "select_p_reconfigure",
+	"plugin_id",
+	"select_p_state_save",
+	"select_p_state_restore",
+	"select_p_job_init",
+	"select_p_node_init",
+	"select_p_job_test",
+	"select_p_job_begin",
+	"select_p_job_ready",
+	"select_p_job_expand",
+	"select_p_job_resized",
+	"select_p_job_fini",
+	"select_p_job_suspend",
+	"select_p_job_resume",
+	"select_p_step_pick_nodes",
+	"select_p_step_start",
+	"select_p_step_finish",
+	"select_p_select_nodeinfo_pack",
+	"select_p_select_nodeinfo_unpack",
+	"select_p_select_nodeinfo_alloc",
+	"select_p_select_nodeinfo_free",
+	"select_p_select_nodeinfo_set_all",
+	"select_p_select_nodeinfo_set",
+	"select_p_select_nodeinfo_get",
+	"select_p_select_jobinfo_alloc",
+	"select_p_select_jobinfo_free",
+	"select_p_select_jobinfo_set",
+	"select_p_select_jobinfo_get",
+	"select_p_select_jobinfo_copy",
+	"select_p_select_jobinfo_pack",
+	"select_p_select_jobinfo_unpack",
+	"select_p_get_info_from_plugin",
+	"select_p_reconfigure",
 };
 /* 24.11's ops list (private to src/interfaces/select.c), in that order. */
 static struct {
@@ -100,8 +163,8 @@ static struct {
 	int (*job_init)(list_t *job_list);
 	int (*node_init)(void);
 	int (*job_test)(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes, uint32_t max_nodes,
-			uint32_t req_nodes, uint16_t mode, list_t *preemptee_candidates,
-			list_t **preemptee_job_list, resv_exc_t *resv_exc_ptr, will_run_data_t *will_run_ptr);
+			uint32_t req_nodes, uint16_t mode, list_t *preemptee_candidates, list_t **preemptee_job_list,
+			resv_exc_t *resv_exc_ptr, will_run_data_t *will_run_ptr);
 	int (*job_begin)(job_record_t *job_ptr);
 	int (*job_ready)(job_record_t *job_ptr);
 	int (*job_expand)(job_record_t *from_job_ptr, job_record_t *to_job_ptr);
@@ -132,25 +195,44 @@ static struct {
 	int (*reconfigure)(void);
 } to;
 
-DLS_FWD(int, select_p_state_save, (char *dir_name)) { return to.state_save(dir_name); }
-DLS_FWD(int, select_p_state_restore, (char *dir_name)) { return to.state_restore(dir_name); }
-DLS_FWD(int, select_p_job_init, (list_t *job_list)) { return to.job_init(job_list); }
+DLS_FWD(int, select_p_state_save, (char *dir_name))
+{
+	return to.state_save(dir_name);
+}
+DLS_FWD(int, select_p_state_restore, (char *dir_name))
+{
+	return to.state_restore(dir_name);
+}
+DLS_FWD(int, select_p_job_init, (list_t * job_list))
+{
+	return to.job_init(job_list);
+}
 
 #else /* 2605 */
 
 const char *const dls_select_syms[] = {
-	"plugin_id", "select_p_node_init", "select_p_job_test", "select_p_job_begin", "select_p_job_ready",
-	"select_p_job_expand", "select_p_job_resized", "select_p_job_mem_reduce", "select_p_job_fini",
-	"select_p_job_suspend", "select_p_job_resume", "select_p_select_nodeinfo_set_all",
-	"select_p_select_nodeinfo_set", "select_p_reconfigure",
+	"plugin_id",
+	"select_p_node_init",
+	"select_p_job_test",
+	"select_p_job_begin",
+	"select_p_job_ready",
+	"select_p_job_expand",
+	"select_p_job_resized",
+	"select_p_job_mem_reduce",
+	"select_p_job_fini",
+	"select_p_job_suspend",
+	"select_p_job_resume",
+	"select_p_select_nodeinfo_set_all",
+	"select_p_select_nodeinfo_set",
+	"select_p_reconfigure",
 };
 /* 26.05's ops list (private to src/interfaces/select.c), in that order. */
 static struct {
 	uint32_t *plugin_id;
 	int (*node_init)(void);
 	int (*job_test)(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes, uint32_t max_nodes,
-			uint32_t req_nodes, uint16_t mode, list_t *preemptee_candidates,
-			list_t **preemptee_job_list, resv_exc_t *resv_exc_ptr, will_run_data_t *will_run_ptr);
+			uint32_t req_nodes, uint16_t mode, list_t *preemptee_candidates, list_t **preemptee_job_list,
+			resv_exc_t *resv_exc_ptr, will_run_data_t *will_run_ptr);
 	int (*job_begin)(job_record_t *job_ptr);
 	int (*job_ready)(job_record_t *job_ptr);
 	int (*job_expand)(job_record_t *from_job_ptr, job_record_t *to_job_ptr);
@@ -164,7 +246,10 @@ static struct {
 	int (*reconfigure)(void);
 } to;
 
-DLS_FWD(void, select_p_job_mem_reduce, (job_record_t *job_ptr)) { to.job_mem_reduce(job_ptr); }
+DLS_FWD(void, select_p_job_mem_reduce, (job_record_t * job_ptr))
+{
+	to.job_mem_reduce(job_ptr);
+}
 
 #endif
 
@@ -175,13 +260,21 @@ extern int dls_cons_tres_job_test(const dls_job_test_args_t *a, bitstr_t *bitmap
 			   a->preemptee_candidates, a->preemptee_job_list, a->resv_exc_ptr, a->will_run_ptr);
 }
 
-DLS_FWD(int, select_p_job_test, (job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes, uint32_t max_nodes,
-				 uint32_t req_nodes, uint16_t mode, list_t *preemptee_candidates,
-				 list_t **preemptee_job_list, resv_exc_t *resv_exc_ptr,
-				 will_run_data_t *will_run_ptr))
+DLS_FWD(int, select_p_job_test,
+	(job_record_t * job_ptr, bitstr_t *bitmap, uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes,
+	 uint16_t mode, list_t *preemptee_candidates, list_t **preemptee_job_list, resv_exc_t *resv_exc_ptr,
+	 will_run_data_t *will_run_ptr))
 {
-	dls_job_test_args_t a = { job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
-				  preemptee_candidates, preemptee_job_list, resv_exc_ptr, will_run_ptr };
+	dls_job_test_args_t a = {job_ptr,
+				 bitmap,
+				 min_nodes,
+				 max_nodes,
+				 req_nodes,
+				 mode,
+				 preemptee_candidates,
+				 preemptee_job_list,
+				 resv_exc_ptr,
+				 will_run_ptr};
 
 	return dls_loader_job_test(&a);
 }
@@ -199,24 +292,48 @@ extern void **dls_select_ops_slots(void)
 
 /* ---- In every release (the caller's locks; see Slurm's select interface). ---- */
 
-DLS_FWD(int, select_p_node_init, (void)) { return to.node_init(); }
-DLS_FWD(int, select_p_job_begin, (job_record_t *job_ptr)) { return to.job_begin(job_ptr); }
-DLS_FWD(int, select_p_job_ready, (job_record_t *job_ptr)) { return to.job_ready(job_ptr); }
-DLS_FWD(int, select_p_job_expand, (job_record_t *from_job_ptr, job_record_t *to_job_ptr))
+DLS_FWD(int, select_p_node_init, (void) )
+{
+	return to.node_init();
+}
+DLS_FWD(int, select_p_job_begin, (job_record_t * job_ptr))
+{
+	return to.job_begin(job_ptr);
+}
+DLS_FWD(int, select_p_job_ready, (job_record_t * job_ptr))
+{
+	return to.job_ready(job_ptr);
+}
+DLS_FWD(int, select_p_job_expand, (job_record_t * from_job_ptr, job_record_t *to_job_ptr))
 {
 	return to.job_expand(from_job_ptr, to_job_ptr);
 }
-DLS_FWD(int, select_p_job_resized, (job_record_t *job_ptr, node_record_t *node_ptr))
+DLS_FWD(int, select_p_job_resized, (job_record_t * job_ptr, node_record_t *node_ptr))
 {
 	return to.job_resized(job_ptr, node_ptr);
 }
-DLS_FWD(int, select_p_job_fini, (job_record_t *job_ptr)) { return to.job_fini(job_ptr); }
-DLS_FWD(int, select_p_job_suspend, (job_record_t *job_ptr, bool indf_susp)) { return to.job_suspend(job_ptr, indf_susp); }
-DLS_FWD(int, select_p_job_resume, (job_record_t *job_ptr, bool indf_susp)) { return to.job_resume(job_ptr, indf_susp); }
-DLS_FWD(int, select_p_select_nodeinfo_set_all, (void)) { return to.nodeinfo_set_all(); }
-DLS_FWD(int, select_p_select_nodeinfo_set, (job_record_t *job_ptr)) { return to.nodeinfo_set(job_ptr); }
+DLS_FWD(int, select_p_job_fini, (job_record_t * job_ptr))
+{
+	return to.job_fini(job_ptr);
+}
+DLS_FWD(int, select_p_job_suspend, (job_record_t * job_ptr, bool indf_susp))
+{
+	return to.job_suspend(job_ptr, indf_susp);
+}
+DLS_FWD(int, select_p_job_resume, (job_record_t * job_ptr, bool indf_susp))
+{
+	return to.job_resume(job_ptr, indf_susp);
+}
+DLS_FWD(int, select_p_select_nodeinfo_set_all, (void) )
+{
+	return to.nodeinfo_set_all();
+}
+DLS_FWD(int, select_p_select_nodeinfo_set, (job_record_t * job_ptr))
+{
+	return to.nodeinfo_set(job_ptr);
+}
 /* scontrol reconfigure: the loader's placement part reads dlsched.conf again first (the caller's locks). */
-DLS_FWD(int, select_p_reconfigure, (void))
+DLS_FWD(int, select_p_reconfigure, (void) )
 {
 	dls_loader_reconfigure();
 	return to.reconfigure();
@@ -224,54 +341,66 @@ DLS_FWD(int, select_p_reconfigure, (void))
 
 /* ---- Until 24.11 (step, node and job info through the select plugin; every daemon and client). ---- */
 #if DLS_SLURM_RELEASE < 2505
-DLS_FWD(bitstr_t *, select_p_step_pick_nodes, (job_record_t *job_ptr, select_jobinfo_t *step_jobinfo,
-					       uint32_t node_count, bitstr_t **avail_nodes))
+DLS_FWD(bitstr_t *, select_p_step_pick_nodes,
+	(job_record_t * job_ptr, select_jobinfo_t *step_jobinfo, uint32_t node_count, bitstr_t **avail_nodes))
 {
 	return to.step_pick_nodes(job_ptr, step_jobinfo, node_count, avail_nodes);
 }
-DLS_FWD(int, select_p_step_start, (step_record_t *step_ptr)) { return to.step_start(step_ptr); }
-DLS_FWD(int, select_p_step_finish, (step_record_t *step_ptr, bool killing_step))
+DLS_FWD(int, select_p_step_start, (step_record_t * step_ptr))
+{
+	return to.step_start(step_ptr);
+}
+DLS_FWD(int, select_p_step_finish, (step_record_t * step_ptr, bool killing_step))
 {
 	return to.step_finish(step_ptr, killing_step);
 }
-DLS_FWD(int, select_p_select_nodeinfo_pack, (select_nodeinfo_t *nodeinfo, buf_t *buffer, uint16_t protocol_version))
+DLS_FWD(int, select_p_select_nodeinfo_pack, (select_nodeinfo_t * nodeinfo, buf_t *buffer, uint16_t protocol_version))
 {
 	return to.nodeinfo_pack(nodeinfo, buffer, protocol_version);
 }
-DLS_FWD(int, select_p_select_nodeinfo_unpack, (select_nodeinfo_t **nodeinfo, buf_t *buffer,
-					       uint16_t protocol_version))
+DLS_FWD(int, select_p_select_nodeinfo_unpack, (select_nodeinfo_t * *nodeinfo, buf_t *buffer, uint16_t protocol_version))
 {
 	return to.nodeinfo_unpack(nodeinfo, buffer, protocol_version);
 }
-DLS_FWD(select_nodeinfo_t *, select_p_select_nodeinfo_alloc, (void)) { return to.nodeinfo_alloc(); }
-DLS_FWD(int, select_p_select_nodeinfo_free, (select_nodeinfo_t *nodeinfo)) { return to.nodeinfo_free(nodeinfo); }
-DLS_FWD(int, select_p_select_nodeinfo_get, (select_nodeinfo_t *nodeinfo, enum select_nodedata_type dinfo,
-					    enum node_states state, void *data))
+DLS_FWD(select_nodeinfo_t *, select_p_select_nodeinfo_alloc, (void) )
+{
+	return to.nodeinfo_alloc();
+}
+DLS_FWD(int, select_p_select_nodeinfo_free, (select_nodeinfo_t * nodeinfo))
+{
+	return to.nodeinfo_free(nodeinfo);
+}
+DLS_FWD(int, select_p_select_nodeinfo_get,
+	(select_nodeinfo_t * nodeinfo, enum select_nodedata_type dinfo, enum node_states state, void *data))
 {
 	return to.nodeinfo_get(nodeinfo, dinfo, state, data);
 }
-DLS_FWD(select_jobinfo_t *, select_p_select_jobinfo_alloc, (void)) { return to.jobinfo_alloc(); }
-DLS_FWD(int, select_p_select_jobinfo_free, (select_jobinfo_t *jobinfo)) { return to.jobinfo_free(jobinfo); }
-DLS_FWD(int, select_p_select_jobinfo_set, (select_jobinfo_t *jobinfo, enum select_jobdata_type data_type,
-					   void *data))
+DLS_FWD(select_jobinfo_t *, select_p_select_jobinfo_alloc, (void) )
+{
+	return to.jobinfo_alloc();
+}
+DLS_FWD(int, select_p_select_jobinfo_free, (select_jobinfo_t * jobinfo))
+{
+	return to.jobinfo_free(jobinfo);
+}
+DLS_FWD(int, select_p_select_jobinfo_set, (select_jobinfo_t * jobinfo, enum select_jobdata_type data_type, void *data))
 {
 	return to.jobinfo_set(jobinfo, data_type, data);
 }
-DLS_FWD(int, select_p_select_jobinfo_get, (select_jobinfo_t *jobinfo, enum select_jobdata_type data_type,
-					   void *data))
+DLS_FWD(int, select_p_select_jobinfo_get, (select_jobinfo_t * jobinfo, enum select_jobdata_type data_type, void *data))
 {
 	return to.jobinfo_get(jobinfo, data_type, data);
 }
-DLS_FWD(select_jobinfo_t *, select_p_select_jobinfo_copy, (select_jobinfo_t *jobinfo))
+DLS_FWD(select_jobinfo_t *, select_p_select_jobinfo_copy, (select_jobinfo_t * jobinfo))
 {
 	return to.jobinfo_copy(jobinfo);
 }
-DLS_FWD(int, select_p_select_jobinfo_pack, (select_jobinfo_t *jobinfo, buf_t *buffer, uint16_t protocol_version))
+DLS_FWD(int, select_p_select_jobinfo_pack, (select_jobinfo_t * jobinfo, buf_t *buffer, uint16_t protocol_version))
 {
 	return to.jobinfo_pack(jobinfo, buffer, protocol_version);
 }
-DLS_FWD(int, select_p_select_jobinfo_unpack, (select_jobinfo_t **jobinfo_pptr, buf_t *buffer,
-					      uint16_t protocol_version))
+DLS_FWD(int, select_p_select_jobinfo_unpack,
+	(select_jobinfo_t * *jobinfo_pptr, buf_t *buffer, uint16_t protocol_version))
 {
 	return to.jobinfo_unpack(jobinfo_pptr, buffer, protocol_version);
 }

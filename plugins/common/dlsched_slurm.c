@@ -87,8 +87,7 @@ extern bool dls_node_gres_unregistered(node_record_t *node_ptr)
 	bool unregistered = false;
 
 	/* A powered-down node registers only once a job's allocation resumes it: never hold that back. */
-	if (!node_ptr || !node_ptr->gres_list || IS_NODE_POWERED_DOWN(node_ptr) ||
-	    IS_NODE_POWERING_UP(node_ptr))
+	if (!node_ptr || !node_ptr->gres_list || IS_NODE_POWERED_DOWN(node_ptr) || IS_NODE_POWERING_UP(node_ptr))
 		return false;
 	it = list_iterator_create(node_ptr->gres_list);
 	while ((gs = list_next(it))) {
@@ -129,8 +128,7 @@ extern int dls_job_gpus_requested(job_record_t *job_ptr)
 			nodes = job_ptr->details->min_nodes;
 		/* Slurm accepts any count (even one no node has): no wrap into a small or negative int. */
 		if (js->gres_per_node)
-			n = js->gres_per_node > DLS_MAX_JOB_GPUS / nodes ? DLS_MAX_JOB_GPUS :
-			    js->gres_per_node * nodes;
+			n = js->gres_per_node > DLS_MAX_JOB_GPUS / nodes ? DLS_MAX_JOB_GPUS : js->gres_per_node * nodes;
 		else
 			n = js->total_gres;
 	}
@@ -176,7 +174,8 @@ extern bool dls_job_metadata(job_record_t *job_ptr, dlsched_job_metadata_t *m)
 	memset(m, 0, sizeof(*m));
 	m->struct_size = sizeof(*m);
 	if (dlsched_parse_job_metadata(job_ptr->comment, (const char *const *) job_ptr->spank_job_env,
-				       job_ptr->spank_job_env ? job_ptr->spank_job_env_size : 0, m, NULL) == DLSCHED_OK) {
+				       job_ptr->spank_job_env ? job_ptr->spank_job_env_size : 0, m,
+				       NULL) == DLSCHED_OK) {
 		if (m->deadline > 0)
 			_judge_deadline_word(job_ptr, m);
 		return true;
@@ -199,16 +198,17 @@ extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, bool placemen
 
 	if (stat(path, &st) != 0) {
 		if (xstrcmp(last_error, "not found"))
-			error("%s: %s not found: create it (see dlsched.conf(5) and etc/dlsched.conf.example); until then Slurm decides alone",
+			error("%s: %s not found: create it (see dlsched.conf(5) and etc/dlsched.conf.example); until "
+			      "then Slurm decides alone",
 			      plugin, path);
 		xfree(last_error);
 		last_error = xstrdup("not found");
-	} else if ((placement_only ? dlsched_scheduler_create_placement(path, &sched, &err) :
-				     dlsched_scheduler_create(path, &sched, &err)) != DLSCHED_OK) {
+	} else if ((placement_only ? dlsched_scheduler_create_placement(path, &sched, &err)
+				   : dlsched_scheduler_create(path, &sched, &err)) != DLSCHED_OK) {
 		/* Tried again every cycle until it loads: the same error is logged once. */
 		if (xstrcmp(last_error, err.message))
-			error("%s: %s: %s; until it is fixed (scontrol reconfigure) Slurm decides alone", plugin,
-			      path, err.message);
+			error("%s: %s: %s; until it is fixed (scontrol reconfigure) Slurm decides alone", plugin, path,
+			      err.message);
 		else
 			debug("%s: %s still does not load (%s)", plugin, path, err.message);
 		xfree(last_error);
@@ -245,7 +245,7 @@ extern void dls_scheduler_unload(dlsched_scheduler_t **sched, dlsched_scheduler_
 }
 
 extern dlsched_scheduler_t *dls_scheduler_reload(const char *plugin, bool placement_only, dlsched_scheduler_t **sched,
-						  dlsched_scheduler_t **safety)
+						 dlsched_scheduler_t **safety)
 {
 	char *path = NULL;
 	dlsched_scheduler_t *loaded = dls_scheduler_load(plugin, placement_only, &path);
@@ -262,7 +262,8 @@ extern dlsched_scheduler_t *dls_scheduler_reload(const char *plugin, bool placem
 		/* The last dlsched.conf that loaded: its safety settings stand until one loads again. */
 		*safety = *sched;
 		*sched = NULL;
-		info("%s: preemptions in progress, the loan fence and reclaims keep the settings of the last dlsched.conf that loaded",
+		info("%s: preemptions in progress, the loan fence and reclaims keep the settings of the last "
+		     "dlsched.conf that loaded",
 		     plugin);
 	} else if (!*safety || dlsched_scheduler_is_safety(*safety)) {
 		dlsched_scheduler_t *s = NULL;
@@ -316,7 +317,8 @@ extern double dls_config_double(dlsched_scheduler_t *sched, const char *key)
 	double v = 0;
 
 	if (dlsched_config_get_double(sched, key, &v) != DLSCHED_OK)
-		error("dlsched: %s is no number key of dlsched.conf (a bug in the plugin: see dlsched.conf(5) for the keys)",
+		error("dlsched: %s is no number key of dlsched.conf (a bug in the plugin: see dlsched.conf(5) for the "
+		      "keys)",
 		      key);
 	return v;
 }
@@ -343,6 +345,5 @@ extern bool dls_job_requeueable(job_record_t *job_ptr)
 	/* _job_requeue_op() refuses a job without a partition or details, one
 	 * whose requeue is off (--no-requeue, or JobRequeue=0 and no --requeue),
 	 * and a job that is not a batch job (salloc, srun allocations). */
-	return job_ptr->part_ptr && job_ptr->details && job_ptr->details->requeue &&
-	       job_ptr->batch_flag;
+	return job_ptr->part_ptr && job_ptr->details && job_ptr->details->requeue && job_ptr->batch_flag;
 }

@@ -25,10 +25,10 @@ typedef struct {
 	dlsched_cluster_view_t view;
 	dlsched_node_view_t *nodes;
 	dlsched_job_view_t *jobs;
-	dlsched_share_t *shares;	/* all running jobs' shares, one block */
+	dlsched_share_t *shares; /* all running jobs' shares, one block */
 	size_t job_cap;
-	int pending;			/* pending jobs in the view */
-	int running;			/* running jobs in the view */
+	int pending; /* pending jobs in the view */
+	int running; /* running jobs in the view */
 	/* runnable_only: jobs left out as not runnable that hold a dlsched
 	 * priority (>= DLSCHED_PRIORITY_FLOOR, not set by an admin) */
 	uint32_t *left_out;
@@ -144,10 +144,6 @@ extern bool dls_job_gpus_per_node(job_record_t *job_ptr);
  */
 extern void dls_node_placeholder(dlsched_node_view_t *n);
 
-
-
-
-
 /*
  * Record the job's deadline in its admin comment as "deadline=<epoch s>", so
  * that sacct (AdminComment) can compute deadline completion rates: Slurm does
@@ -204,7 +200,7 @@ extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, bool placemen
  * objects replaced are destroyed. Returns *sched.
  */
 extern dlsched_scheduler_t *dls_scheduler_reload(const char *plugin, bool placement_only, dlsched_scheduler_t **sched,
-						  dlsched_scheduler_t **safety);
+						 dlsched_scheduler_t **safety);
 /* Destroys both (each once; they may be the same object) and sets them NULL. */
 extern void dls_scheduler_unload(dlsched_scheduler_t **sched, dlsched_scheduler_t **safety);
 

@@ -78,10 +78,10 @@ START_TEST(speeds_are_relative_to_the_median_node)
 {
 	Hetero h;
 	std::vector<EpochSample> samples = {
-		run(0, "resnet", 1, 40, 4),  run(1, "resnet", 2, 5, 3),    run(2, "resnet", 1, 40, 2),
-		run(3, "resnet", 1, 40, 1),  run(0, "resnet", 2, 1, 7, 2),  // over 2 nodes: its slowest
-									    // node's time, which is unknown
-		run(9, "resnet", 1, 1, 8),                                  // no such node
+		run(0, "resnet", 1, 40, 4), run(1, "resnet", 2, 5, 3), run(2, "resnet", 1, 40, 2),
+		run(3, "resnet", 1, 40, 1), run(0, "resnet", 2, 1, 7, 2),  // over 2 nodes: its slowest
+									   // node's time, which is unknown
+		run(9, "resnet", 1, 1, 8),                                 // no such node
 		run(1, "lonely", 1, 10, 9),   // a model one node ran: nothing to compare with
 		run(0, "mystery", 1, 10, 5),  // not in the catalog: nominal 1 everywhere, linear
 		run(1, "mystery", 1, 20, 6),  // reference sqrt(10 x 20)

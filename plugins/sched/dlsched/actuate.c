@@ -51,7 +51,7 @@ static char *_tres_per_node_with(job_record_t *job_ptr, int per_node)
 			if (colon)
 				*colon = '\0';
 			else if (type && type[strspn(type, "0123456789")] == '\0')
-				type = NULL;	/* gres:gpu:N */
+				type = NULL; /* gres:gpu:N */
 			/* In the form this release's update_job() takes (gres:gpu or gres/gpu). */
 			entry = dls_tres_per_node_gpus(type, per_node);
 			found = true;
@@ -213,7 +213,7 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 		else
 			fed_mgr_job_unlock(job_ptr);
 	}
-	if (job_ptr->details) {	/* select_nodes() may replace the bitmap */
+	if (job_ptr->details) { /* select_nodes() may replace the bitmap */
 		FREE_NULL_BITMAP(job_ptr->details->exc_node_bitmap);
 		job_ptr->details->exc_node_bitmap = orig_exc;
 	} else {
@@ -223,7 +223,8 @@ static int _start_planned(job_record_t *job_ptr, const dlsched_action_t *a, time
 		int undo = _update_shape(job_ptr, orig_tres, orig_min, orig_max);
 
 		if (undo != SLURM_SUCCESS)
-			error(DLS_LOG_PREFIX "%pJ did not start at its planned size and its own (tres_per_node=%s, %u-%u nodes) cannot be restored: %s",
+			error(DLS_LOG_PREFIX "%pJ did not start at its planned size and its own (tres_per_node=%s, "
+					     "%u-%u nodes) cannot be restored: %s",
 			      job_ptr, orig_tres, orig_min, orig_max, slurm_strerror(undo));
 	}
 	xfree(orig_tres);
@@ -306,7 +307,8 @@ static void _apply_deferred_resizes(void)
 				 * again for this job. */
 				dls_stats.resize_failures++;
 				_resize_refused(job_ptr->job_id);
-				error(DLS_LOG_PREFIX "%pJ requeued to run at %d GPUs x %d nodes, but the new size cannot be set (%s); it runs again at its old size",
+				error(DLS_LOG_PREFIX "%pJ requeued to run at %d GPUs x %d nodes, but the new size "
+						     "cannot be set (%s); it runs again at its old size",
 				      job_ptr, resizes[i].gpus_per_node, resizes[i].nodes, slurm_strerror(rc));
 			}
 			continue;
@@ -375,7 +377,8 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 		const char *held = xstrstr(a->reason, "; held");
 
 		if (a->admission == DLSCHED_ADMIT_HOLD && held)
-			reason = xstrdup_printf("%.*s; released: runs best-effort", (int) (held - a->reason), a->reason);
+			reason =
+				xstrdup_printf("%.*s; released: runs best-effort", (int) (held - a->reason), a->reason);
 		else
 			reason = xstrdup(a->reason);
 		if (job_ptr->state_desc && !xstrcmp(job_ptr->state_desc, reason)) {
@@ -389,7 +392,7 @@ static bool _admission(job_record_t *job_ptr, const dlsched_action_t *a, time_t 
 	}
 	case DLSCHED_ADMIT_HOLD:
 		if (job_ptr->priority == 0)
-			return false;	/* held already (by us or anyone) */
+			return false; /* held already (by us or anyone) */
 		job_ptr->priority = 0;
 		job_ptr->state_reason = WAIT_HELD;
 		(void) dls_admin_comment_once(job_ptr, DLSCHED_WORD_HELD, (long) now);
@@ -477,7 +480,7 @@ extern void dls_release_readmitted(dls_snapshot_t *snap, dlsched_decisions_t *d,
 		if (k < held_cnt || !(job_ptr = find_job_record(snap->jobs[i].job_id)) ||
 		    !dls_job_held_by_dlsched(job_ptr))
 			continue;
-		job_ptr->priority = DLSCHED_PRIORITY_FLOOR;	/* ordered from the next cycle */
+		job_ptr->priority = DLSCHED_PRIORITY_FLOOR; /* ordered from the next cycle */
 		job_ptr->state_reason = WAIT_NO_REASON;
 		xfree(job_ptr->state_desc);
 		(void) dls_admin_comment_once(job_ptr, DLSCHED_WORD_RELEASED, (long) now);
@@ -545,8 +548,8 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 				dls_stats.start_failures++;
 				if (!job_ptr->direct_set_prio)
 					job_ptr->priority = DLSCHED_PRIORITY_TOP;
-				debug(DLS_LOG_PREFIX "%pJ not started on its planned nodes; priority %u",
-				      job_ptr, job_ptr->priority);
+				debug(DLS_LOG_PREFIX "%pJ not started on its planned nodes; priority %u", job_ptr,
+				      job_ptr->priority);
 			}
 			break;
 		case DLSCHED_RESIZE:
@@ -564,9 +567,9 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 				if (!_resizable(job_ptr) || _was_resize_refused(job_ptr->job_id)) {
 					if (!dls_refused_before(job_ptr->job_id))
 						info(DLS_LOG_PREFIX "%pJ not resized (%s): %s", job_ptr, a.reason,
-						     _resizable(job_ptr) ?
-						     "its new size could not be set before" :
-						     "its GPUs are not per node (--gpus, --gpus-per-task)");
+						     _resizable(job_ptr)
+							     ? "its new size could not be set before"
+							     : "its GPUs are not per node (--gpus, --gpus-per-task)");
 				} else if (_uniform(a.shares, a.share_count, &per_node)) {
 					(void) dls_request_checkpoint(job_ptr, &a, now, per_node, (int) a.share_count);
 				}
@@ -585,7 +588,7 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 			}
 			break;
 		default:
-			break;	/* SET_PRIORITY: from the order below */
+			break; /* SET_PRIORITY: from the order below */
 		}
 	}
 
@@ -599,11 +602,10 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 		uint32_t prio;
 
 		job_ptr = find_job_record(order[r]);
-		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 ||
-		    job_ptr->direct_set_prio)
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 || job_ptr->direct_set_prio)
 			continue;
-		prio = r < DLSCHED_PRIORITY_TOP - DLSCHED_PRIORITY_FLOOR ?
-			DLSCHED_PRIORITY_TOP - (uint32_t) r : DLSCHED_PRIORITY_FLOOR;
+		prio = r < DLSCHED_PRIORITY_TOP - DLSCHED_PRIORITY_FLOOR ? DLSCHED_PRIORITY_TOP - (uint32_t) r
+									 : DLSCHED_PRIORITY_FLOOR;
 		if (job_ptr->priority != prio) {
 			job_ptr->priority = prio;
 			dls_stats.priorities++;
@@ -623,8 +625,8 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
  */
 extern int dls_restore_slurm_priorities(void)
 {
-	slurmctld_lock_t write_lock = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
-					.part = READ_LOCK, .fed = READ_LOCK };
+	slurmctld_lock_t write_lock = {
+		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK};
 	list_itr_t *it;
 	job_record_t *job_ptr;
 	int n = 0;
@@ -632,10 +634,10 @@ extern int dls_restore_slurm_priorities(void)
 	lock_slurmctld(write_lock);
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
-		if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 ||
-		    job_ptr->priority < DLSCHED_PRIORITY_FLOOR || job_ptr->direct_set_prio)
+		if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 || job_ptr->priority < DLSCHED_PRIORITY_FLOOR ||
+		    job_ptr->direct_set_prio)
 			continue;
-		set_job_prio(job_ptr);	/* only the priority field changes */
+		set_job_prio(job_ptr); /* only the priority field changes */
 		n++;
 	}
 	list_iterator_destroy(it);
@@ -656,8 +658,8 @@ extern void dls_unorder_left_out(dls_snapshot_t *snap)
 	for (size_t i = 0; i < snap->left_out_cnt; i++) {
 		job_record_t *job_ptr = find_job_record(snap->left_out[i]);
 
-		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 ||
-		    job_ptr->direct_set_prio || job_ptr->priority < DLSCHED_PRIORITY_FLOOR)
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 || job_ptr->direct_set_prio ||
+		    job_ptr->priority < DLSCHED_PRIORITY_FLOOR)
 			continue;
 		set_job_prio(job_ptr);
 		dls_stats.priorities++;

@@ -14,7 +14,7 @@ static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
 static bool stop_thread = false;
 static bool reconfig = false;
 
-dls_sched_conf_t dls_sched_conf = { .checkpoint_signal = SIGUSR1 };
+dls_sched_conf_t dls_sched_conf = {.checkpoint_signal = SIGUSR1};
 
 /* The current scheduler's experience counters when last looked at (they start at 0 with it). */
 static dlsched_experience_stats_t exp_seen;
@@ -95,8 +95,8 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	/* The lock set is Slurm's own (sched/backfill's, and what job updates take): config read, job
 	 * write, node write, partition read, federation read. The snapshot needs write locks too:
 	 * Slurm's checks of whether a job can start update its state reason and begin time. */
-	slurmctld_lock_t write_lock = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
-					.part = READ_LOCK, .fed = READ_LOCK };
+	slurmctld_lock_t write_lock = {
+		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK};
 	double t0 = dls_now_ms(), t1, t2, locked;
 	time_t now = time(NULL);
 	dls_snapshot_t *snap;
@@ -116,7 +116,8 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 
 		dls_stats.inference_demand = dls_inference_demand(why, sizeof(why));
 		if (strcmp(why, dls_stats.demand_status))
-			info(DLS_LOG_PREFIX "inference demand %.3f%s%s", dls_stats.inference_demand, why[0] ? ": " : "", why);
+			info(DLS_LOG_PREFIX "inference demand %.3f%s%s", dls_stats.inference_demand, why[0] ? ": " : "",
+			     why);
 		snprintf(dls_stats.demand_status, sizeof(dls_stats.demand_status), "%s", why);
 	}
 	lock_slurmctld(write_lock);
@@ -143,9 +144,10 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	dls_stats.last_decide_ms = t2 - t1;
 	if (rc != DLSCHED_OK) {
 		dls_stats.fallbacks++;
-		snprintf(dls_stats.last_error, sizeof(dls_stats.last_error), "cycle %" PRIu64 ": %s", cycle, err.message);
-		error(DLS_LOG_PREFIX "cycle %" PRIu64 " cannot decide (%s); Slurm's own order stands this cycle",
-		      cycle, err.message);
+		snprintf(dls_stats.last_error, sizeof(dls_stats.last_error), "cycle %" PRIu64 ": %s", cycle,
+			 err.message);
+		error(DLS_LOG_PREFIX "cycle %" PRIu64 " cannot decide (%s); Slurm's own order stands this cycle", cycle,
+		      err.message);
 		n_restored = dls_restore_slurm_priorities();
 		if (n_restored)
 			info(DLS_LOG_PREFIX "%d pending job(s) back at Slurm's own priority", n_restored);
@@ -172,8 +174,10 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	dls_stats.sum_ms += dls_stats.last_ms;
 	if (dls_stats.last_ms > dls_stats.max_ms)
 		dls_stats.max_ms = dls_stats.last_ms;
-	debug(DLS_LOG_PREFIX "cycle %" PRIu64 ": %d pending, %d running, %.2f ms (decide %.2f ms, write locks held %.2f ms)",
-	      cycle, dls_stats.last_considered, dls_stats.last_running, dls_stats.last_ms, dls_stats.last_decide_ms, locked);
+	debug(DLS_LOG_PREFIX "cycle %" PRIu64
+			     ": %d pending, %d running, %.2f ms (decide %.2f ms, write locks held %.2f ms)",
+	      cycle, dls_stats.last_considered, dls_stats.last_running, dls_stats.last_ms, dls_stats.last_decide_ms,
+	      locked);
 	dls_stats_write();
 }
 
@@ -186,8 +190,8 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
  */
 static void _fallback_cycle(dlsched_scheduler_t *safety)
 {
-	slurmctld_lock_t write_lock = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
-					.part = READ_LOCK, .fed = READ_LOCK };
+	slurmctld_lock_t write_lock = {
+		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK};
 	time_t now = time(NULL);
 
 	dls_stats.fallbacks++;
@@ -216,8 +220,8 @@ static int _config_signal(dlsched_scheduler_t *sched)
 	static const struct {
 		const char *name;
 		int sig;
-	} sigs[] = { { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "TERM", SIGTERM },
-		     { "INT", SIGINT }, { "HUP", SIGHUP }, { "URG", SIGURG } };
+	} sigs[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM},
+		    {"INT", SIGINT},   {"HUP", SIGHUP},	  {"URG", SIGURG}};
 	char buf[16];
 
 	if (dlsched_config_get_text(sched, "CheckpointSignal", buf, sizeof(buf)) != DLSCHED_OK)
@@ -306,10 +310,16 @@ static void _between_cycles(void *arg)
 
 static void *_sched_agent(void *arg)
 {
-	dls_thread_t t = { .sched = NULL, .safety = NULL, .cycle = 0 };
+	dls_thread_t t = {.sched = NULL, .safety = NULL, .cycle = 0};
 	const dls_agent_t agent = {
-		.lock = &term_lock, .cond = &term_cond, .reconfig = &reconfig, .stopped = _stopped,
-		.reload = _reload, .cycle = _one_cycle, .busy = _stops_under_way, .between = _between_cycles,
+		.lock = &term_lock,
+		.cond = &term_cond,
+		.reconfig = &reconfig,
+		.stopped = _stopped,
+		.reload = _reload,
+		.cycle = _one_cycle,
+		.busy = _stops_under_way,
+		.between = _between_cycles,
 		.arg = &t,
 	};
 
@@ -341,6 +351,6 @@ extern void dls_cycle_reconfig(void)
 {
 	slurm_mutex_lock(&term_lock);
 	reconfig = true;
-	slurm_cond_signal(&term_cond);	/* do not wait out a long SchedInterval */
+	slurm_cond_signal(&term_cond); /* do not wait out a long SchedInterval */
 	slurm_mutex_unlock(&term_lock);
 }

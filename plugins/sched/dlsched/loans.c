@@ -34,7 +34,7 @@ static void _set_loan(node_record_t *node_ptr, bool lend, const char *reason, ti
 		info(DLS_LOG_PREFIX "%s lent to training (%s)", node_ptr->name, reason ? reason : "");
 		for (int i = 0; i < reclaiming_cnt; i++)
 			if (!xstrcmp(reclaiming[i].node, node_ptr->name))
-				reclaiming[i].since = 0;	/* lent again before it was free */
+				reclaiming[i].since = 0; /* lent again before it was free */
 		return;
 	}
 	dls_stats.reclaims++;
@@ -100,9 +100,10 @@ extern void dls_lending_enforce(time_t now)
 		}
 		if (difftime(now, r->since) >= dls_sched_conf.reclaim_timeout) {
 			dls_stats.late_reclaims++;
-			error(DLS_LOG_PREFIX "late reclaim: %s still holds training jobs %.0f s after it was taken back "
-			      "(ReclaimTimeout=%.0f); requeueing them now", r->node, difftime(now, r->since),
-			      dls_sched_conf.reclaim_timeout);
+			error(DLS_LOG_PREFIX
+			      "late reclaim: %s still holds training jobs %.0f s after it was taken back "
+			      "(ReclaimTimeout=%.0f); requeueing them now",
+			      r->node, difftime(now, r->since), dls_sched_conf.reclaim_timeout);
 			(void) _training_on(node_ptr, node_ptr->index, true, "late reclaim of its loaned node");
 			xfree(r->node);
 			continue;

@@ -36,10 +36,10 @@ extern int dls_requeue(job_record_t *job_ptr, const char *why)
  */
 #define DLS_DEPENDANT_MARGIN_S 60
 typedef struct {
-	uint32_t job_id;	/* the dependant */
-	uint32_t of;		/* the job being preempted */
-	time_t begin;		/* its own begin time */
-	time_t set;		/* the one set here */
+	uint32_t job_id; /* the dependant */
+	uint32_t of;	 /* the job being preempted */
+	time_t begin;	 /* its own begin time */
+	time_t set;	 /* the one set here */
 } dls_dependant_t;
 static dls_dependant_t *dependants = NULL;
 static int dependant_cnt = 0;
@@ -91,7 +91,8 @@ static void _hold_dependants(void)
 				job_ptr->details->begin_time = until;
 				d->set = until;
 				last_job_update = time(NULL);
-				info(DLS_LOG_PREFIX "%pJ depends on JobId=%u, which is being preempted: not before its requeue",
+				info(DLS_LOG_PREFIX
+				     "%pJ depends on JobId=%u, which is being preempted: not before its requeue",
 				     job_ptr, s->job_id);
 			}
 		}
@@ -146,8 +147,7 @@ static void _release_dependants(uint32_t of, bool requeued)
  * signalled: it would lose its work and keep running, or end. `per_node` and `nodes` give a
  * resize's new shape (0: none). Locks as dls_requeue().
  */
-extern int dls_request_checkpoint(job_record_t *job_ptr, const dlsched_action_t *a, time_t now, int per_node,
-				  int nodes)
+extern int dls_request_checkpoint(job_record_t *job_ptr, const dlsched_action_t *a, time_t now, int per_node, int nodes)
 {
 	dls_stop_t stop, *s;
 	double grace = a->grace >= 0 ? a->grace : dls_sched_conf.preempt_grace;
@@ -159,7 +159,7 @@ extern int dls_request_checkpoint(job_record_t *job_ptr, const dlsched_action_t 
 		return ESLURM_DISABLED;
 	}
 	if (dls_stops_find(job_ptr->job_id))
-		return SLURM_SUCCESS;	/* asked already */
+		return SLURM_SUCCESS; /* asked already */
 	memset(&stop, 0, sizeof(stop));
 	stop.job_id = job_ptr->job_id;
 	stop.requested = dls_now_ms() / 1000.0;
@@ -180,10 +180,11 @@ extern int dls_request_checkpoint(job_record_t *job_ptr, const dlsched_action_t 
 		return ESLURM_WRITING_TO_FILE;
 	}
 	dls_stats.checkpoint_requests++;
-	if (grace > 0 && job_signal(job_ptr, dls_sched_conf.checkpoint_signal, KILL_JOB_BATCH, slurm_conf.slurm_user_id,
-				    false) == SLURM_SUCCESS) {
+	if (grace > 0 &&
+	    job_signal(job_ptr, dls_sched_conf.checkpoint_signal, KILL_JOB_BATCH, slurm_conf.slurm_user_id, false) ==
+		    SLURM_SUCCESS) {
 		info(DLS_LOG_PREFIX "asked %pJ to checkpoint (%s; predicted %.0f s to stop, %.0f s to resume); "
-		     "it is requeued when it reports its checkpoint, at the latest in %.0f s",
+				    "it is requeued when it reports its checkpoint, at the latest in %.0f s",
 		     job_ptr, a->reason, a->predicted_suspend, a->predicted_resume, grace);
 		_hold_dependants();
 		return SLURM_SUCCESS;
@@ -218,15 +219,14 @@ static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *do
 	dlsched_error_t err;
 
 	if (!sched)
-		return;	/* no dlsched.conf at all: the rows wait for one */
+		return; /* no dlsched.conf at all: the rows wait for one */
 	for (int i = 0; i < dls_stops_count(); i++) {
 		dls_stop_t *s = dls_stops_at(i);
 
 		if (s->recorded)
 			continue;
 		if (dlsched_scheduler_record_preemption(sched, s->job_id, s->requested, s->deadline - s->requested,
-							s->gpus,
-							s->predicted_suspend, s->predicted_resume, s->reason,
+							s->gpus, s->predicted_suspend, s->predicted_resume, s->reason,
 							&err) == DLSCHED_OK) {
 			dls_stats.preemption_rows++;
 		} else {
@@ -236,12 +236,12 @@ static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *do
 				     s->job_id, err.message);
 			strlcpy(last_error, err.message, sizeof(last_error));
 		}
-		dls_stops_set_recorded(s);	/* tried: never again */
+		dls_stops_set_recorded(s); /* tried: never again */
 	}
 	for (int i = 0; i < done_cnt; i++) {
 		if (dlsched_scheduler_finish_preemption(sched, done[i].job_id, done[i].requested,
-							dls_stop_outcome_name(done[i].outcome),
-							done[i].at, &err) != DLSCHED_OK) {
+							dls_stop_outcome_name(done[i].outcome), done[i].at,
+							&err) != DLSCHED_OK) {
 			dls_stats.preemption_row_errors++;
 			if (strcmp(err.message, last_error))
 				info(DLS_LOG_PREFIX "end of the preemption of JobId=%u not recorded (%s)",
@@ -267,8 +267,8 @@ static void _record_preemptions(dlsched_scheduler_t *sched, const dls_done_t *do
 extern void dls_check_stops(dlsched_scheduler_t *sched)
 {
 	double now = dls_now_ms() / 1000.0;
-	slurmctld_lock_t write_lock = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
-					.part = READ_LOCK, .fed = READ_LOCK };
+	slurmctld_lock_t write_lock = {
+		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK};
 	int n = dls_stops_count(), done_cnt = 0;
 	bool *reported;
 	dls_done_t *done;
@@ -283,9 +283,9 @@ extern void dls_check_stops(dlsched_scheduler_t *sched)
 	for (int i = 0; i < n; i++) {
 		double at = 0;
 
-		reported[i] = sched && dlsched_scheduler_checkpoint_since(sched, dls_stops_at(i)->job_id,
-									  dls_stops_at(i)->requested, now,
-									  &at) == DLSCHED_OK;
+		reported[i] = sched &&
+			dlsched_scheduler_checkpoint_since(sched, dls_stops_at(i)->job_id, dls_stops_at(i)->requested,
+							   now, &at) == DLSCHED_OK;
 	}
 	lock_slurmctld(write_lock);
 	_hold_dependants();
@@ -298,17 +298,17 @@ extern void dls_check_stops(dlsched_scheduler_t *sched)
 		bool requeue = false;
 
 		if (!job_ptr || (IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr))) {
-			outcome = DLS_STOP_GONE;	/* purged, or requeued by someone else */
+			outcome = DLS_STOP_GONE; /* purged, or requeued by someone else */
 		} else if ((s->start_time && job_ptr->start_time != s->start_time) ||
 			   (s->restart_cnt != UINT32_MAX && job_ptr->restart_cnt != s->restart_cnt)) {
-			outcome = DLS_STOP_GONE;	/* requeued by someone else and started again */
+			outcome = DLS_STOP_GONE; /* requeued by someone else and started again */
 		} else if (IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
 			if (reported[i] || now >= s->deadline) {
 				requeue = true;
 				outcome = reported[i] ? DLS_STOP_CHECKPOINTED : DLS_STOP_GRACE;
 			}
 		} else if (reported[i]) {
-			requeue = true;		/* it checkpointed and ended on the request */
+			requeue = true; /* it checkpointed and ended on the request */
 			outcome = DLS_STOP_CHECKPOINTED;
 		} else if (base == JOB_COMPLETE || base == JOB_FAILED) {
 			/* Ended after the request with no report (yet): its collector delivers within
@@ -321,14 +321,15 @@ extern void dls_check_stops(dlsched_scheduler_t *sched)
 			requeue = true;
 			outcome = DLS_STOP_EXITED;
 		} else {
-			outcome = DLS_STOP_GONE;	/* cancelled, timed out, ... by someone else */
+			outcome = DLS_STOP_GONE; /* cancelled, timed out, ... by someone else */
 		}
 		if (outcome == DLS_STOP_UNDER_WAY)
 			continue;
 		if (requeue) {
 			snprintf(why, sizeof(why), "%s; %s", s->reason,
-				 outcome == DLS_STOP_CHECKPOINTED ? "after its checkpoint" :
-				 outcome == DLS_STOP_GRACE ? "its grace ran out" : "it ended on the checkpoint request");
+				 outcome == DLS_STOP_CHECKPOINTED    ? "after its checkpoint"
+					 : outcome == DLS_STOP_GRACE ? "its grace ran out"
+								     : "it ended on the checkpoint request");
 			if (dls_requeue(job_ptr, why) == SLURM_SUCCESS) {
 				if (outcome == DLS_STOP_CHECKPOINTED)
 					dls_stats.requeued_checkpointed++;
@@ -351,8 +352,8 @@ extern void dls_check_stops(dlsched_scheduler_t *sched)
 		if (outcome == DLS_STOP_GONE)
 			dls_stats.stops_gone++;
 		_release_dependants(s->job_id, outcome != DLS_STOP_GONE);
-		done[done_cnt++] = (dls_done_t) { .job_id = s->job_id, .requested = s->requested,
-						   .outcome = outcome, .at = now };
+		done[done_cnt++] =
+			(dls_done_t){.job_id = s->job_id, .requested = s->requested, .outcome = outcome, .at = now};
 	}
 	unlock_slurmctld(write_lock);
 	for (int i = 0; i < done_cnt; i++)

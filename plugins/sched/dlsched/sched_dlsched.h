@@ -51,7 +51,7 @@ typedef struct {
 	double sum_ms;
 	double max_ms;
 	double last_decide_ms;
-	double last_locked_ms;		/* the cycle's write locks held: snapshot + apply (not waiting) */
+	double last_locked_ms; /* the cycle's write locks held: snapshot + apply (not waiting) */
 	double max_locked_ms;
 	int last_considered;
 	int last_running;
@@ -59,29 +59,29 @@ typedef struct {
 	uint64_t start_failures;
 	uint64_t requeues;
 	uint64_t checkpoint_requests;	/* two-step preemptions begun */
-	uint64_t requeued_checkpointed;	/* ... requeued after the job reported its checkpoint */
+	uint64_t requeued_checkpointed; /* ... requeued after the job reported its checkpoint */
 	uint64_t requeued_grace;	/* ... when the grace ran out */
 	uint64_t requeued_exited;	/* ... after the job ended on the request */
 	uint64_t stops_gone;		/* ... ended otherwise (cancelled, finished, requeued by others) */
 	uint64_t preemption_rows;	/* preemption rows written to the profile DB */
 	uint64_t preemption_row_errors;
-	uint64_t admission_verdicts;	/* deadline jobs marked best-effort, held or cancelled */
-	uint64_t resizes;		/* running jobs requeued at a new size */
-	uint64_t resize_failures;	/* ... whose new size could not be set after the requeue */
-	uint64_t loans;			/* inference nodes lent to training */
-	uint64_t reclaims;		/* ... taken back */
-	uint64_t late_reclaims;		/* ... not free of training within ReclaimTimeout= */
-	uint64_t speed_reads;		/* reads of the profile DB's epochs per node (speed observations) */
-	int speed_samples;		/* runs the last cycle's view carried */
-	double inference_demand;	/* as last read */
-	char demand_status[600];	/* why no demand counts; "" when one does */
-	char profile_status[512];	/* why ProfileDB= cannot be read; "" when it can */
+	uint64_t admission_verdicts; /* deadline jobs marked best-effort, held or cancelled */
+	uint64_t resizes;	     /* running jobs requeued at a new size */
+	uint64_t resize_failures;    /* ... whose new size could not be set after the requeue */
+	uint64_t loans;		     /* inference nodes lent to training */
+	uint64_t reclaims;	     /* ... taken back */
+	uint64_t late_reclaims;	     /* ... not free of training within ReclaimTimeout= */
+	uint64_t speed_reads;	     /* reads of the profile DB's epochs per node (speed observations) */
+	int speed_samples;	     /* runs the last cycle's view carried */
+	double inference_demand;     /* as last read */
+	char demand_status[600];     /* why no demand counts; "" when one does */
+	char profile_status[512];    /* why ProfileDB= cannot be read; "" when it can */
 	uint64_t gpu_updates;
 	uint64_t priorities;
 	char last_error[600];
 	char describe[512];
-	char safety[512];		/* what the safety rules follow: "" (the scheduler), or why not */
-	char notes[1024];		/* the scheduler's notes, on one line */
+	char safety[512]; /* what the safety rules follow: "" (the scheduler), or why not */
+	char notes[1024]; /* the scheduler's notes, on one line */
 	/* Experience rows (RecordExperience=yes), over every scheduler since init(). */
 	uint64_t exp_rows;
 	uint64_t exp_errors;

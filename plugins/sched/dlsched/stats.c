@@ -40,19 +40,22 @@ extern void dls_stats_write(void)
 		"\nlast_experience_error=%s\ncheckpoint_requests=%" PRIu64 "\nrequeued_after_checkpoint=%" PRIu64
 		"\nrequeued_after_grace=%" PRIu64 "\nrequeued_after_exit=%" PRIu64 "\nstops_gone=%" PRIu64
 		"\nstopping_now=%d\npreemption_rows=%" PRIu64 "\npreemption_row_errors=%" PRIu64
-		"\nprofile_db_status=%s\nadmission_verdicts=%" PRIu64 "\nresizes=%" PRIu64 "\nloans=%" PRIu64 "\nreclaims=%" PRIu64
-		"\nlate_reclaims=%" PRIu64 "\nloaned_nodes=%d\ninference_demand=%.4f\ninference_demand_status=%s\n"
-		"speed_reads=%" PRIu64 "\nspeed_samples=%d\nstopping_write_errors=%" PRIu64 "\nresize_failures=%" PRIu64 "\n"
+		"\nprofile_db_status=%s\nadmission_verdicts=%" PRIu64 "\nresizes=%" PRIu64 "\nloans=%" PRIu64
+		"\nreclaims=%" PRIu64 "\nlate_reclaims=%" PRIu64
+		"\nloaned_nodes=%d\ninference_demand=%.4f\ninference_demand_status=%s\n"
+		"speed_reads=%" PRIu64 "\nspeed_samples=%d\nstopping_write_errors=%" PRIu64 "\nresize_failures=%" PRIu64
+		"\n"
 		"stopping_last_error=%s\nsafety_settings=%s\n",
 		(int) getpid(), dls_stats.describe, dls_stats.cycles, dls_stats.fallbacks, dls_stats.last_ms,
-		dls_stats.cycles ? dls_stats.sum_ms / dls_stats.cycles : 0.0, dls_stats.max_ms, dls_stats.last_decide_ms,
-		dls_stats.last_locked_ms, dls_stats.max_locked_ms,
-		dls_stats.last_considered, dls_stats.last_running, dls_stats.starts, dls_stats.start_failures, dls_stats.requeues,
-		dls_stats.gpu_updates, dls_stats.priorities, dls_stats.last_error, dls_stats.notes, dls_stats.exp_rows, dls_stats.exp_errors,
-		dls_stats.exp_dropped, dls_stats.exp_error, dls_stats.checkpoint_requests, dls_stats.requeued_checkpointed,
-		dls_stats.requeued_grace, dls_stats.requeued_exited, dls_stats.stops_gone, dls_stops_count(),
-		dls_stats.preemption_rows, dls_stats.preemption_row_errors, dls_stats.profile_status, dls_stats.admission_verdicts,
-		dls_stats.resizes, dls_stats.loans, dls_stats.reclaims, dls_stats.late_reclaims, dls_loans_count(), dls_stats.inference_demand,
+		dls_stats.cycles ? dls_stats.sum_ms / dls_stats.cycles : 0.0, dls_stats.max_ms,
+		dls_stats.last_decide_ms, dls_stats.last_locked_ms, dls_stats.max_locked_ms, dls_stats.last_considered,
+		dls_stats.last_running, dls_stats.starts, dls_stats.start_failures, dls_stats.requeues,
+		dls_stats.gpu_updates, dls_stats.priorities, dls_stats.last_error, dls_stats.notes, dls_stats.exp_rows,
+		dls_stats.exp_errors, dls_stats.exp_dropped, dls_stats.exp_error, dls_stats.checkpoint_requests,
+		dls_stats.requeued_checkpointed, dls_stats.requeued_grace, dls_stats.requeued_exited,
+		dls_stats.stops_gone, dls_stops_count(), dls_stats.preemption_rows, dls_stats.preemption_row_errors,
+		dls_stats.profile_status, dls_stats.admission_verdicts, dls_stats.resizes, dls_stats.loans,
+		dls_stats.reclaims, dls_stats.late_reclaims, dls_loans_count(), dls_stats.inference_demand,
 		dls_stats.demand_status, dls_stats.speed_reads, dls_stats.speed_samples, dls_stops_write_errors(),
 		dls_stats.resize_failures, dls_stops_last_error(), dls_stats.safety);
 	fclose(f);

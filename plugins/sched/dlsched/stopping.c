@@ -37,8 +37,8 @@ static dls_stop_t *stops = NULL;
 static int stop_cnt = 0;
 static char *state_file = NULL;
 static int journal_fd = -1;
-static int journal_lines = 0;	/* records in the journal since it was last rewritten */
-static bool unsynced = false;	/* records appended since the last fdatasync() */
+static int journal_lines = 0; /* records in the journal since it was last rewritten */
+static bool unsynced = false; /* records appended since the last fdatasync() */
 static uint64_t write_errors = 0;
 static char last_error[512] = "";
 
@@ -79,7 +79,7 @@ static int _failed(const char *what, const char *path, int err)
 	      what, path, strerror(err));
 	if (journal_fd >= 0) {
 		(void) close(journal_fd);
-		journal_fd = -1;	/* reopened at the next write */
+		journal_fd = -1; /* reopened at the next write */
 	}
 	return -1;
 }
@@ -116,10 +116,9 @@ static int _write_all(int fd, const char *buf, size_t len)
 
 static char *_row(const dls_stop_t *s)
 {
-	return xstrdup_printf("v2 %u %.3f %.3f %d %d %d %.6g %.6g %d %ld %u %s\n", s->job_id, s->requested,
-			      s->deadline, s->gpus, s->per_node, s->nodes, s->predicted_suspend,
-			      s->predicted_resume, s->recorded ? 1 : 0, (long) s->start_time, s->restart_cnt,
-			      s->reason);
+	return xstrdup_printf("v2 %u %.3f %.3f %d %d %d %.6g %.6g %d %ld %u %s\n", s->job_id, s->requested, s->deadline,
+			      s->gpus, s->per_node, s->nodes, s->predicted_suspend, s->predicted_resume,
+			      s->recorded ? 1 : 0, (long) s->start_time, s->restart_cnt, s->reason);
 }
 
 /* Appends one record; with `sync`, flushed to stable storage before returning. */
@@ -128,7 +127,7 @@ static int _append(const char *line, bool sync)
 	int rc;
 
 	if (!state_file)
-		return 0;	/* no state directory: nothing survives a restart anyway */
+		return 0; /* no state directory: nothing survives a restart anyway */
 	if (journal_fd < 0) {
 		bool existed = access(state_file, F_OK) == 0;
 
@@ -187,7 +186,7 @@ static int _compact(void)
 	}
 	xfree(tmp);
 	if (journal_fd >= 0)
-		(void) close(journal_fd);	/* the old file's */
+		(void) close(journal_fd); /* the old file's */
 	journal_fd = -1;
 	journal_lines = stop_cnt;
 	unsynced = false;
@@ -278,14 +277,15 @@ static bool _replay(const char *line)
 			p->recorded = true;
 		return true;
 	}
-	if (sscanf(line, "v2 %u %lg %lg %d %d %d %lg %lg %d %ld %u %n", &s.job_id, &s.requested, &s.deadline,
-		   &s.gpus, &s.per_node, &s.nodes, &s.predicted_suspend, &s.predicted_resume, &rec, &start,
-		   &s.restart_cnt, &used) >= 11 && s.job_id && used > 0) {
+	if (sscanf(line, "v2 %u %lg %lg %d %d %d %lg %lg %d %ld %u %n", &s.job_id, &s.requested, &s.deadline, &s.gpus,
+		   &s.per_node, &s.nodes, &s.predicted_suspend, &s.predicted_resume, &rec, &start, &s.restart_cnt,
+		   &used) >= 11 &&
+	    s.job_id && used > 0) {
 		s.start_time = (time_t) start;
-	} else if (sscanf(line, "v1 %u %lg %lg %d %d %d %lg %lg %d %n", &s.job_id, &s.requested, &s.deadline,
-			  &s.gpus, &s.per_node, &s.nodes, &s.predicted_suspend, &s.predicted_resume, &rec,
-			  &used) >= 9 && s.job_id && used > 0) {
-		s.restart_cnt = UINT32_MAX;	/* unknown: not compared */
+	} else if (sscanf(line, "v1 %u %lg %lg %d %d %d %lg %lg %d %n", &s.job_id, &s.requested, &s.deadline, &s.gpus,
+			  &s.per_node, &s.nodes, &s.predicted_suspend, &s.predicted_resume, &rec, &used) >= 9 &&
+		   s.job_id && used > 0) {
+		s.restart_cnt = UINT32_MAX; /* unknown: not compared */
 	} else {
 		return false;
 	}
@@ -305,9 +305,10 @@ extern void dls_stops_load(const char *state_dir)
 	state_file = xstrdup_printf("%s/dlsched-stopping.state", state_dir);
 	if (!(f = fopen(state_file, "r"))) {
 		if (errno != ENOENT)
-			error(DLS_LOG_PREFIX "cannot read %s: %s; preemptions begun before slurmctld restarted are not finished",
+			error(DLS_LOG_PREFIX
+			      "cannot read %s: %s; preemptions begun before slurmctld restarted are not finished",
 			      state_file, strerror(errno));
-		return;	/* none yet */
+		return; /* none yet */
 	}
 	while (fgets(line, sizeof(line), f)) {
 		n++;

@@ -19,21 +19,21 @@
 
 typedef struct {
 	uint32_t job_id;
-	double requested;	/* the checkpoint request was sent (Unix seconds, sub-second) */
-	double deadline;	/* requested + grace: requeued then at the latest */
-	int gpus;		/* GPUs it held */
-	int per_node, nodes;	/* a resize: its shape once pending again; 0: as it was */
-	double predicted_suspend, predicted_resume;	/* what the policy expected */
-	bool recorded;		/* its row is in the profile DB's preemptions table */
-	double ended_seen;	/* when it was first seen ended without a checkpoint report (0: not) */
-	time_t start_time;	/* the run that was asked to stop (Slurm's start_time then) ... */
-	uint32_t restart_cnt;	/* ... and its restart count: another run is not ours to requeue */
+	double requested;			    /* the checkpoint request was sent (Unix seconds, sub-second) */
+	double deadline;			    /* requested + grace: requeued then at the latest */
+	int gpus;				    /* GPUs it held */
+	int per_node, nodes;			    /* a resize: its shape once pending again; 0: as it was */
+	double predicted_suspend, predicted_resume; /* what the policy expected */
+	bool recorded;				    /* its row is in the profile DB's preemptions table */
+	double ended_seen;    /* when it was first seen ended without a checkpoint report (0: not) */
+	time_t start_time;    /* the run that was asked to stop (Slurm's start_time then) ... */
+	uint32_t restart_cnt; /* ... and its restart count: another run is not ours to requeue */
 	char reason[128];
 } dls_stop_t;
 
 /* How a preemption ended, as the profile DB's preemptions table records it (dls_stop_outcome_name()). */
 typedef enum {
-	DLS_STOP_UNDER_WAY = 0,	/* not ended: the job still has its grace */
+	DLS_STOP_UNDER_WAY = 0, /* not ended: the job still has its grace */
 	DLS_STOP_CHECKPOINTED,	/* requeued after it reported its checkpoint */
 	DLS_STOP_GRACE,		/* requeued when its grace ran out */
 	DLS_STOP_EXITED,	/* requeued after it ended on the request */

@@ -55,7 +55,7 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
  * dlsched_compat_select.c forward through.
  */
 static void *to_handle = NULL;
-static bool we_inited = false;	/* we called its init(): we call its fini() */
+static bool we_inited = false; /* we called its init(): we call its fini() */
 
 /* The placement part (select_dlsched_cons_tres.c), in the slurmctld that places jobs only. */
 static struct {
@@ -81,14 +81,15 @@ static bool _open_placement(void)
 	path = xstrdup_printf("%s/%s", dirname(copy), DLS_PLACEMENT_SO);
 	h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
 	if (!h)
-		error(DLS_LOG_PREFIX "%s; install it beside %s (make install, or make plugins-local for a build tree); cons_tres decides alone",
+		error(DLS_LOG_PREFIX "%s; install it beside %s (make install, or make plugins-local for a build tree); "
+				     "cons_tres decides alone",
 		      dlerror(), self.dli_fname);
 	else if (!(placement.init = dlsym(h, "dls_placement_init")) ||
 		 !(placement.fini = dlsym(h, "dls_placement_fini")) ||
 		 !(placement.job_test = dlsym(h, "dls_placement_job_test")) ||
 		 !(placement.reconfigure = dlsym(h, "dls_placement_reconfigure"))) {
-		error(DLS_LOG_PREFIX "%s is not this release's placement part (%s); cons_tres decides alone",
-		      path, dlerror());
+		error(DLS_LOG_PREFIX "%s is not this release's placement part (%s); cons_tres decides alone", path,
+		      dlerror());
 		dlclose(h);
 		h = NULL;
 	}
@@ -134,8 +135,8 @@ extern int init(void)
 	if (to_handle)
 		return SLURM_SUCCESS;
 	if (!(to_handle = _open_cons_tres(&fresh))) {
-		error(DLS_LOG_PREFIX "select_cons_tres.so not found in PluginDir=%s: %s",
-		      slurm_conf.plugindir, dlerror());
+		error(DLS_LOG_PREFIX "select_cons_tres.so not found in PluginDir=%s: %s", slurm_conf.plugindir,
+		      dlerror());
 		return SLURM_ERROR;
 	}
 	for (size_t i = 0; i < dls_select_sym_cnt; i++) {

@@ -86,7 +86,7 @@ static void _load_config(void)
 		return;
 	(void) dls_scheduler_reload(plugin_type, true, &sched, &safety);
 	dls_loans_configure(safety);
-	dls_speeds_configure(sched);	/* no I/O: the speeds thread reads */
+	dls_speeds_configure(sched); /* no I/O: the speeds thread reads */
 	slurm_mutex_lock(&speeds_thread_mutex);
 	slurm_cond_signal(&speeds_thread_cond);
 	slurm_mutex_unlock(&speeds_thread_mutex);
@@ -142,7 +142,7 @@ extern void dls_placement_fini(void)
 	places_jobs = false;
 	if (placed_cnt || fallback_cnt || deferred_cnt)
 		info(DLS_LOG_PREFIX "%" PRIu64 " jobs placed on dlsched's nodes, %" PRIu64
-		     " left to cons_tres, %" PRIu64 " elastic starts deferred to sched/dlsched's sizing",
+				    " left to cons_tres, %" PRIu64 " elastic starts deferred to sched/dlsched's sizing",
 		     placed_cnt, fallback_cnt, deferred_cnt);
 }
 
@@ -170,7 +170,7 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 
 	nodes = xcalloc(node_record_count ? node_record_count : 1, sizeof(*nodes));
 	for (i = 0; i < node_record_count; i++)
-		dls_node_placeholder(&nodes[i]);	/* slots next_node() skips */
+		dls_node_placeholder(&nodes[i]); /* slots next_node() skips */
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		int total, used;
 
@@ -180,7 +180,7 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 		nodes[i].gpus_free = total - used;
 		nodes[i].gpu_type = dls_node_gpu_type(node_ptr);
 		nodes[i].partition = "";
-		nodes[i].up = bit_test(bitmap, i) ? 1 : 0;	/* candidates only */
+		nodes[i].up = bit_test(bitmap, i) ? 1 : 0; /* candidates only */
 	}
 	memset(&job, 0, sizeof(job));
 	job.struct_size = sizeof(job);
@@ -236,8 +236,8 @@ static bool _awaits_sizing(job_record_t *job_ptr)
 	dlsched_job_metadata_t m;
 	double wait;
 
-	if (!sched || xstrcmp(slurm_conf.schedtype, "sched/dlsched") || !job_ptr->details ||
-	    job_ptr->direct_set_prio || job_ptr->priority >= DLSCHED_PRIORITY_FLOOR)
+	if (!sched || xstrcmp(slurm_conf.schedtype, "sched/dlsched") || !job_ptr->details || job_ptr->direct_set_prio ||
+	    job_ptr->priority >= DLSCHED_PRIORITY_FLOOR)
 		return false;
 	if (!dls_job_metadata(job_ptr, &m) || m.gpus_min <= 0 || m.gpus_max <= m.gpus_min)
 		return false;
@@ -245,8 +245,7 @@ static bool _awaits_sizing(job_record_t *job_ptr)
 	if (difftime(time(NULL), job_ptr->details->submit_time) >= wait)
 		return false;
 	deferred_cnt++;
-	debug2(DLS_LOG_PREFIX "%pJ is elastic and not sized by sched/dlsched yet: not started now",
-	       job_ptr);
+	debug2(DLS_LOG_PREFIX "%pJ is elastic and not sized by sched/dlsched yet: not started now", job_ptr);
 	return true;
 }
 
@@ -278,29 +277,28 @@ extern int dls_placement_job_test(const dls_job_test_args_t *a)
 	 * them allocated after the job. It waits for the registration (at the latest MIN_CHECKIN_TIME
 	 * after the start, at once after a reconfigure); planning (WILL_RUN, TEST_ONLY) still counts
 	 * the node. */
-	if (mode == SELECT_MODE_RUN_NOW && bitmap && job_ptr->gres_list_req &&
-	    list_count(job_ptr->gres_list_req) > 0) {
+	if (mode == SELECT_MODE_RUN_NOW && bitmap && job_ptr->gres_list_req && list_count(job_ptr->gres_list_req) > 0) {
 		node_record_t *node_ptr;
 
 		for (int i = 0; (node_ptr = next_node(&i)); i++)
 			if (bit_test(bitmap, i) && dls_node_gres_unregistered(node_ptr)) {
 				bit_clear(bitmap, i);
-				debug2(DLS_LOG_PREFIX "%pJ: not on %s before it registers (GRES unknown since slurmctld started)",
+				debug2(DLS_LOG_PREFIX
+				       "%pJ: not on %s before it registers (GRES unknown since slurmctld started)",
 				       job_ptr, node_ptr->name);
 			}
 	}
 	if (mode == SELECT_MODE_RUN_NOW && (pref = _preferred(job_ptr, bitmap))) {
 		rc = cons_tres_job_test(a, pref);
 		if (rc == SLURM_SUCCESS) {
-			bit_copybits(bitmap, pref);	/* the nodes cons_tres selected */
+			bit_copybits(bitmap, pref); /* the nodes cons_tres selected */
 			FREE_NULL_BITMAP(pref);
 			placed_cnt++;
 			return rc;
 		}
 		FREE_NULL_BITMAP(pref);
 		fallback_cnt++;
-		debug2(DLS_LOG_PREFIX "%pJ does not fit on dlsched's nodes; cons_tres chooses",
-		       job_ptr);
+		debug2(DLS_LOG_PREFIX "%pJ does not fit on dlsched's nodes; cons_tres chooses", job_ptr);
 	}
 	return cons_tres_job_test(a, bitmap);
 }
