@@ -36,26 +36,29 @@ extern int dls_requeue(job_record_t *job_ptr, const char *why)
  */
 #define DLS_DEPENDANT_MARGIN_S 60
 typedef struct {
-	uint32_t job_id; /* the dependant */
-	uint32_t of;	 /* the job being preempted */
-	time_t begin;	 /* its own begin time */
-	time_t set;	 /* the one set here */
+	uint32_t job_id;       /* the dependant */
+	uint32_t of;	       /* the job being preempted */
+	time_t begin;	       /* its own begin time */
+	time_t set;	       /* the one set here */
+	uint16_t depend_type;  /* its dependency on `of` (SLURM_DEPEND_*), */
+	uint16_t depend_flags; /* as it was when first held */
 } dls_dependant_t;
 static dls_dependant_t *dependants = NULL;
 static int dependant_cnt = 0;
 
-static bool _depends_on(job_record_t *job_ptr, uint32_t of)
+/* The job's dependency on `of`, or NULL. */
+static depend_spec_t *_depends_on(job_record_t *job_ptr, uint32_t of)
 {
 	depend_spec_t *dep;
 	list_itr_t *it;
 
 	if (!job_ptr->details || !job_ptr->details->depend_list)
-		return false;
+		return NULL;
 	it = list_iterator_create(job_ptr->details->depend_list);
 	while ((dep = list_next(it)) && dep->job_id != of)
 		;
 	list_iterator_destroy(it);
-	return dep != NULL;
+	return dep;
 }
 
 /* Holds back the pending dependants of the jobs being preempted (new ones too). Locks: job write. */
@@ -74,8 +77,9 @@ static void _hold_dependants(void)
 			dls_stop_t *s = dls_stops_at(i);
 			time_t until = (time_t) s->deadline + DLS_DEPENDANT_MARGIN_S;
 			dls_dependant_t *d = NULL;
+			depend_spec_t *dep = _depends_on(job_ptr, s->job_id);
 
-			if (!_depends_on(job_ptr, s->job_id))
+			if (!dep)
 				continue;
 			for (int k = 0; k < dependant_cnt && !d; k++)
 				if (dependants[k].job_id == job_ptr->job_id && dependants[k].of == s->job_id)
@@ -86,6 +90,8 @@ static void _hold_dependants(void)
 				d->job_id = job_ptr->job_id;
 				d->of = s->job_id;
 				d->begin = job_ptr->details->begin_time;
+				d->depend_type = dep->depend_type;
+				d->depend_flags = dep->depend_flags;
 			}
 			if (job_ptr->details->begin_time < until) {
 				job_ptr->details->begin_time = until;
@@ -117,6 +123,27 @@ static void _release_dependants(uint32_t of, bool requeued)
 		job_ptr = find_job_record(d->job_id);
 		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
 			continue;
+		/*
+		 * Slurm's scheduler may have run between the job's exit and its requeue: it then found
+		 * every dependency fulfilled and flushed the list (test_job_dependency). The dependency
+		 * on the requeued job is put back as it was, unfulfilled.
+		 */
+		if (requeued && !_depends_on(job_ptr, of)) {
+			depend_spec_t *dep = xmalloc(sizeof(*dep));
+
+			dep->array_task_id = NO_VAL;
+			dep->depend_type = d->depend_type;
+			dep->depend_flags = d->depend_flags;
+			dep->depend_state = DEPEND_NOT_FULFILLED;
+			dep->job_id = of;
+			dep->job_ptr = find_job_record(of);
+			if (!job_ptr->details->depend_list)
+				job_ptr->details->depend_list = list_create(xfree_ptr);
+			list_append(job_ptr->details->depend_list, dep);
+			info(DLS_LOG_PREFIX
+			     "%pJ: its dependency on JobId=%u is back: that job was requeued, not finished",
+			     job_ptr, of);
+		}
 		if (requeued && job_ptr->details->depend_list) {
 			list_itr_t *it = list_iterator_create(job_ptr->details->depend_list);
 			depend_spec_t *dep;
