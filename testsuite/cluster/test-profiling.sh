@@ -211,7 +211,10 @@ until grep -q "epoch 3 done" "$dir/out/c.out" 2>/dev/null || [ $t -ge 120 ]; do 
 # test-plugins.sh covers): the job saves and exits, and runs again.
 scontrol requeue "$c"
 wait_done 240 "$c" || ko "job c did not finish in 240 s after its requeue"
-recs=$(sacct -n -X -P --duplicates -o State -j "$c" | tr '\n' ' ')
+# slurmdbd may record the end a few seconds after the job left the queue (a loaded machine).
+c_records() { sacct -n -X -P --duplicates -o State -j "$c" | tr '\n' ' '; }
+wait_for 20 sh -c "sacct -n -X -P --duplicates -o State -j $c | grep -q COMPLETED"
+recs=$(c_records)
 [[ "$recs" == *REQUEUED* && "$recs" == *COMPLETED* ]] && ok "job c requeued, then completed ($recs)" || ko "job c records: $recs"
 done_lines=$(grep -o "^epoch [0-9]* done" "$dir/out/c.out" | awk '{ print $2 }' | tr '\n' ' ')
 [ "$done_lines" = "1 2 3 4 5 6 7 8 " ] && ok "job c trained epochs 1 to 8 once each across its two runs" ||
