@@ -35,6 +35,19 @@ json::Value integer(std::int64_t i)
 
 }  // namespace
 
+// A job's or an action's GPUs per node as [[node_index, gpus], ...].
+json::Value shares_json(const dlsched_share_t* shares, std::size_t count)
+{
+	json::Value out = json::Value::array();
+	for (std::size_t k = 0; shares && k < count; ++k) {
+		json::Value s = json::Value::array();
+		s.push_back(integer(shares[k].node_index));
+		s.push_back(integer(shares[k].gpus));
+		out.push_back(s);
+	}
+	return out;
+}
+
 json::Value view_json(const dlsched_cluster_view_t& cv)
 {
 	json::Value v = json::Value::object();
@@ -82,14 +95,7 @@ json::Value view_json(const dlsched_cluster_view_t& cv)
 		o.set("deadline", num(j.deadline));
 		o.set("state", integer(j.state));
 		o.set("gpus_allocated", integer(j.gpus_allocated));
-		json::Value shares = json::Value::array();
-		for (std::size_t k = 0; j.shares && k < j.share_count; ++k) {
-			json::Value s = json::Value::array();
-			s.push_back(integer(j.shares[k].node_index));
-			s.push_back(integer(j.shares[k].gpus));
-			shares.push_back(s);
-		}
-		o.set("shares", shares);
+		o.set("shares", shares_json(j.shares, j.share_count));
 		o.set("start_time", num(j.start_time));
 		o.set("attained_gpu_s", num(j.attained_gpu_s));
 		o.set("executed_s", num(j.executed_s));
@@ -138,14 +144,7 @@ json::Value decisions_json(const dlsched_decisions_t* d)
 		o.set("job_id", integer(a.job_id));
 		o.set("node_index", integer(a.node_index));
 		o.set("gpus", integer(a.gpus));
-		json::Value shares = json::Value::array();
-		for (std::size_t k = 0; a.shares && k < a.share_count; ++k) {
-			json::Value s = json::Value::array();
-			s.push_back(integer(a.shares[k].node_index));
-			s.push_back(integer(a.shares[k].gpus));
-			shares.push_back(s);
-		}
-		o.set("shares", shares);
+		o.set("shares", shares_json(a.shares, a.share_count));
 		o.set("priority", num(a.priority));
 		o.set("reason", text(a.reason));
 		o.set("grace", num(a.grace));

@@ -54,6 +54,17 @@ FlagSpec number_flag(std::string name, std::string metavar, std::string help, do
 		""};
 }
 
+// A whole number in [min, max] into `n`, or why not.
+static Status parse_whole(const std::string& v, long long min, long long max, long long& n)
+{
+	if (!parse_integer(v, n))
+		return invalid_argument("'" + v + "' is not a whole number");
+	if (n < min || n > max)
+		return invalid_argument(v + ": give " +
+					range_text(static_cast<double>(min), static_cast<double>(max)));
+	return Status::ok();
+}
+
 FlagSpec integer_flag(std::string name, std::string metavar, std::string help, long long* dest, long long min,
 		      long long max)
 {
@@ -62,14 +73,10 @@ FlagSpec integer_flag(std::string name, std::string metavar, std::string help, l
 		std::move(help),
 		[dest, min, max](const std::string& v) {
 			long long n = 0;
-			if (!parse_integer(v, n))
-				return invalid_argument("'" + v + "' is not a whole number");
-			if (n < min || n > max)
-				return invalid_argument(
-					v + ": give " +
-					range_text(static_cast<double>(min), static_cast<double>(max)));
-			*dest = n;
-			return Status::ok();
+			Status st = parse_whole(v, min, max, n);
+			if (st.is_ok())
+				*dest = n;
+			return st;
 		},
 		false,
 		""};
@@ -82,14 +89,10 @@ FlagSpec int_flag(std::string name, std::string metavar, std::string help, int* 
 		std::move(help),
 		[dest, min, max](const std::string& v) {
 			long long n = 0;
-			if (!parse_integer(v, n))
-				return invalid_argument("'" + v + "' is not a whole number");
-			if (n < min || n > max)
-				return invalid_argument(
-					v + ": give " +
-					range_text(static_cast<double>(min), static_cast<double>(max)));
-			*dest = static_cast<int>(n);
-			return Status::ok();
+			Status st = parse_whole(v, min, max, n);
+			if (st.is_ok())
+				*dest = static_cast<int>(n);
+			return st;
 		},
 		false,
 		""};
