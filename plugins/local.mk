@@ -148,7 +148,7 @@ plugins_job_submit_dlsched_job_submit_dlsched_la_SOURCES = plugins/job_submit/dl
 plugins_job_submit_dlsched_job_submit_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_job_submit_dlsched_job_submit_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 plugins_job_submit_dlsched_job_submit_dlsched_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)
-plugins_job_submit_dlsched_job_submit_dlsched_la_LIBADD = $(DLS_CORE_LIBADD)
+plugins_job_submit_dlsched_job_submit_dlsched_la_LIBADD = plugins/common/libdlsched_slurm.la $(DLS_CORE_LIBADD)
 nodist_EXTRA_plugins_job_submit_dlsched_job_submit_dlsched_la_SOURCES = force-cxx-link.cpp
 endif
 

@@ -44,6 +44,36 @@ extern bool dls_select_job_cleaning(job_record_t *job_ptr)
 #endif
 }
 
+extern bool dls_tres_gpu_entry(const char *entry, char **type, long *count)
+{
+	const char *rest, *last;
+	char *end = NULL;
+	long n;
+
+	if (type)
+		*type = NULL;
+	if (count)
+		*count = 1;
+	if (!entry || (xstrncmp(entry, "gres:gpu", 8) && xstrncmp(entry, "gres/gpu", 8)) ||
+	    (entry[8] != '\0' && entry[8] != ':'))
+		return false;
+	if (entry[8] == '\0')
+		return true;
+	rest = entry + 9; /* TYPE[:N] or N */
+	last = strrchr(rest, ':');
+	n = strtol(last ? last + 1 : rest, &end, 10);
+	if (end && end != (last ? last + 1 : rest) && *end == '\0') {
+		/* the last field is the count; a type before it, if any */
+		if (count)
+			*count = n;
+		if (type && last)
+			*type = xstrndup(rest, last - rest);
+	} else if (type) {
+		*type = xstrdup(rest); /* gpu:TYPE, no count */
+	}
+	return true;
+}
+
 extern char *dls_tres_per_node_gpus(const char *type, int count)
 {
 #if DLS_SLURM_RELEASE >= 2411

@@ -136,6 +136,10 @@ extern bool dls_select_job_cleaning(job_record_t *job_ptr);
  * is accepted and changes nothing), "gres/gpu[:type]:N" from 24.11 ("gres:gpu" there is refused as
  * an invalid TRES). */
 extern char *dls_tres_per_node_gpus(const char *type, int count);
+/* A TRES entry that names GPUs, in either release's form ("gres:gpu[:TYPE][:N]", "gres/gpu..."):
+ * true, with its type (xmalloc'ed, NULL when untyped) and its count (1 when it gives none) where
+ * asked. The one reading of such an entry (resizes, job_submit/dlsched). */
+extern bool dls_tres_gpu_entry(const char *entry, char **type, long *count);
 
 /* ---- dlsched_compat_ctld.c: slurmctld calls whose form changed (sched/dlsched) ---- */
 

@@ -32,6 +32,8 @@
 
 #include "dlsched/api.h"
 
+#include "../../common/dlsched_compat.h"
+
 const char plugin_name[] = "dlsched job submit checks: elastic ranges and the deadline word";
 const char plugin_type[] = "job_submit/dlsched";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
@@ -46,8 +48,8 @@ extern void fini(void)
 {
 }
 
-/* GPUs per node in a TRES list such as "gres:gpu:2", "gres/gpu:v100:4,gres:nic:1" (22.05 writes
- * "gres:", later releases "gres/"): the count of the gpu entry, 1 when it has none, 0 without one. */
+/* GPUs per node in a TRES list such as "gres:gpu:2", "gres/gpu:v100:4,gres:nic:1": the count of its
+ * gpu entry (dls_tres_gpu_entry), 0 without one. */
 static long _gpus_in(const char *tres)
 {
 	char *copy, *save = NULL, *tok;
@@ -57,23 +59,12 @@ static long _gpus_in(const char *tres)
 		return 0;
 	copy = xstrdup(tres);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *name = tok, *last;
+		long n;
 
-		if (!strncmp(name, "gres:", 5) || !strncmp(name, "gres/", 5))
-			name += 5;
-		if (strncmp(name, "gpu", 3) || (name[3] && name[3] != ':'))
-			continue;
-		last = strrchr(name, ':');
-		if (!last) {
-			gpus = 1;
-		} else {
-			char *end = NULL;
-			long n = strtol(last + 1, &end, 10);
-
-			/* "gpu:v100" (a type, no count) is one GPU. */
-			gpus = (end && end != last + 1 && !*end) ? n : 1;
+		if (dls_tres_gpu_entry(tok, NULL, &n)) {
+			gpus = n;
+			break;
 		}
-		break;
 	}
 	xfree(copy);
 	return gpus;

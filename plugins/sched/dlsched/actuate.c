@@ -42,18 +42,12 @@ static char *_tres_per_node_with(job_record_t *job_ptr, int per_node)
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *entry = NULL;
 
-		if (!found && (!xstrncmp(tok, "gres:gpu", 8) || !xstrncmp(tok, "gres/gpu", 8)) &&
-		    (tok[8] == '\0' || tok[8] == ':')) {
-			/* gres:gpu[:TYPE][:COUNT]: the type is what is not a number. */
-			char *type = tok[8] == ':' ? tok + 9 : NULL;
-			char *colon = type ? strchr(type, ':') : NULL;
+		char *type = NULL;
 
-			if (colon)
-				*colon = '\0';
-			else if (type && type[strspn(type, "0123456789")] == '\0')
-				type = NULL; /* gres:gpu:N */
+		if (!found && dls_tres_gpu_entry(tok, &type, NULL)) {
 			/* In the form this release's update_job() takes (gres:gpu or gres/gpu). */
 			entry = dls_tres_per_node_gpus(type, per_node);
+			xfree(type);
 			found = true;
 		} else {
 			entry = xstrdup(tok);
