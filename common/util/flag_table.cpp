@@ -20,6 +20,18 @@ std::string range_text(double min, double max)
 	return buf;
 }
 
+// As range_text, digit for digit ("0 to 2147483647", not "0 to 2.14748e+09").
+std::string whole_range_text(long long min, long long max)
+{
+	constexpr long long kLow = std::numeric_limits<long long>::min();
+	constexpr long long kHigh = std::numeric_limits<long long>::max();
+	if (min == kLow)
+		return "at most " + std::to_string(max);
+	if (max == kHigh)
+		return "at least " + std::to_string(min);
+	return std::to_string(min) + " to " + std::to_string(max);
+}
+
 }  // namespace
 
 FlagSpec string_flag(std::string name, std::string metavar, std::string help, std::string* dest)
@@ -35,67 +47,54 @@ FlagSpec string_flag(std::string name, std::string metavar, std::string help, st
 		""};
 }
 
+FlagSpec value_flag(std::string name, std::string metavar, std::string help,
+		    std::function<Status(const std::string&)> set)
+{
+	return {std::move(name), std::move(metavar), std::move(help), std::move(set), false, ""};
+}
+
+Status number_value(const std::string& v, double min, double max, double& out)
+{
+	double d = 0;
+	if (!parse_number(v, d))
+		return invalid_argument("'" + v + "' is not a number");
+	if (!(d >= min && d <= max))
+		return invalid_argument(v + ": give " + range_text(min, max));
+	out = d;
+	return Status::ok();
+}
+
 FlagSpec number_flag(std::string name, std::string metavar, std::string help, double* dest, double min,
 		     double max)
 {
 	return {std::move(name),
 		std::move(metavar),
 		std::move(help),
-		[dest, min, max](const std::string& v) {
-			double d = 0;
-			if (!parse_number(v, d))
-				return invalid_argument("'" + v + "' is not a number");
-			if (!(d >= min && d <= max))
-				return invalid_argument(v + ": give " + range_text(min, max));
-			*dest = d;
-			return Status::ok();
-		},
+		[dest, min, max](const std::string& v) { return number_value(v, min, max, *dest); },
 		false,
 		""};
 }
 
-// A whole number in [min, max] into `n`, or why not.
-static Status parse_whole(const std::string& v, long long min, long long max, long long& n)
+Status whole_value(const std::string& v, long long min, long long max, long long& out)
 {
+	long long n = 0;
 	if (!parse_integer(v, n))
 		return invalid_argument("'" + v + "' is not a whole number");
 	if (n < min || n > max)
-		return invalid_argument(v + ": give " +
-					range_text(static_cast<double>(min), static_cast<double>(max)));
+		return invalid_argument(v + ": give " + whole_range_text(min, max));
+	out = n;
 	return Status::ok();
 }
 
 FlagSpec integer_flag(std::string name, std::string metavar, std::string help, long long* dest, long long min,
 		      long long max)
 {
-	return {std::move(name),
-		std::move(metavar),
-		std::move(help),
-		[dest, min, max](const std::string& v) {
-			long long n = 0;
-			Status st = parse_whole(v, min, max, n);
-			if (st.is_ok())
-				*dest = n;
-			return st;
-		},
-		false,
-		""};
+	return whole_flag(std::move(name), std::move(metavar), std::move(help), dest, min, max);
 }
 
 FlagSpec int_flag(std::string name, std::string metavar, std::string help, int* dest, int min, int max)
 {
-	return {std::move(name),
-		std::move(metavar),
-		std::move(help),
-		[dest, min, max](const std::string& v) {
-			long long n = 0;
-			Status st = parse_whole(v, min, max, n);
-			if (st.is_ok())
-				*dest = static_cast<int>(n);
-			return st;
-		},
-		false,
-		""};
+	return whole_flag(std::move(name), std::move(metavar), std::move(help), dest, min, max);
 }
 
 FlagSpec switch_flag(std::string name, std::string help, bool* dest, std::string alias)
@@ -158,8 +157,12 @@ Status FlagTable::parse(int argc, char** argv, int first, std::vector<std::strin
 				return invalid_argument(s->name + " needs a value (" + s->metavar + ")");
 			value = argv[++i];
 		}
+		// The error names the flag once: a parser shared with a config key or another tool may name
+		// it already ("--estimates 'x': expected oracle or predicted").
 		if (Status st = s->set(value); !st.is_ok())
-			return invalid_argument(s->name + " " + st.message());
+			return invalid_argument(st.message().rfind(s->name, 0) == 0
+							? st.message()
+							: s->name + " " + st.message());
 	}
 	return Status::ok();
 }

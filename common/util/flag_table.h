@@ -31,6 +31,12 @@ constexpr double kNoMin = -std::numeric_limits<double>::infinity();
 constexpr double kNoMax = std::numeric_limits<double>::infinity();
 
 FlagSpec string_flag(std::string name, std::string metavar, std::string help, std::string* dest);
+// A value that `set` takes apart itself (a word or a number, a list): its error follows the name.
+FlagSpec value_flag(std::string name, std::string metavar, std::string help,
+		    std::function<Status(const std::string&)> set);
+// A number in [min, max] into `out`, or why not ("'x' is not a number", "2: give 0 to 1"): for a
+// flag whose value is a number or a word (--restart-cost S|model).
+[[nodiscard]] Status number_value(const std::string& v, double min, double max, double& out);
 // A number in [min, max] ("--noise 2: give 0 to 1").
 FlagSpec number_flag(std::string name, std::string metavar, std::string help, double* dest,
 		     double min = kNoMin, double max = kNoMax);
@@ -40,6 +46,28 @@ FlagSpec integer_flag(std::string name, std::string metavar, std::string help, l
 		      long long max = std::numeric_limits<long long>::max());
 FlagSpec int_flag(std::string name, std::string metavar, std::string help, int* dest,
 		  int min = std::numeric_limits<int>::min(), int max = std::numeric_limits<int>::max());
+// A whole number in [min, max] into `out`, or why not ("'1.5' is not a whole number", "0: give 1 to
+// 4096").
+[[nodiscard]] Status whole_value(const std::string& v, long long min, long long max, long long& out);
+// A whole number in [min, max] into any arithmetic type that holds the range (std::size_t, unsigned,
+// a double counted in whole units).
+template <class T>
+FlagSpec whole_flag(std::string name, std::string metavar, std::string help, T* dest, long long min,
+		    long long max)
+{
+	return {std::move(name),
+		std::move(metavar),
+		std::move(help),
+		[dest, min, max](const std::string& v) {
+			long long n = 0;
+			Status st = whole_value(v, min, max, n);
+			if (st.is_ok())
+				*dest = static_cast<T>(n);
+			return st;
+		},
+		false,
+		""};
+}
 FlagSpec switch_flag(std::string name, std::string help, bool* dest, std::string alias = "");
 
 class FlagTable {

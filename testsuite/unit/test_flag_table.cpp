@@ -1,4 +1,5 @@
 // common/util/flag_table: one declarative table parses the flags and writes their help.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,34 @@ Status parse(std::vector<std::string> args, Parsed& p, FlagTable** out = nullptr
 bool fails_with(const Status& st, const std::string& words)
 {
 	return !st.is_ok() && st.message().find(words) != std::string::npos;
+}
+
+// whole_flag into other types, and a flag whose parser names the flag itself (as parse_estimates
+// does, for its config key and its flag alike).
+struct Extra {
+	std::size_t jobs = 7;
+	std::uint64_t seed = 1;
+	std::string mode;
+};
+
+Status parse_extra(std::vector<std::string> args, Extra& e)
+{
+	FlagTable t({
+		whole_flag("--jobs", "N", "jobs", &e.jobs, 1, 100000000),
+		whole_flag("--seed", "N", "seed", &e.seed, 0, 2147483647),
+		FlagSpec{"--estimates", "MODE", "what policies see",
+			 [&e](const std::string& v) {
+				 if (v != "oracle")
+					 return invalid_argument("--estimates '" + v + "': expected oracle");
+				 e.mode = v;
+				 return Status::ok();
+			 },
+			 false, ""},
+	});
+	std::vector<char*> argv{const_cast<char*>("tool")};
+	for (std::string& a : args)
+		argv.push_back(a.data());
+	return t.parse(static_cast<int>(argv.size()), argv.data());
 }
 
 }  // namespace
@@ -90,6 +119,35 @@ START_TEST(help_comes_from_the_table)
 }
 END_TEST
 
+START_TEST(whole_numbers_and_named_errors)
+{
+	Extra e;
+	ck_assert(parse_extra({"--jobs", "400", "--seed=2147483647", "--estimates", "oracle"}, e).is_ok());
+	ck_assert_uint_eq(e.jobs, 400);
+	ck_assert_uint_eq(e.seed, 2147483647u);
+	ck_assert_str_eq(e.mode.c_str(), "oracle");
+	// The range digit for digit (not "2.14748e+09").
+	Status st = parse_extra({"--seed", "-1"}, e);
+	ck_assert(!st.is_ok());
+	ck_assert_str_eq(st.message().c_str(), "--seed -1: give 0 to 2147483647");
+	ck_assert(fails_with(parse_extra({"--jobs", "0x10"}, e), "--jobs '0x10' is not a whole number"));
+	ck_assert_uint_eq(e.jobs, 400);  // a refused value leaves it as it was
+	// Named once, not "--estimates --estimates 'truth': ...".
+	st = parse_extra({"--estimates", "truth"}, e);
+	ck_assert(!st.is_ok());
+	ck_assert_str_eq(st.message().c_str(), "--estimates 'truth': expected oracle");
+	// number_value: the checks of number_flag, for a flag that also takes a word.
+	double d = 5;
+	ck_assert(number_value("2.5", 0, 86400, d).is_ok());
+	ck_assert_double_eq(d, 2.5);
+	st = number_value("-1", 0, 86400, d);
+	ck_assert_str_eq(st.message().c_str(), "-1: give 0 to 86400");
+	st = number_value("model", 0, 86400, d);
+	ck_assert_str_eq(st.message().c_str(), "'model' is not a number");
+	ck_assert_double_eq(d, 2.5);
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("flag_table");
@@ -97,6 +155,7 @@ int main()
 	tcase_add_test(tc, values_and_forms);
 	tcase_add_test(tc, errors_name_the_flag);
 	tcase_add_test(tc, help_comes_from_the_table);
+	tcase_add_test(tc, whole_numbers_and_named_errors);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
