@@ -21,7 +21,7 @@
 #include "policy/scheduler.h"
 #include "profiledb/profile_db.h"
 #include "util/csv.h"
-#include "util/flags.h"
+#include "util/flag_table.h"
 #include "workload/workload.h"
 #ifdef DLSCHED_WITH_MODELS
 #include "models/learned.h"
@@ -32,6 +32,7 @@ using namespace dlsched::sim;
 
 namespace {
 
+// The usage lines; the options part of --help is written by the flag table (sim_flags).
 const char kUsage[] =
 	"usage: dlsched-sim run --workload FILE --cluster SPEC --policy NAME [options]\n"
 	"       dlsched-sim compare --workload FILE --cluster SPEC --policies A,B,... [options]\n"
@@ -39,48 +40,7 @@ const char kUsage[] =
 	"       dlsched-sim bench [--policies A,B,...] [--workload FILE] [--quick] [--json FILE]\n"
 	"       dlsched-sim decide --view FILE [--config FILE] [--set Key=Value]... [--profiles DIR]\n"
 	"       dlsched-sim --print-config [--config FILE] [--set Key=Value]...\n"
-	"       dlsched-sim --list-policies | --help | --version\n"
-	"\n"
-	"options:\n"
-	"  --format auto|philly|pollux|dlsched   workload format (default: from the header)\n"
-	"  --config FILE          dlsched.conf to read (default: built-in defaults)\n"
-	"  --set Key=Value        override one dlsched.conf key (repeatable)\n"
-	"  --seed N               seed of the workload builder and the policies (default 1)\n"
-	"  --json FILE            write the metrics as JSON\n"
-	"  --record-experience DB append the learned rounds (dl2, dual-agent) to DB's experience table, as\n"
-	"                         RecordExperience=yes does in Slurm (cluster dlsched-sim; for dlsched-train "
-	"online)\n"
-	"  --profiles DIR         per-model profiles (default: the installed data)\n"
-	"  --elastic-fraction F   mark this fraction of jobs elastic (default 0: rigid)\n"
-	"  --elastic-max-factor X elastic jobs may use 1 to X times their requested GPUs (default 2)\n"
-	"  --deadline-fraction F  give this fraction of jobs a deadline (default 0)\n"
-	"  --deadline-slack S|LO:HI  deadline = submit + S x runtime alone at the requested GPUs\n"
-	"                         (default 1.5); LO:HI: each job's S uniform in [LO, HI], seeded; below 1\n"
-	"                         only more GPUs can meet it. Deadline jobs without a QoS get QoS deadline\n"
-	"  --deadline-elastic     deadline jobs are elastic: 1 to --elastic-max-factor x requested GPUs\n"
-	"  --load X               compress inter-arrival times X-fold (default 1)\n"
-	"  --time-limit-factor F  time limit = F x runtime alone (default 2)\n"
-	"  --max-jobs N           only the first N jobs\n"
-	"  --restart-cost S|model seconds lost per restart or resize (default 0); model: each job's\n"
-	"                         predicted suspend and resume from its model (two-step preemption)\n"
-	"  --priority-fraction F  give this fraction of the jobs without a QoS the QoS high (default 0)\n"
-	"  --placement-model M    nodes: a job runs at the speed of the nodes it spans (default);\n"
-	"                         count: GPUs counted anywhere, no locality slowdown "
-	"(PlacementPolicy=count)\n"
-	"  --inference-demand FILE  inference demand (time_s,demand: the fraction of the inference\n"
-	"                         nodes' GPUs inference needs) from the workload's start, repeated;\n"
-	"                         a Loaning policy (preset aryl) lends the rest to training\n"
-	"  --quotas proportional|FILE  each account's guaranteed GPUs (FairnessPolicy=quota, the shares\n"
-	"                         of fairshare): in proportion to its GPU-hours in the workload, summing\n"
-	"                         to the training GPUs, or from FILE's account,gpus lines; every run then\n"
-	"                         reports by_account and fairness (accounts: Philly's vc, the user column)\n"
-	"  --estimates oracle|predicted  what policies see of each job's length: the truth (default), or\n"
-	"                         what a controller would know: its own timed epochs, else same-model\n"
-	"                         history, else its model profile bounded by its time limit, with the\n"
-	"                         errors dlsched-db accuracy measured (dlsched-sim(1), ESTIMATES)\n"
-	"  --skip-bad-lines       skip malformed workload lines (their count is printed)\n"
-	"  --drop-unrunnable      leave out jobs no eligible nodes can hold (else an error)\n"
-	"  --progress / --quiet   progress on stderr (default: on a terminal, or every 10 s after 3 s)\n";
+	"       dlsched-sim --list-policies | --help | --version\n";
 
 struct Options {
 	std::string command;
@@ -102,12 +62,11 @@ struct Options {
 	std::size_t gen_jobs = 0;
 };
 
-std::string fmt_bound(double v)
-{
-	char b[32];
-	std::snprintf(b, sizeof b, "%g", v);
-	return b;
-}
+// What the flag table writes before it is turned into Options.
+struct RawFlags {
+	std::string policies;
+	bool progress = false, quiet = false, version = false;
+};
 
 // --record-experience: the rounds a learned ordering decided, as sched/dlsched records them
 // (RecordExperience=yes), for trying `dlsched-train online` without a cluster.
@@ -143,176 +102,190 @@ std::vector<std::string> split(const std::string& s, char sep)
 	return out;
 }
 
+// --deadline-slack: S, or LO:HI (each job's drawn uniformly, seeded). Below 1 only scaling meets it.
+Status set_deadline_slack(const std::string& v, BuildOptions& build)
+{
+	const auto colon = v.find(':');
+	double lo = 0, hi = 0;
+	const bool ok = colon == std::string::npos ? parse_number(v, lo) && (hi = lo, true)
+						   : parse_number(v.substr(0, colon), lo) &&
+							     parse_number(v.substr(colon + 1), hi);
+	if (!ok || !(lo >= 0.05 && hi <= 1000 && lo <= hi))
+		return invalid_argument("'" + v + "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
+	build.deadline_slack = lo;
+	build.deadline_slack_max = hi;
+	return Status::ok();
+}
+
+// Every flag of run, compare, generate, bench and --print-config: what it takes, its range, where
+// its value goes and its --help line.
+FlagTable sim_flags(Options& o, RawFlags& r)
+{
+	FlagSpec set = value_flag("--set", "Key=Value", "override one dlsched.conf key (repeatable)",
+				  [&o](const std::string& v) {
+					  o.sets.push_back(v);
+					  return Status::ok();
+				  });
+	set.repeatable = true;  // the only flag documented as repeatable
+	return FlagTable({
+		string_flag("--workload", "FILE", "the workload (run, compare; bench: the window)",
+			    &o.workload),
+		string_flag("--format", "auto|philly|pollux|dlsched",
+			    "workload format (default: from the header)", &o.format),
+		string_flag("--cluster", "SPEC", "NxG (N nodes of G GPUs) or a cluster file", &o.cluster),
+		string_flag("--policy", "NAME", "run: the preset (see --list-policies; default Policy=)",
+			    &o.policy),
+		string_flag("--policies", "A,B,...", "compare, bench: the presets, in this order",
+			    &r.policies),
+		string_flag("--config", "FILE", "dlsched.conf to read (default: built-in defaults)",
+			    &o.config),
+		set,
+		whole_flag("--seed", "N", "seed of the workload builder and the policies (default 1)",
+			   &o.build.seed, 0, 2147483647),  // the range of the Seed key
+		string_flag("--json", "FILE", "write the metrics as JSON", &o.json),
+		string_flag(
+			"--record-experience", "DB",
+			"append the learned rounds (dl2, dual-agent) to DB's experience table, as\n"
+			"RecordExperience=yes does in Slurm (cluster dlsched-sim; for dlsched-train online)",
+			&o.experience),
+		string_flag("--profiles", "DIR", "per-model profiles (default: the installed data)",
+			    &o.profiles),
+		number_flag("--elastic-fraction", "F",
+			    "mark this fraction of jobs elastic (default 0: rigid)",
+			    &o.build.elastic_fraction, 0, 1),
+		number_flag("--elastic-max-factor", "X",
+			    "elastic jobs may use 1 to X times their requested GPUs (default 2)",
+			    &o.build.elastic_max_factor, 1, 64),
+		number_flag("--deadline-fraction", "F", "give this fraction of jobs a deadline (default 0)",
+			    &o.build.deadline_fraction, 0, 1),
+		value_flag("--deadline-slack", "S|LO:HI",
+			   "deadline = submit + S x runtime alone at the requested GPUs\n"
+			   "(default 1.5); LO:HI: each job's S uniform in [LO, HI], seeded; below 1\n"
+			   "only more GPUs can meet it. Deadline jobs without a QoS get QoS deadline",
+			   [&o](const std::string& v) { return set_deadline_slack(v, o.build); }),
+		switch_flag("--deadline-elastic",
+			    "deadline jobs are elastic: 1 to --elastic-max-factor x requested GPUs",
+			    &o.build.deadline_elastic),
+		number_flag("--load", "X", "compress inter-arrival times X-fold (default 1)",
+			    &o.build.load_scale, 0.001, 1000),
+		number_flag("--time-limit-factor", "F", "time limit = F x runtime alone (default 2)",
+			    &o.build.time_limit_factor, 1, 1000),
+		whole_flag("--max-jobs", "N", "only the first N jobs", &o.build.max_jobs, 1, 1000000000),
+		whole_flag("--jobs", "N", "generate: the number of jobs", &o.gen_jobs, 1, 100000000),
+		value_flag("--restart-cost", "S|model",
+			   "seconds lost per restart or resize (default 0); model: each job's\n"
+			   "predicted suspend and resume from its model (two-step preemption)",
+			   [&o](const std::string& v) {
+				   if (v == "model") {
+					   o.restart_model = true;
+					   return Status::ok();
+				   }
+				   return number_value(v, 0, 86400, o.restart_cost);
+			   }),
+		number_flag("--priority-fraction", "F",
+			    "give this fraction of the jobs without a QoS the QoS high (default 0)",
+			    &o.build.priority_fraction, 0, 1),
+		value_flag("--placement-model", "M",
+			   "nodes: a job runs at the speed of the nodes it spans (default);\n"
+			   "count: GPUs counted anywhere, no locality slowdown (PlacementPolicy=count)",
+			   [&o](const std::string& v) {
+				   if (v != "count" && v != "nodes")
+					   return invalid_argument("'" + v + "': expected count or nodes");
+				   o.placement_model =
+					   v == "count" ? PlacementModel::kCount : PlacementModel::kNodes;
+				   return Status::ok();
+			   }),
+		string_flag("--inference-demand", "FILE",
+			    "inference demand (time_s,demand: the fraction of the inference\n"
+			    "nodes' GPUs inference needs) from the workload's start, repeated;\n"
+			    "a Loaning policy (preset aryl) lends the rest to training",
+			    &o.demand),
+		string_flag("--quotas", "proportional|FILE",
+			    "each account's guaranteed GPUs (FairnessPolicy=quota, the shares\n"
+			    "of fairshare): in proportion to its GPU-hours in the workload, summing\n"
+			    "to the training GPUs, or from FILE's account,gpus lines; every run then\n"
+			    "reports by_account and fairness (accounts: Philly's vc, the user column)",
+			    &o.quotas),
+		value_flag("--estimates", "oracle|predicted",
+			   "what policies see of each job's length: the truth (default), or\n"
+			   "what a controller would know: its own timed epochs, else same-model\n"
+			   "history, else its model profile bounded by its time limit, with the\n"
+			   "errors dlsched-db accuracy measured (dlsched-sim(1), ESTIMATES)",
+			   [&o](const std::string& v) {
+				   auto e = parse_estimates(v);  // its message names --estimates
+				   if (e.is_ok())
+					   o.estimates = e.value();
+				   return e.status();
+			   }),
+		switch_flag("--skip-bad-lines", "skip malformed workload lines (their count is printed)",
+			    &o.read.skip_bad_lines),
+		switch_flag("--drop-unrunnable", "leave out jobs no eligible nodes can hold (else an error)",
+			    &o.drop_unrunnable),
+		switch_flag("--progress",
+			    "progress on stderr (default: on a terminal, or every 10 s after 3 s)",
+			    &r.progress),
+		switch_flag("--quiet", "no progress", &r.quiet),
+		switch_flag("--quick", "bench: a shorter run", &o.quick),
+		switch_flag("--print-config", "print the effective configuration and exit", &o.print_config),
+		switch_flag("--list-policies", "list the presets and policies and exit", &o.list_policies),
+		switch_flag("--version", "print the version and exit", &r.version),
+	});
+}
+
+// The flags of `decide`.
+FlagTable decide_flags(std::string& view, std::string& config, std::string& profiles,
+		       std::vector<std::string>& sets)
+{
+	FlagSpec set = value_flag("--set", "Key=Value", "override one key of the recording (repeatable)",
+				  [&sets](const std::string& v) {
+					  sets.push_back(v);
+					  return Status::ok();
+				  });
+	set.repeatable = true;
+	return FlagTable({
+		string_flag("--view", "FILE", "decide: the recording (a file DumpViews= wrote)", &view),
+		string_flag("--config", "FILE", "decide: this dlsched.conf, not the recording's keys",
+			    &config),
+		string_flag("--profiles", "DIR", "decide: per-model profiles", &profiles),
+		set,
+	});
+}
+
+void print_help()
+{
+	Options o;
+	RawFlags r;
+	std::string view, config, profiles;
+	std::vector<std::string> sets;
+	std::printf("%s\noptions:\n%s\ndecide's options:\n%s", kUsage, sim_flags(o, r).options_help().c_str(),
+		    decide_flags(view, config, profiles, sets).options_help().c_str());
+}
+
 // Parses argv into `o`; returns -1 to go on, or an exit code.
 int parse_args(int argc, char** argv, Options& o)
 {
-	int i = 1;
-	if (i < argc && argv[i][0] != '-')
-		o.command = argv[i++];
-	FlagUse flags({"--set"});  // the only flag documented as repeatable
-	for (; i < argc; ++i) {
-		std::string a = argv[i];
-		auto value = [&](std::string& dst) -> bool {
-			if (i + 1 >= argc)
-				return false;
-			dst = argv[++i];
-			return true;
-		};
-		auto number = [&](double& dst, double min, double max) -> int {
-			std::string v;
-			if (!value(v))
-				return usage_error(a + " needs a value");
-			if (!parse_number(v, dst) || !(dst >= min && dst <= max))
-				return usage_error(a + " '" + v + "' is not a number in [" + fmt_bound(min) +
-						   ", " + fmt_bound(max) + "]");
-			return -1;
-		};
-		auto integer = [&](long long& dst, long long min, long long max) -> int {
-			std::string v;
-			if (!value(v))
-				return usage_error(a + " needs a value");
-			if (!parse_integer(v, dst) || dst < min || dst > max)
-				return usage_error(a + " '" + v + "' is not a whole number in [" +
-						   std::to_string(min) + ", " + std::to_string(max) + "]");
-			return -1;
-		};
-		long long n = 0;
-		int rc = -1;
-		std::string v;
-		if (a == "-h" || a == "--help") {
-			std::fputs(kUsage, stdout);
-			return 0;
-		} else if (a == "--version") {
-			std::printf("dlsched-sim %s\n", PACKAGE_VERSION);
-			return 0;
-		} else if (a == "--workload") {
-			if (!value(o.workload))
-				return usage_error("--workload needs a file");
-		} else if (a == "--format") {
-			if (!value(o.format))
-				return usage_error("--format needs a value");
-		} else if (a == "--cluster") {
-			if (!value(o.cluster))
-				return usage_error("--cluster needs NxG or a file");
-		} else if (a == "--policy") {
-			if (!value(o.policy))
-				return usage_error("--policy needs a name (see --list-policies)");
-		} else if (a == "--policies") {
-			if (!value(v))
-				return usage_error("--policies needs a comma-separated list");
-			o.policies = split(v, ',');
-		} else if (a == "--config") {
-			if (!value(o.config))
-				return usage_error("--config needs a file");
-		} else if (a == "--set") {
-			if (!value(v))
-				return usage_error("--set needs Key=Value");
-			o.sets.push_back(v);
-		} else if (a == "--json") {
-			if (!value(o.json))
-				return usage_error("--json needs a file");
-		} else if (a == "--record-experience") {
-			if (!value(o.experience))
-				return usage_error("--record-experience needs a profile DB file");
-		} else if (a == "--inference-demand") {
-			if (!value(o.demand))
-				return usage_error("--inference-demand needs a file of time_s,demand rows");
-		} else if (a == "--quotas") {
-			if (!value(o.quotas))
-				return usage_error(
-					"--quotas needs proportional or a file of account,gpus lines");
-		} else if (a == "--profiles") {
-			if (!value(o.profiles))
-				return usage_error("--profiles needs a directory");
-		} else if (a == "--seed") {
-			rc = integer(n, 0, 2147483647);  // the range of the Seed key
-			o.build.seed = static_cast<std::uint64_t>(n);
-			o.seed_given = true;
-		} else if (a == "--elastic-fraction") {
-			rc = number(o.build.elastic_fraction, 0, 1);
-		} else if (a == "--elastic-max-factor") {
-			rc = number(o.build.elastic_max_factor, 1, 64);
-		} else if (a == "--deadline-fraction") {
-			rc = number(o.build.deadline_fraction, 0, 1);
-		} else if (a == "--deadline-slack") {
-			// S, or LO:HI (each job's drawn uniformly, seeded). Below 1 only scaling can meet it.
-			if (!value(v))
-				return usage_error("--deadline-slack needs S or LO:HI");
-			const auto colon = v.find(':');
-			double lo = 0, hi = 0;
-			const bool ok = colon == std::string::npos
-						? parse_number(v, lo) && (hi = lo, true)
-						: parse_number(v.substr(0, colon), lo) &&
-							  parse_number(v.substr(colon + 1), hi);
-			if (!ok || !(lo >= 0.05 && hi <= 1000 && lo <= hi))
-				return usage_error("--deadline-slack '" + v +
-						   "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
-			o.build.deadline_slack = lo;
-			o.build.deadline_slack_max = hi;
-		} else if (a == "--deadline-elastic") {
-			o.build.deadline_elastic = true;
-		} else if (a == "--load") {
-			rc = number(o.build.load_scale, 0.001, 1000);
-		} else if (a == "--time-limit-factor") {
-			rc = number(o.build.time_limit_factor, 1, 1000);
-		} else if (a == "--max-jobs") {
-			rc = integer(n, 1, 1000000000);
-			o.build.max_jobs = static_cast<std::size_t>(n);
-		} else if (a == "--jobs") {
-			rc = integer(n, 1, 100000000);
-			o.gen_jobs = static_cast<std::size_t>(n);
-		} else if (a == "--restart-cost") {
-			if (i + 1 < argc && std::string(argv[i + 1]) == "model") {
-				o.restart_model = true;
-				++i;
-			} else {
-				rc = number(o.restart_cost, 0, 86400);
-			}
-		} else if (a == "--priority-fraction") {
-			rc = number(o.build.priority_fraction, 0, 1);
-		} else if (a == "--placement-model") {
-			if (!value(v))
-				return usage_error("--placement-model needs count or nodes");
-			if (v == "count")
-				o.placement_model = PlacementModel::kCount;
-			else if (v == "nodes")
-				o.placement_model = PlacementModel::kNodes;
-			else
-				return usage_error("--placement-model '" + v + "': expected count or nodes");
-		} else if (a == "--estimates") {
-			if (!value(v))
-				return usage_error("--estimates needs oracle or predicted");
-			auto e = parse_estimates(v);
-			if (!e.is_ok())
-				return usage_error(e.status().message());
-			o.estimates = e.value();
-		} else if (a == "--skip-bad-lines") {
-			o.read.skip_bad_lines = true;
-		} else if (a == "--drop-unrunnable") {
-			o.drop_unrunnable = true;
-		} else if (a == "--progress") {
-			o.progress = 1;
-		} else if (a == "--quiet") {
-			o.progress = 0;
-		} else if (a == "--quick") {
-			o.quick = true;
-		} else if (a == "--print-config") {
-			o.print_config = true;
-		} else if (a == "--list-policies") {
-			o.list_policies = true;
-		} else {
-			return usage_error("unknown option '" + a + "'");
-		}
-		if (rc >= 0)
-			return rc;
-		Status st = flags.note(a);
-		if (!st.is_ok())
-			return usage_error(st.message());
+	int first = 1;
+	if (first < argc && argv[first][0] != '-')
+		o.command = argv[first++];
+	RawFlags r;
+	FlagTable flags = sim_flags(o, r);
+	if (Status st = flags.parse(argc, argv, first); !st.is_ok())
+		return usage_error(st.message());
+	if (flags.help_asked()) {
+		print_help();
+		return 0;
+	}
+	if (r.version) {
+		std::printf("dlsched-sim %s\n", PACKAGE_VERSION);
+		return 0;
 	}
 	for (Status st :
 	     {flags.exclusive({"--progress", "--quiet"}), flags.exclusive({"--policy", "--policies"})})
 		if (!st.is_ok())
 			return usage_error(st.message());
+	o.policies = split(r.policies, ',');
+	o.seed_given = flags.given("--seed");
+	o.progress = r.progress ? 1 : r.quiet ? 0 : -1;
 	return -1;
 }
 
@@ -611,32 +584,12 @@ int decide_main(int argc, char** argv)
 {
 	std::string view, config_file, profiles;
 	std::vector<std::string> sets;
-	for (int i = 2; i < argc; ++i) {
-		const std::string a = argv[i];
-		auto value = [&](std::string& dst, const char* what) {
-			if (i + 1 >= argc)
-				return usage_error(a + " needs " + what);
-			dst = argv[++i];
-			return -1;
-		};
-		int rc = -1;
-		if (a == "--view")
-			rc = value(view, "a file (a DumpViews= recording)");
-		else if (a == "--config")
-			rc = value(config_file, "a file");
-		else if (a == "--profiles")
-			rc = value(profiles, "a directory");
-		else if (a == "--set") {
-			std::string kv;
-			rc = value(kv, "Key=Value");
-			sets.push_back(kv);
-		} else if (a == "-h" || a == "--help") {
-			std::fputs(kUsage, stdout);
-			return 0;
-		} else
-			return usage_error("decide: unknown option '" + a + "'");
-		if (rc >= 0)
-			return rc;
+	FlagTable flags = decide_flags(view, config_file, profiles, sets);
+	if (Status st = flags.parse(argc, argv, 2); !st.is_ok())
+		return usage_error("decide: " + st.message());
+	if (flags.help_asked()) {
+		print_help();
+		return 0;
 	}
 	if (view.empty())
 		return usage_error("decide needs --view FILE (a file DumpViews= wrote)");
