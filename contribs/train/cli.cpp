@@ -7,12 +7,13 @@
 
 #include "models/features.h"
 #include "util/csv.h"
-#include "util/flags.h"
+#include "util/flag_table.h"
 
 namespace dlsched::train {
 
 namespace {
 
+// The usage lines; the options part of --help is written by the flag table (train_flags).
 const char* const kUsage =
 	"usage: dlsched-train init --out FILE [--hidden N] [--seed N]\n"
 	"       dlsched-train sl --out FILE [--teacher NAME[,NAME...]] [--init FILE] [--episodes N] "
@@ -45,58 +46,7 @@ const char* const kUsage =
 	"model,\n"
 	"--estimates predicted, --load-min 1 --load-max 1.5, --episodes 8 --epochs 3 (the warm-up),\n"
 	"--iterations 6.\n"
-	"\n"
-	"options:\n"
-	"  --workloads SPEC,...   training traces: FILE or FILE@START:COUNT (default: Philly 2017-10-02 "
-	"jobs\n"
-	"                         0-3999 and Pollux workloads 1-4, bundled)\n"
-	"  --validate SPEC,...    validation traces, run whole (default: Philly 2017-10-02 jobs 4000-4999, "
-	"Pollux 5)\n"
-	"  --cluster SPEC         simulated cluster, NxG or a cluster file (default 32x8; site: required)\n"
-	"  --sacct FILE           sacct, site: the cluster's history (sacct -X -P output with a header "
-	"line)\n"
-	"  --workload FILE        site: the history as a workload file (any format dlsched-sim reads)\n"
-	"  --holdout-fraction F   site: the later fraction of the jobs, by submit time, judged on (default "
-	"0.3)\n"
-	"  --json FILE            site: the report card as JSON\n"
-	"  --force                site: write --out even when dl2 does not beat the best heuristic\n"
-	"  --jobs N               jobs per training episode, a random slice (default 400)\n"
-	"  --load-min X --load-max X   training load range, inter-arrival compression (default 1 to 3)\n"
-	"  --val-loads X,...      validation loads (default 1,2)\n"
-	"  --elastic-fraction F   fraction of elastic jobs in training (default 0)\n"
-	"  --restart-cost S|model seconds a restart costs in the simulator, or each model's predicted "
-	"suspend\n"
-	"                         and resume (dlsched-sim --restart-cost) (default 0)\n"
-	"  --preemption-penalty S reward: seconds of one job's time charged per preemption (default 120)\n"
-	"  --resize-penalty S     reward: seconds of one job's time charged per resize of a running job "
-	"(default 120)\n"
-	"  --estimates MODE       what policies see: oracle (the truth) or predicted (the predictor's "
-	"estimates,\n"
-	"                         as in slurmctld; dlsched-sim --estimates) (default oracle)\n"
-	"  --horizon S            reward discount horizon in seconds (default 14400)\n"
-	"  --preset NAME          dl2 or dual-agent: the learned agent, with pack or gp-placement (default "
-	"dl2)\n"
-	"  --window N             jobs the network looks at per cycle (default 512)\n"
-	"  --time-scale N         sacct: the history's cluster ran N times faster than real time (an "
-	"emulated\n"
-	"                         replay's speedup; the cluster's ModelTimeScale=) (default 1)\n"
-	"  --lr X                 learning rate (default 3e-4; sl 1e-3)\n"
-	"  --ppo-epochs N         PPO epochs per iteration (default 4)\n"
-	"  --dagger R             sl: R DAgger rounds after the warm-up (the model acts, the teacher "
-	"labels;\n"
-	"                         --episodes/2 runs a round), keeping the best model by validation (default "
-	"0)\n"
-	"  --rollouts K           rl: sampled rollouts of each drawn workload; a step's baseline is the "
-	"other\n"
-	"                         rollouts' return from the same time (default 4; 1: the value network)\n"
-	"  --entropy X            rl: entropy bonus (default 0.01)\n"
-	"  --target-kl X          rl: stop an iteration's update once the policy moved this far (default "
-	"0.01; 0: never)\n"
-	"  --reference NAME       rl: also validate this baseline preset, for scale (default srtf; '' for "
-	"none)\n"
-	"  --validate-every N     iterations between validations (default 1)\n"
-	"  --seed N               seed of everything random (default 1)\n"
-	"  --quiet                no progress lines\n";
+	"\n";
 
 std::vector<std::string> split(const std::string& s)
 {
@@ -123,181 +73,184 @@ int fail(const Status& st)
 	return 1;
 }
 
+namespace {
+
+// Every flag of every command: what it takes, its range, where its value goes and its --help line.
+FlagTable train_flags(Options& o)
+{
+	auto list = [](std::string name, std::string metavar, std::string help,
+		       std::vector<std::string>* dest) {
+		return value_flag(std::move(name), std::move(metavar), std::move(help),
+				  [dest](const std::string& v) {
+					  *dest = split(v);
+					  return Status::ok();
+				  });
+	};
+	return FlagTable({
+		string_flag(
+			"--out", "FILE",
+			"the model written (every command but info); checked writable before any training",
+			&o.out),
+		string_flag("--init", "FILE",
+			    "the model to start from (sl, sacct: optional; rl, online: required)", &o.init),
+		int_flag("--hidden", "N", "init: width of the hidden layers (default 64)", &o.hidden, 4,
+			 1024),
+		list("--teacher", "NAME[,NAME...]", "sl, site: the teachers (default mckp,optimus)",
+		     &o.teachers),
+		int_flag("--episodes", "N", "sl, rl: episodes (per iteration in rl)", &o.episodes, 1, 100000),
+		int_flag("--epochs", "N", "sl, sacct, online: passes over the samples", &o.epochs, 1, 10000),
+		int_flag("--iterations", "N", "rl, site: PPO iterations (default 20; site 6)", &o.iterations,
+			 0, 100000),
+		string_flag("--sacct", "FILE",
+			    "sacct, site: the cluster's history (sacct -X -P output with a header line)",
+			    &o.sacct_file),
+		string_flag("--workload", "FILE",
+			    "site: the history as a workload file (any format dlsched-sim reads)",
+			    &o.workload_file),
+		list("--workloads", "SPEC,...",
+		     "training traces: FILE or FILE@START:COUNT (default: Philly 2017-10-02 jobs\n"
+		     "0-3999 and Pollux workloads 1-4, bundled)",
+		     &o.workloads),
+		list("--validate", "SPEC,...",
+		     "validation traces, run whole (default: Philly 2017-10-02 jobs 4000-4999, Pollux 5)",
+		     &o.validate),
+		string_flag("--cluster", "SPEC",
+			    "simulated cluster, NxG or a cluster file (default 32x8; site: required)",
+			    &o.ep.cluster),
+		number_flag("--holdout-fraction", "F",
+			    "site: the later fraction of the jobs, by submit time, judged on (default 0.3)",
+			    &o.holdout_fraction, 0.01, 0.99),
+		string_flag("--json", "FILE", "site: the report card as JSON", &o.json_out),
+		switch_flag("--force", "site: write --out even when dl2 does not beat the best heuristic",
+			    &o.force),
+		whole_flag("--jobs", "N", "jobs per training episode, a random slice (default 400)",
+			   &o.ep.jobs, 10, 1000000),
+		number_flag("--load-min", "X",
+			    "training load range, inter-arrival compression (default 1 to 3)", &o.ep.load_min,
+			    0.01, 1000),
+		number_flag("--load-max", "X", "the top of the training load range", &o.ep.load_max, 0.01,
+			    1000),
+		value_flag("--val-loads", "X,...", "validation loads (default 1,2)",
+			   [&o](const std::string& v) {
+				   o.val_loads.clear();
+				   for (const std::string& t : split(v)) {
+					   double x = 0;
+					   if (!parse_number(t, x) || x <= 0)
+						   return invalid_argument("--val-loads: '" + t +
+									   "' is not a positive number");
+					   o.val_loads.push_back(x);
+				   }
+				   return Status::ok();
+			   }),
+		number_flag("--elastic-fraction", "F", "fraction of elastic jobs in training (default 0)",
+			    &o.ep.elastic_fraction, 0, 1),
+		value_flag("--restart-cost", "S|model",
+			   "seconds a restart costs in the simulator, or each model's predicted suspend\n"
+			   "and resume (dlsched-sim --restart-cost) (default 0)",
+			   [&o](const std::string& v) {
+				   if (v == "model") {
+					   o.ep.restart_model = true;
+					   return Status::ok();
+				   }
+				   return number_value(v, 0, 86400, o.ep.restart_cost);
+			   }),
+		number_flag("--preemption-penalty", "S",
+			    "reward: seconds of one job's time charged per preemption (default 120)",
+			    &o.reward.preemption_penalty_s, 0, 1e6),
+		number_flag(
+			"--resize-penalty", "S",
+			"reward: seconds of one job's time charged per resize of a running job (default 120)",
+			&o.reward.resize_penalty_s, 0, 1e6),
+		value_flag("--estimates", "MODE",
+			   "what policies see: oracle (the truth) or predicted (the predictor's estimates,\n"
+			   "as in slurmctld; dlsched-sim --estimates) (default oracle)",
+			   [&o](const std::string& v) {
+				   if (v != "oracle" && v != "predicted")
+					   return invalid_argument("'" + v + "': want oracle or predicted");
+				   o.ep.estimates = v;
+				   return Status::ok();
+			   }),
+		number_flag("--horizon", "S", "reward discount horizon in seconds (default 14400)",
+			    &o.reward.horizon_s, 60, 1e8),
+		string_flag("--preset", "NAME",
+			    "dl2 or dual-agent: the learned agent, with pack or gp-placement (default dl2)",
+			    &o.preset),
+		whole_flag("--window", "N", "jobs the network looks at per cycle (default 512)", &o.window, 1,
+			   65536),
+		number_flag("--time-scale", "N",
+			    "sacct: the history's cluster ran N times faster than real time (an emulated\n"
+			    "replay's speedup; the cluster's ModelTimeScale=) (default 1)",
+			    &o.time_scale, 0.001, 1e6),
+		number_flag("--lr", "X", "learning rate (default 3e-4; sl 1e-3)", &o.lr, 1e-7, 1),
+		int_flag("--ppo-epochs", "N", "PPO epochs per iteration (default 4)", &o.ppo_epochs, 1, 100),
+		int_flag("--dagger", "R",
+			 "sl: R DAgger rounds after the warm-up (the model acts, the teacher labels;\n"
+			 "--episodes/2 runs a round), keeping the best model by validation (default 0)",
+			 &o.dagger, 0, 1000),
+		int_flag("--rollouts", "K",
+			 "rl: sampled rollouts of each drawn workload; a step's baseline is the other\n"
+			 "rollouts' return from the same time (default 4; 1: the value network)",
+			 &o.rollouts, 1, 64),
+		number_flag("--entropy", "X", "rl: entropy bonus (default 0.01)", &o.entropy, 0, 1),
+		number_flag("--target-kl", "X",
+			    "rl: stop an iteration's update once the policy moved this far (default 0.01; 0: "
+			    "never)",
+			    &o.target_kl, 0, 10),
+		string_flag("--reference", "NAME",
+			    "rl: also validate this baseline preset, for scale (default srtf; '' for none)",
+			    &o.reference),
+		string_flag("--curve", "FILE.csv", "rl: one CSV line per iteration", &o.curve),
+		string_flag("--png", "FILE.png", "rl: the curve's plot (gnuplot)", &o.png),
+		string_flag("--checkpoint-dir", "DIR",
+			    "rl: keep last.pt, best.pt and the iteration number in DIR", &o.checkpoint_dir),
+		switch_flag("--resume", "rl: continue from --checkpoint-dir", &o.resume),
+		int_flag("--validate-every", "N", "iterations between validations (default 1)",
+			 &o.validate_every, 1, 100000),
+		string_flag("--db", "FILE", "online: the profile DB with sched/dlsched's experience", &o.db),
+		string_flag("--cluster-name", "NAME",
+			    "online: the cluster whose rows are read (default: the only one)",
+			    &o.cluster_name),
+		number_flag("--since", "S", "online: the time (Unix seconds) from which rows are read",
+			    &o.since, 0, 1e12),
+		whole_flag("--seed", "N", "seed of everything random (default 1)", &o.seed, 0, 2147483647),
+		switch_flag("--quiet", "no progress lines", &o.quiet),
+	});
+}
+
+void print_help()
+{
+	Options o;
+	std::printf("%soptions:\n%s", kUsage, train_flags(o).options_help().c_str());
+}
+
+}  // namespace
+
 int parse_args(int argc, char** argv, Options& o)
 {
-	int i = 1;
-	if (i < argc && argv[i][0] != '-')
-		o.command = argv[i++];
-	FlagUse flags;  // none is repeatable
-	for (; i < argc; ++i) {
-		const std::string a = argv[i];
-		auto need = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-		auto num = [&](double& d, double lo, double hi) -> bool {
-			const char* v = need();
-			return v && parse_number(v, d) && d >= lo && d <= hi;
-		};
-		auto whole = [&](long long& d, long long lo, long long hi) -> bool {
-			const char* v = need();
-			return v && parse_integer(v, d) && d >= lo && d <= hi;
-		};
-		long long n = 0;
-		double x = 0;
-		bool ok = true;
-		if (a == "-h" || a == "--help") {
-			std::fputs(kUsage, stdout);
-			return 0;
-		} else if (a == "--out" || a == "--init" || a == "--curve" || a == "--png" ||
-			   a == "--checkpoint-dir" || a == "--db" || a == "--cluster-name" ||
-			   a == "--sacct" || a == "--cluster" || a == "--preset" || a == "--teacher" ||
-			   a == "--workloads" || a == "--validate" || a == "--val-loads" ||
-			   a == "--workload" || a == "--json") {
-			const char* v = need();
-			if (!v)
-				return usage_error(a + " needs a value");
-			std::string s = v;
-			if (a == "--out")
-				o.out = s;
-			else if (a == "--init")
-				o.init = s;
-			else if (a == "--curve")
-				o.curve = s;
-			else if (a == "--png")
-				o.png = s;
-			else if (a == "--checkpoint-dir")
-				o.checkpoint_dir = s;
-			else if (a == "--db")
-				o.db = s;
-			else if (a == "--cluster-name") {
-				o.cluster_name = s;
-				o.cluster_name_given = true;
-			} else if (a == "--sacct")
-				o.sacct_file = s;
-			else if (a == "--cluster") {
-				o.ep.cluster = s;
-				o.cluster_given = true;
-			} else if (a == "--workload")
-				o.workload_file = s;
-			else if (a == "--json")
-				o.json_out = s;
-			else if (a == "--preset")
-				o.preset = s;
-			else if (a == "--teacher") {
-				o.teachers = split(s);
-				o.teacher_given = true;
-			} else if (a == "--workloads")
-				o.workloads = split(s);
-			else if (a == "--validate")
-				o.validate = split(s);
-			else {
-				o.val_loads.clear();
-				for (const std::string& t : split(s)) {
-					if (!parse_number(t, x) || x <= 0)
-						return usage_error("--val-loads: '" + t +
-								   "' is not a positive number");
-					o.val_loads.push_back(x);
-				}
-			}
-		} else if (a == "--hidden") {
-			ok = whole(n, 4, 1024);
-			o.hidden = static_cast<int>(n);
-		} else if (a == "--seed") {
-			ok = whole(n, 0, 2147483647);
-			o.seed = static_cast<std::uint64_t>(n);
-		} else if (a == "--episodes") {
-			ok = whole(n, 1, 100000);
-			o.episodes = static_cast<int>(n);
-		} else if (a == "--epochs") {
-			ok = whole(n, 1, 10000);
-			o.epochs = static_cast<int>(n);
-		} else if (a == "--iterations") {
-			ok = whole(n, 0, 100000);
-			o.iterations = static_cast<int>(n);
-			o.iterations_given = true;
-		} else if (a == "--ppo-epochs") {
-			ok = whole(n, 1, 100);
-			o.ppo_epochs = static_cast<int>(n);
-		} else if (a == "--rollouts") {
-			ok = whole(n, 1, 64);
-			o.rollouts = static_cast<int>(n);
-		} else if (a == "--reference") {
-			const char* v = need();
-			ok = v != nullptr;
-			if (v)
-				o.reference = v;
-		} else if (a == "--dagger") {
-			ok = whole(n, 0, 1000);
-			o.dagger = static_cast<int>(n);
-		} else if (a == "--target-kl") {
-			ok = num(o.target_kl, 0, 10);
-		} else if (a == "--entropy") {
-			ok = num(o.entropy, 0, 1);
-		} else if (a == "--validate-every") {
-			ok = whole(n, 1, 100000);
-			o.validate_every = static_cast<int>(n);
-		} else if (a == "--jobs") {
-			ok = whole(n, 10, 1000000);
-			o.ep.jobs = static_cast<std::size_t>(n);
-		} else if (a == "--window") {
-			ok = whole(n, 1, 65536);
-			o.window = static_cast<std::size_t>(n);
-		} else if (a == "--time-scale") {
-			ok = num(o.time_scale, 0.001, 1e6);
-		} else if (a == "--load-min") {
-			ok = num(o.ep.load_min, 0.01, 1000);
-			o.load_given = true;
-		} else if (a == "--load-max") {
-			ok = num(o.ep.load_max, 0.01, 1000);
-			o.load_given = true;
-		} else if (a == "--holdout-fraction") {
-			ok = num(o.holdout_fraction, 0.01, 0.99);
-		} else if (a == "--force") {
-			o.force = true;
-		} else if (a == "--elastic-fraction") {
-			ok = num(o.ep.elastic_fraction, 0, 1);
-		} else if (a == "--restart-cost") {
-			const char* v = need();
-			o.restart_given = true;
-			if (v && std::string(v) == "model")
-				o.ep.restart_model = true;
-			else
-				ok = v && parse_number(v, o.ep.restart_cost) && o.ep.restart_cost >= 0 &&
-				     o.ep.restart_cost <= 86400;
-		} else if (a == "--preemption-penalty") {
-			ok = num(o.reward.preemption_penalty_s, 0, 1e6);
-		} else if (a == "--resize-penalty") {
-			ok = num(o.reward.resize_penalty_s, 0, 1e6);
-		} else if (a == "--horizon") {
-			ok = num(o.reward.horizon_s, 60, 1e8);
-		} else if (a == "--estimates") {
-			const char* v = need();
-			if (!v)
-				return usage_error("--estimates needs a value: oracle or predicted");
-			if (std::string(v) != "oracle" && std::string(v) != "predicted")
-				return usage_error(std::string("--estimates: '") + v +
-						   "': want oracle or predicted");
-			o.ep.estimates = v;
-			o.estimates_given = true;
-		} else if (a == "--lr") {
-			ok = num(o.lr, 1e-7, 1);
-		} else if (a == "--since") {
-			ok = num(o.since, 0, 1e12);
-		} else if (a == "--resume") {
-			o.resume = true;
-		} else if (a == "--quiet") {
-			o.quiet = true;
-		} else if (o.command == "info" && o.info_file.empty() && a[0] != '-') {
-			o.info_file = a;
-		} else {
-			return usage_error("unknown option '" + a + "'");
-		}
-		if (!ok)
-			return usage_error(a + ": missing or out-of-range value");
-		if (a[0] == '-') {
-			Status st = flags.note(a);
-			if (!st.is_ok())
-				return usage_error(st.message());
-		}
+	int first = 1;
+	if (first < argc && argv[first][0] != '-')
+		o.command = argv[first++];
+	FlagTable flags = train_flags(o);
+	std::vector<std::string> positional;
+	if (Status st = flags.parse(argc, argv, first, &positional); !st.is_ok())
+		return usage_error(st.message());
+	if (flags.help_asked()) {
+		print_help();
+		return 0;
 	}
+	// info FILE: the one argument that is not a flag.
+	for (const std::string& a : positional) {
+		if (o.command != "info" || !o.info_file.empty())
+			return usage_error("unexpected argument '" + a + "'");
+		o.info_file = a;
+	}
+	o.cluster_name_given = flags.given("--cluster-name");
+	o.cluster_given = flags.given("--cluster");
+	o.teacher_given = flags.given("--teacher");
+	o.iterations_given = flags.given("--iterations");
+	o.load_given = flags.given("--load-min") || flags.given("--load-max");
+	o.restart_given = flags.given("--restart-cost");
+	o.estimates_given = flags.given("--estimates");
 	if (o.ep.load_max < o.ep.load_min)
 		return usage_error("--load-max is below --load-min");
 	return -1;
