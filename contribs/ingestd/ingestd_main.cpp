@@ -22,7 +22,7 @@
 #include "owner_lookup.h"
 #include "profiledb/profile_db.h"
 #include "util/csv.h"
-#include "util/flags.h"
+#include "util/flag_table.h"
 #include "workload/workload.h"
 
 using namespace dlsched;
@@ -30,38 +30,9 @@ using namespace dlsched::ingest;
 
 namespace {
 
-const char kUsage[] =
-	"usage: dlsched-ingestd [OPTIONS]\n"
-	"  --listen ADDR:PORT     address to listen on, only that one (default 127.0.0.1:6820; port 0: any)\n"
-	"  --db FILE              the profile DB (default $DLSCHED_PROFILE_DB, else "
-	"/var/lib/dlsched/profiles.db)\n"
-	"  --cluster NAME         the cluster whose batches are stored (default: ClusterName in\n"
-	"                         $SLURM_CONF, else /etc/slurm/slurm.conf); others: 403 wrong_cluster\n"
-	"  --slurm-user NAME|UID  may report for any job (default: root only)\n"
-	"  --munge-socket PATH    munged's socket (default: munge's own)\n"
-	"  --max-request BYTES    larger bodies are answered 413 (default 262144)\n"
-	"  --owner-lookup MODE    slurm: ask slurmctld for a job's owner; db-only: the DB only\n"
-	"                         (default: slurm when built with libslurm, else db-only)\n"
-	"  --rate-limit N         batches per second per uid (default 20; more: 429 with Retry-After)\n"
-	"  --rate-burst N         batches a uid may send at once after a pause (default 100)\n"
-	"  --row-quota N          records per uid per hour (default 20000; more: 429 with Retry-After)\n"
-	"  --unknown-job-ttl S    remember a job Slurm does not know for S seconds (default 60; 0: off)\n"
-	"  --unknown-job-cache N  remember at most N such jobs (default 4096)\n"
-	"  --job-info-ttl S       keep what Slurm said of a job for S seconds (default 120)\n"
-	"  --lookup-rate N        new Slurm lookups per second per uid (default 2; more: 503)\n"
-	"  --lookup-burst N       lookups a uid may start at once after a pause (default 20)\n"
-	"  --clock-skew S         tolerance of the records' times against Slurm's (default 60)\n"
-	"  --profiles DIR         the site's model profiles (models.csv): a job of a model no other\n"
-	"                         user ran is held to a twentieth of its profile's epoch time (default:\n"
-	"                         none; a cluster whose GPUs the profiles do not describe leaves it out)\n"
-	"  --profile-time-scale X the profiles' times run X times faster here (an emulated cluster\n"
-	"                         replaying a trace X times faster; default 1)\n"
-	"  --max-connections N    open connections in all (default 256)\n"
-	"  --max-connections-per-ip N  open connections from one address (default 16; more are closed)\n"
-	"  --pid-file FILE        write the process id there\n"
-	"  --log-file FILE        log there (default: standard error); SIGHUP reopens it\n"
-	"  -v, --verbose          log every accepted batch too\n"
-	"Runs in the foreground; SIGTERM or SIGINT stop it after the request in flight.\n";
+// --help: this line, the flag table's options (ingestd_flags), then kUsageTail.
+const char kUsage[] = "usage: dlsched-ingestd [OPTIONS]\n";
+const char kUsageTail[] = "Runs in the foreground; SIGTERM or SIGINT stop it after the request in flight.\n";
 
 constexpr std::size_t kMinRequest = 1024, kMaxRequest = 16 << 20;
 constexpr double kStopGraceS = 10;
@@ -88,9 +59,87 @@ struct Options {
 	bool verbose = false;
 };
 
+// Every option: what it takes, its range, where its value goes and its --help line.
+FlagTable ingestd_flags(Options& o)
+{
+	return FlagTable({
+		string_flag("--listen", "ADDR:PORT",
+			    "address to listen on, only that one (default 127.0.0.1:6820; port 0: any)",
+			    &o.listen),
+		string_flag("--db", "FILE",
+			    "the profile DB (default $DLSCHED_PROFILE_DB, else /var/lib/dlsched/profiles.db)",
+			    &o.db),
+		string_flag("--cluster", "NAME",
+			    "the cluster whose batches are stored (default: ClusterName in\n"
+			    "$SLURM_CONF, else /etc/slurm/slurm.conf); others: 403 wrong_cluster",
+			    &o.limits.cluster),
+		string_flag("--slurm-user", "NAME|UID", "may report for any job (default: root only)",
+			    &o.slurm_user),
+		string_flag("--munge-socket", "PATH", "munged's socket (default: munge's own)",
+			    &o.munge_socket),
+		whole_flag("--max-request", "BYTES", "larger bodies are answered 413 (default 262144)",
+			   &o.server.max_request, static_cast<long long>(kMinRequest),
+			   static_cast<long long>(kMaxRequest)),
+		string_flag("--owner-lookup", "MODE",
+			    "slurm: ask slurmctld for a job's owner; db-only: the DB only\n"
+			    "(default: slurm when built with libslurm, else db-only)",
+			    &o.owner_lookup),
+		number_flag("--rate-limit", "N",
+			    "batches per second per uid (default 20; more: 429 with Retry-After)",
+			    &o.limits.rate_per_s, 0.01, 1e6),
+		whole_flag("--rate-burst", "N", "batches a uid may send at once after a pause (default 100)",
+			   &o.limits.rate_burst, 1, 1000000),
+		whole_flag("--row-quota", "N",
+			   "records per uid per hour (default 20000; more: 429 with Retry-After)",
+			   &o.limits.row_quota, 1, 1000000000000LL),
+		number_flag("--unknown-job-ttl", "S",
+			    "remember a job Slurm does not know for S seconds (default 60; 0: off)",
+			    &o.limits.unknown_job_ttl_s, 0, 86400),
+		whole_flag("--unknown-job-cache", "N", "remember at most N such jobs (default 4096)",
+			   &o.limits.unknown_job_cache, 0, 10000000),
+		number_flag("--job-info-ttl", "S",
+			    "keep what Slurm said of a job for S seconds (default 120)", &o.job_info_ttl_s, 0,
+			    3600),
+		number_flag("--lookup-rate", "N",
+			    "new Slurm lookups per second per uid (default 2; more: 503)",
+			    &o.limits.lookup_rate_per_s, 0.01, 1e6),
+		whole_flag("--lookup-burst", "N",
+			   "lookups a uid may start at once after a pause (default 20)",
+			   &o.limits.lookup_burst, 1, 1000000),
+		number_flag("--clock-skew", "S",
+			    "tolerance of the records' times against Slurm's (default 60)",
+			    &o.limits.clock_skew_s, 0, 86400),
+		string_flag("--profiles", "DIR",
+			    "the site's model profiles (models.csv): a job of a model no other\n"
+			    "user ran is held to a twentieth of its profile's epoch time (default:\n"
+			    "none; a cluster whose GPUs the profiles do not describe leaves it out)",
+			    &o.profiles),
+		number_flag("--profile-time-scale", "X",
+			    "the profiles' times run X times faster here (an emulated cluster\n"
+			    "replaying a trace X times faster; default 1)",
+			    &o.profile_time_scale, 1e-3, 1e6),
+		whole_flag("--max-connections", "N", "open connections in all (default 256)",
+			   &o.server.max_connections, 1, 65536),
+		whole_flag("--max-connections-per-ip", "N",
+			   "open connections from one address (default 16; more are closed)",
+			   &o.server.max_per_ip, 1, 65536),
+		string_flag("--pid-file", "FILE", "write the process id there", &o.pid_file),
+		string_flag("--log-file", "FILE", "log there (default: standard error); SIGHUP reopens it",
+			    &o.log_file),
+		switch_flag("--verbose", "log every accepted batch too", &o.verbose, "-v"),
+	});
+}
+
+void print_help(std::FILE* to)
+{
+	Options o;
+	std::fprintf(to, "%s%s%s", kUsage, ingestd_flags(o).options_help().c_str(), kUsageTail);
+}
+
 int usage_error(const std::string& msg)
 {
-	std::fprintf(stderr, "dlsched-ingestd: %s\n%s", msg.c_str(), kUsage);
+	std::fprintf(stderr, "dlsched-ingestd: %s\n", msg.c_str());
+	print_help(stderr);
 	return 2;
 }
 
@@ -134,113 +183,12 @@ int parse_options(int argc, char** argv, Options& o)
 {
 	const char* env = std::getenv("DLSCHED_PROFILE_DB");
 	o.db = env && *env ? env : "/var/lib/dlsched/profiles.db";
-	FlagUse flags;  // none is repeatable
-	for (int i = 1; i < argc; ++i) {
-		std::string a = argv[i];
-		std::string value;
-		bool inline_value = false;
-		if (a.compare(0, 2, "--") == 0 && a.find('=') != std::string::npos) {
-			value = a.substr(a.find('=') + 1);
-			a = a.substr(0, a.find('='));
-			inline_value = true;
-		}
-		if (a == "-h" || a == "--help") {
-			std::fputs(kUsage, stdout);
-			return 0;
-		}
-		if (Status st = flags.note(a == "-v" ? "--verbose" : a); !st.is_ok())
-			return usage_error(st.message());
-		if (a == "-v" || a == "--verbose") {
-			o.verbose = true;
-			continue;
-		}
-		// Numeric options: name, range, where the value goes.
-		struct Numeric {
-			const char* name;
-			double min, max;
-			bool integer;
-			double* d;
-			std::size_t* z;
-			unsigned* u;
-			std::int64_t* i;
-		};
-		const Numeric numerics[] = {
-			{"--max-request", static_cast<double>(kMinRequest), static_cast<double>(kMaxRequest),
-			 true, nullptr, &o.server.max_request, nullptr, nullptr},
-			{"--rate-limit", 0.01, 1e6, false, &o.limits.rate_per_s, nullptr, nullptr, nullptr},
-			{"--rate-burst", 1, 1e6, true, &o.limits.rate_burst, nullptr, nullptr, nullptr},
-			{"--row-quota", 1, 1e12, true, nullptr, nullptr, nullptr, &o.limits.row_quota},
-			{"--unknown-job-ttl", 0, 86400, false, &o.limits.unknown_job_ttl_s, nullptr, nullptr,
-			 nullptr},
-			{"--unknown-job-cache", 0, 1e7, true, nullptr, &o.limits.unknown_job_cache, nullptr,
-			 nullptr},
-			{"--job-info-ttl", 0, 3600, false, &o.job_info_ttl_s, nullptr, nullptr, nullptr},
-			{"--lookup-rate", 0.01, 1e6, false, &o.limits.lookup_rate_per_s, nullptr, nullptr,
-			 nullptr},
-			{"--lookup-burst", 1, 1e6, true, &o.limits.lookup_burst, nullptr, nullptr, nullptr},
-			{"--clock-skew", 0, 86400, false, &o.limits.clock_skew_s, nullptr, nullptr, nullptr},
-			{"--profile-time-scale", 1e-3, 1e6, false, &o.profile_time_scale, nullptr, nullptr,
-			 nullptr},
-			{"--max-connections", 1, 65536, true, nullptr, nullptr, &o.server.max_connections,
-			 nullptr},
-			{"--max-connections-per-ip", 1, 65536, true, nullptr, nullptr, &o.server.max_per_ip,
-			 nullptr},
-		};
-		const Numeric* num = nullptr;
-		for (const Numeric& n : numerics)
-			if (a == n.name)
-				num = &n;
-		std::string* dest = nullptr;
-		if (num) {
-			// the value is checked below
-		} else if (a == "--listen")
-			dest = &o.listen;
-		else if (a == "--db")
-			dest = &o.db;
-		else if (a == "--slurm-user")
-			dest = &o.slurm_user;
-		else if (a == "--munge-socket")
-			dest = &o.munge_socket;
-		else if (a == "--owner-lookup")
-			dest = &o.owner_lookup;
-		else if (a == "--pid-file")
-			dest = &o.pid_file;
-		else if (a == "--log-file")
-			dest = &o.log_file;
-		else if (a == "--cluster")
-			dest = &o.limits.cluster;
-		else if (a == "--profiles")
-			dest = &o.profiles;
-		else
-			return usage_error("unknown option '" + a + "'");
-		if (!inline_value) {
-			if (i + 1 >= argc)
-				return usage_error(a + " needs a value");
-			value = argv[++i];
-		}
-		if (dest) {
-			*dest = value;
-			continue;
-		}
-		double v = 0;
-		long long n = 0;
-		const bool parsed = num->integer ? parse_integer(value, n) : parse_number(value, v);
-		if (num->integer)
-			v = static_cast<double>(n);
-		if (!parsed || v < num->min || v > num->max) {
-			char range[96];
-			std::snprintf(range, sizeof range, "%g to %g", num->min, num->max);
-			return usage_error(std::string(num->name) + " " + value + ": give " +
-					   (num->integer ? "a whole number" : "a number") + " from " + range);
-		}
-		if (num->d)
-			*num->d = v;
-		else if (num->z)
-			*num->z = static_cast<std::size_t>(n);
-		else if (num->u)
-			*num->u = static_cast<unsigned>(n);
-		else
-			*num->i = static_cast<std::int64_t>(n);
+	FlagTable flags = ingestd_flags(o);  // none is repeatable
+	if (Status st = flags.parse(argc, argv); !st.is_ok())
+		return usage_error(st.message());
+	if (flags.help_asked()) {
+		print_help(stdout);
+		return 0;
 	}
 	if (o.owner_lookup != "slurm" && o.owner_lookup != "db-only")
 		return usage_error("--owner-lookup " + o.owner_lookup + ": give slurm or db-only");
