@@ -4,6 +4,9 @@
 #    dlsched-report --profile-db: test-report.sh); flags that exclude each other are both named;
 #  - dlsched-sim --print-config refuses what the plugins would refuse (an unknown policy, a key
 #    given twice with two values), exit 1;
+#  - the C++ tools (dlsched-sim, -train, -ingestd, -db, -replay, -emu-train) parse with one flag
+#    table: an unknown option, a value left out, a number out of range or not a number give the
+#    same first line in each ("TOOL: --seed -1: give 0 to 2147483647"), exit 2;
 #  - every value-taking option of every script in scripts/ and of dlsched-cluster, given last
 #    without its value, prints the script's usage and exits 2 (not "unbound variable" from set -u,
 #    nor a failed shift), before anything heavy starts. The options are read from the scripts'
@@ -81,6 +84,46 @@ refused "dlsched-progress: --start twice" 2 "--start is given twice: give it onc
 	"$build/contribs/progress/dlsched-progress" epoch 1 --start "$(date +%s)" --start "$(date +%s)"
 refused "dlsched-agreement: --workload twice" 2 "--workload is given twice: give it once" \
 	"$top/contribs/agreement/dlsched-agreement" --workload a --workload b --cluster 1x1 --policy fifo --speedup 1 --sacct s
+
+# The C++ tools parse with one flag table (common/util/flag_table): an unknown option, a value
+# left out and a number out of range read the same in each, first line "TOOL: MESSAGE", exit 2.
+# shape NAME BINARY WANT-FIRST-LINE ARGS...
+shape() {
+	local name="$1" bin="$2" want="$3"
+	shift 3
+	if [ ! -x "$bin" ]; then
+		echo "SKIP: $name ($bin not built)"
+		return
+	fi
+	"$bin" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	if [ $rc -eq 2 ] && [ "$(head -n 1 "$tmp/err")" = "$want" ]; then
+		ok "$name"
+	else
+		ko "$name: rc $rc (want 2), first line: $(head -n 1 "$tmp/err") (want: $want)"
+	fi
+}
+# NAME|BINARY|COMMAND|FLAG|ITS METAVAR|A VALUE OUT OF RANGE|THE RANGE (a number flag: CV; else whole)
+tools=(
+	"dlsched-sim|$sim|run|--seed|N|-1|give 0 to 2147483647"
+	"dlsched-train|$build/contribs/train/dlsched-train|rl|--seed|N|-1|give 0 to 2147483647"
+	"dlsched-ingestd|$build/contribs/ingestd/dlsched-ingestd||--max-request|BYTES|5|give 1024 to 16777216"
+	"dlsched-db|$build/contribs/db/dlsched-db||--db|FILE||"
+	"dlsched-replay|$build/contribs/replay/dlsched-replay||--gpus-per-node|G|0|give 1 to 1048576"
+	"dlsched-emu-train|$build/contribs/replay/dlsched-emu-train||--noise|CV|2|give 0 to 1"
+)
+for t in "${tools[@]}"; do
+	IFS='|' read -r name bin cmd flag metavar bad range <<<"$t"
+	pre=()
+	[ -n "$cmd" ] && pre=("$cmd")
+	shape "$name: unknown option" "$bin" "$name: unknown option '--bogus'" "${pre[@]}" --bogus
+	shape "$name: no value" "$bin" "$name: $flag needs a value ($metavar)" "${pre[@]}" "$flag"
+	[ -z "$bad" ] ||
+		shape "$name: out of range" "$bin" "$name: $flag $bad: $range" "${pre[@]}" "$flag" "$bad"
+	[ -z "$bad" ] || shape "$name: not a number" "$bin" \
+		"$name: $flag 'x1' is not a $([ "$metavar" = CV ] && echo number || echo "whole number")" \
+		"${pre[@]}" "$flag" x1
+done
 
 # Scripts: each value-taking option (a case branch that reads "$2"), last and without its value.
 # The expected usage text is the first line the script's --help prints.
