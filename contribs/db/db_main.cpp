@@ -27,8 +27,7 @@ const char kUsage[] =
 	"  backup FILE          a consistent copy into the new FILE while the writer runs\n"
 	"  accuracy [--json]    benchmark: runtime MAPE after 1, 2, 4, 8 same-model jobs, overhead error\n"
 	"           [--each]    (--profiles DIR: the model catalog, default the bundled one; --each: every\n"
-	"                       preemption, predicted against measured)\n"
-	"--db FILE defaults to $DLSCHED_PROFILE_DB, else /var/lib/dlsched/profiles.db.\n";
+	"                       preemption, predicted against measured)\n";
 
 int fail(const Status& st)
 {
@@ -81,9 +80,12 @@ int main(int argc, char** argv)
 	std::string cluster, profiles;
 	bool json = false, each = false;
 	std::vector<std::string> args;
-	// The flags (the usage above describes them with the commands they serve).
+	// The flags; --help lists them after the commands they serve (kUsage).
 	FlagTable flags({
-		string_flag("--db", "FILE", "the profile DB", &path),
+		string_flag(
+			"--db", "FILE",
+			"the profile DB (default $DLSCHED_PROFILE_DB, else\n/var/lib/dlsched/profiles.db)",
+			&path),
 		string_flag("--cluster", "C", "job: the cluster of the job id", &cluster),
 		string_flag("--profiles", "DIR", "accuracy: the model catalog", &profiles),
 		switch_flag("--json", "accuracy: JSON", &json),
@@ -92,7 +94,7 @@ int main(int argc, char** argv)
 	if (Status st = flags.parse(argc, argv, 1, &args); !st.is_ok())
 		return usage_error(st.message());
 	if (flags.help_asked()) {
-		std::fputs(kUsage, stdout);
+		std::printf("%s\noptions:\n%s", kUsage, flags.options_help().c_str());
 		return 0;
 	}
 	if (args.empty())

@@ -117,10 +117,10 @@ int main(int argc, char** argv)
 	bool no_wait = false;
 	long long max_jobs = 0, seed = static_cast<long long>(build.seed);
 	int gpus_per_node = 8;
-	// The flags (kUsage above describes them for --help).
+	// The flags; --help lists them after kUsage.
 	FlagTable flags({
 		string_flag("--workload", "FILE", "the trace", &workload),
-		string_flag("--format", "F", "its format (default auto)", &format),
+		string_flag("--format", "auto|philly|pollux|dlsched", "its format (default auto)", &format),
 		number_flag("--speedup", "X", "replay X times faster", &speedup, 1e-9),
 		integer_flag("--max-jobs", "N", "the first N jobs (0: all)", &max_jobs, 0),
 		integer_flag("--seed", "N", "seed of the workload's draws", &seed, 0),
@@ -156,7 +156,7 @@ int main(int argc, char** argv)
 		return 2;
 	}
 	if (flags.help_asked()) {
-		std::fputs(kUsage, stdout);
+		std::printf("%s\noptions:\n%s", kUsage, flags.options_help().c_str());
 		return 0;
 	}
 	wait = !no_wait;
