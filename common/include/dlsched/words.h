@@ -2,8 +2,9 @@
  * dlsched/words.h - the words sched/dlsched writes into a job's admin comment, each as one
  * "<word>=<value>" token among space-separated ones, so that sacct keeps them (dlsched-report
  * reads them back): the one definition of their spelling. C includes this header; tools in other
- * languages read its `#define DLSCHED_WORD_<NAME> "<word>"` lines (keep that form, one a line;
- * testsuite/check-words.sh checks that dlsched-report knows every word).
+ * languages read its `#define DLSCHED_WORD_<NAME> "<word>"` lines when they run (keep that form,
+ * one a line): dlsched-report does (word("NAME"), DLSCHED_WORDS_H); testsuite/check-words.sh
+ * checks that it does.
  */
 #ifndef DLSCHED_WORDS_H
 #define DLSCHED_WORDS_H
