@@ -2,11 +2,17 @@
 """Writes outcomes.csv (argv[1]) as the sacct output dlsched-report reads (--save's 17 fields), one
 record per run: a job requeued r times and resized z times has r + z records before its last, the
 resizes counted in its AdminComment (dl_resizes=, as sched/dlsched writes it). Times are local
-times from 2026-01-01T00:00:00; the caller pins TZ."""
+times from 2026-01-01T00:00:00; the caller pins TZ. The admin-comment words are read from their one
+definition, common/include/dlsched/words.h, as dlsched-report reads them."""
 import datetime
+import os
+import re
 import sys
 
 BASE = datetime.datetime(2026, 1, 1)
+WORDS_H = os.path.join(os.path.dirname(os.path.realpath(__file__)), "../../common/include/dlsched/words.h")
+with open(WORDS_H, encoding="utf-8") as f:
+    WORD = dict(re.findall(r'^#define DLSCHED_WORD_([A-Z_]+)\s+"([a-z_]+)"', f.read(), re.M))
 
 
 def t(s):
@@ -23,9 +29,9 @@ for line in open(sys.argv[1], encoding="utf-8"):
     jid, user, qos, submit, start, end, gpus, requeues, resizes, deadline, state = line.strip().split(",")
     words = []
     if deadline:
-        words.append(f"deadline={epoch(deadline)}")
+        words.append(f"{WORD['DEADLINE']}={epoch(deadline)}")
     if int(resizes):
-        words.append(f"dl_resizes={resizes}")
+        words.append(f"{WORD['RESIZES']}={resizes}")
     comment = " ".join(words)
     runs = int(requeues) + int(resizes)
     tres = f"billing={gpus},cpu={gpus},gres/gpu={gpus},node=1"
