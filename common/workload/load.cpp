@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "util/csv.h"
 #include "workload/trace.h"
 
 namespace dlsched {
@@ -18,6 +19,20 @@ Result<WorkloadFormat> parse_workload_format(const std::string& text)
 		return WorkloadFormat::kDlsched;
 	return invalid_argument("unknown workload format '" + text +
 				"' (known: auto, philly, pollux, dlsched)");
+}
+
+Status parse_deadline_slack(const std::string& text, BuildOptions& build)
+{
+	const auto colon = text.find(':');
+	double lo = 0, hi = 0;
+	const bool ok = colon == std::string::npos ? parse_number(text, lo) && (hi = lo, true)
+						   : parse_number(text.substr(0, colon), lo) &&
+							     parse_number(text.substr(colon + 1), hi);
+	if (!ok || !(lo >= 0.05 && hi <= 1000 && lo <= hi))
+		return invalid_argument("'" + text + "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
+	build.deadline_slack = lo;
+	build.deadline_slack_max = hi;
+	return Status::ok();
 }
 
 const char* workload_format_name(WorkloadFormat f)

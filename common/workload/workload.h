@@ -41,6 +41,10 @@ struct BuildOptions {
 	int gpus_per_node = 8;         // node size assumed when a job's runtime is derived (packed)
 };
 
+// --deadline-slack's value (dlsched-sim, dlsched-replay): S, or LO:HI (each job's slack drawn
+// uniformly, seeded), 0.05 <= LO <= HI <= 1000, into `build`; or why not.
+[[nodiscard]] Status parse_deadline_slack(const std::string& text, BuildOptions& build);
+
 struct Workload {
 	std::string source;  // file it came from
 	WorkloadFormat format = WorkloadFormat::kAuto;

@@ -129,20 +129,8 @@ int main(int argc, char** argv)
 		number_flag("--deadline-fraction", "F", "jobs with a deadline", &build.deadline_fraction, 0,
 			    1),
 		number_flag("--elastic-fraction", "F", "elastic jobs", &build.elastic_fraction, 0, 1),
-		{"--deadline-slack", "S|LO:HI", "deadline slack",
-		 [&build](const std::string& v) {
-			 char* end = nullptr;
-			 double lo = std::strtod(v.c_str(), &end), hi = lo;
-			 if (end && *end == ':')
-				 hi = std::strtod(end + 1, &end);
-			 if (v.empty() || !end || *end || !(lo >= 0.05 && hi <= 1000 && lo <= hi))
-				 return invalid_argument("'" + v +
-							 "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
-			 build.deadline_slack = lo;
-			 build.deadline_slack_max = hi;
-			 return Status::ok();
-		 },
-		 false, ""},
+		value_flag("--deadline-slack", "S|LO:HI", "deadline slack (as dlsched-sim's)",
+			   [&build](const std::string& v) { return parse_deadline_slack(v, build); }),
 		switch_flag("--deadline-elastic", "deadline jobs may grow", &build.deadline_elastic),
 		string_flag("--partition", "P", "the partition", &partition),
 		string_flag("--inference-demand", "FILE", "an inference demand series", &demand_series),

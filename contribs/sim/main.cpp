@@ -102,21 +102,6 @@ std::vector<std::string> split(const std::string& s, char sep)
 	return out;
 }
 
-// --deadline-slack: S, or LO:HI (each job's drawn uniformly, seeded). Below 1 only scaling meets it.
-Status set_deadline_slack(const std::string& v, BuildOptions& build)
-{
-	const auto colon = v.find(':');
-	double lo = 0, hi = 0;
-	const bool ok = colon == std::string::npos ? parse_number(v, lo) && (hi = lo, true)
-						   : parse_number(v.substr(0, colon), lo) &&
-							     parse_number(v.substr(colon + 1), hi);
-	if (!ok || !(lo >= 0.05 && hi <= 1000 && lo <= hi))
-		return invalid_argument("'" + v + "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000");
-	build.deadline_slack = lo;
-	build.deadline_slack_max = hi;
-	return Status::ok();
-}
-
 // Every flag of run, compare, generate, bench and --print-config: what it takes, its range, where
 // its value goes and its --help line.
 FlagTable sim_flags(Options& o, RawFlags& r)
@@ -162,7 +147,7 @@ FlagTable sim_flags(Options& o, RawFlags& r)
 			   "deadline = submit + S x runtime alone at the requested GPUs\n"
 			   "(default 1.5); LO:HI: each job's S uniform in [LO, HI], seeded; below 1\n"
 			   "only more GPUs can meet it. Deadline jobs without a QoS get QoS deadline",
-			   [&o](const std::string& v) { return set_deadline_slack(v, o.build); }),
+			   [&o](const std::string& v) { return parse_deadline_slack(v, o.build); }),
 		switch_flag("--deadline-elastic",
 			    "deadline jobs are elastic: 1 to --elastic-max-factor x requested GPUs",
 			    &o.build.deadline_elastic),

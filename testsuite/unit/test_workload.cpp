@@ -340,12 +340,34 @@ START_TEST(builder_is_seeded_and_its_options_work)
 }
 END_TEST
 
+// --deadline-slack's one parser (dlsched-sim and dlsched-replay): S or LO:HI within [0.05, 1000].
+START_TEST(deadline_slack_is_s_or_lo_hi)
+{
+	BuildOptions b;
+	ck_assert(parse_deadline_slack("2", b).is_ok());
+	ck_assert_double_eq(b.deadline_slack, 2);
+	ck_assert_double_eq(b.deadline_slack_max, 2);
+	ck_assert(parse_deadline_slack("0.5:3", b).is_ok());
+	ck_assert_double_eq(b.deadline_slack, 0.5);
+	ck_assert_double_eq(b.deadline_slack_max, 3);
+	for (const char* bad : {"0.01", "3:2", "x", "1:", ":2", "1:2000", "", "nan"}) {
+		const Status st = parse_deadline_slack(bad, b);
+		const std::string want =
+			std::string("'") + bad + "' is not S or LO:HI with 0.05 <= LO <= HI <= 1000";
+		ck_assert_msg(!st.is_ok(), "%s accepted", bad);
+		ck_assert_str_eq(st.message().c_str(), want.c_str());
+	}
+	ck_assert_double_eq(b.deadline_slack, 0.5);  // a refused value leaves it as it was
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("workload");
 	TCase* tc = tcase_create("workload");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, catalog_matches_the_measurements);
+	tcase_add_test(tc, deadline_slack_is_s_or_lo_hi);
 	tcase_add_test(tc, missing_profiles_are_an_error_naming_the_directory);
 	tcase_add_test(tc, philly_is_read_sorted_and_rebased);
 	tcase_add_test(tc, bad_lines_are_errors_or_counted_when_skipped);
