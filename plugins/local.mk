@@ -36,7 +36,7 @@ plugins_spank_dlsched_collect_dlsched_collect_SOURCES = plugins/spank/dlsched/co
 	plugins/spank/dlsched/collect/spool.c plugins/spank/dlsched/collect/spool.h \
 	plugins/spank/dlsched/collect/spooldir.c plugins/spank/dlsched/collect/spooldir.h \
 	plugins/spank/dlsched/collect/control.h plugins/spank/dlsched/collect/pidfd.h
-plugins_spank_dlsched_collect_dlsched_collect_CPPFLAGS = $(JANSSON_CFLAGS) $(CURL_CFLAGS)
+plugins_spank_dlsched_collect_dlsched_collect_CPPFLAGS = -I$(top_srcdir)/common/include $(JANSSON_CFLAGS) $(CURL_CFLAGS)
 plugins_spank_dlsched_collect_dlsched_collect_LDADD = $(JANSSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) -lm
 PLUGINS_LOCAL_EXTRA += plugins/spank/dlsched/collect/dlsched-collect
 endif

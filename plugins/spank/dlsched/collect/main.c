@@ -40,6 +40,8 @@
 
 #include <jansson.h>
 
+#include "dlsched/limits.h"
+
 #include "counters.h"
 #include "log.h"
 #include "pidfd.h"
@@ -311,7 +313,7 @@ static int _parse_args(int argc, char **argv, args_t *a)
 			rc |= _long("run", optarg, 0, 1000000, &a->run);
 			break;
 		case O_GPUS:
-			rc |= _long("gpus", optarg, 0, 4096, &a->gpus);
+			rc |= _long("gpus", optarg, 0, DLSCHED_MAX_JOB_GPUS, &a->gpus);
 			break;
 		case O_NODES:
 			rc |= _long("nodes", optarg, 1, 100000, &a->nodes);
@@ -320,7 +322,7 @@ static int _parse_args(int argc, char **argv, args_t *a)
 			a->model = optarg;
 			break;
 		case O_EPOCHS:
-			rc |= _double("epochs-total", optarg, 0, 1e7, &a->epochs_total);
+			rc |= _double("epochs-total", optarg, 0, DLSCHED_MAX_EPOCHS, &a->epochs_total);
 			break;
 		case O_PROGRESS:
 			a->progress = optarg;

@@ -16,12 +16,13 @@
 
 #include <jansson.h>
 
+#include "dlsched/limits.h"
 #include "log.h"
 #include "progress.h"
 
-#define EARLIEST_S 946684800.0 /* 2000-01-01T00:00:00Z */
-#define AHEAD_S 86400.0	       /* a day ahead of this node's clock at most */
-#define MAX_EPOCH 1e7
+#define EARLIEST_S 946684800.0	     /* 2000-01-01T00:00:00Z */
+#define AHEAD_S 86400.0		     /* a day ahead of this node's clock at most */
+#define MAX_EPOCH DLSCHED_MAX_EPOCHS /* the epochs a job may have (--dl-epochs) */
 #define MAX_SECONDS 1e7
 #define MAX_COUNT 9007199254740992.0 /* 2^53 */
 
