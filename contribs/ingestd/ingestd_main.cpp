@@ -80,10 +80,15 @@ FlagTable ingestd_flags(Options& o)
 		whole_flag("--max-request", "BYTES", "larger bodies are answered 413 (default 262144)",
 			   &o.server.max_request, static_cast<long long>(kMinRequest),
 			   static_cast<long long>(kMaxRequest)),
-		string_flag("--owner-lookup", "MODE",
-			    "slurm: ask slurmctld for a job's owner; db-only: the DB only\n"
-			    "(default: slurm when built with libslurm, else db-only)",
-			    &o.owner_lookup),
+		value_flag("--owner-lookup", "MODE",
+			   "slurm: ask slurmctld for a job's owner; db-only: the DB only\n"
+			   "(default: slurm when built with libslurm, else db-only)",
+			   [&o](const std::string& v) {
+				   if (v != "slurm" && v != "db-only")
+					   return invalid_argument(v + ": give slurm or db-only");
+				   o.owner_lookup = v;
+				   return Status::ok();
+			   }),
 		number_flag("--rate-limit", "N",
 			    "batches per second per uid (default 20; more: 429 with Retry-After)",
 			    &o.limits.rate_per_s, 0.01, 1e6),
@@ -190,8 +195,6 @@ int parse_options(int argc, char** argv, Options& o)
 		print_help(stdout);
 		return 0;
 	}
-	if (o.owner_lookup != "slurm" && o.owner_lookup != "db-only")
-		return usage_error("--owner-lookup " + o.owner_lookup + ": give slurm or db-only");
 	if (o.db.empty())
 		return usage_error("--db: give the profile DB's path");
 	if (o.limits.cluster.empty())
