@@ -104,6 +104,17 @@ fi
 	jchk 'd["utilisation"] is None and d["gpus_total"] is None' && ok "json: no --gpus-total, no utilisation" ||
 	ko "json without --gpus-total: $(cat "$tmp/err" "$tmp/out.json")"
 
+# --json is --format json (issue 23 names it); with another --format it is refused.
+"$rep" --from-file "$data/sacct.txt" --json >"$tmp/out2.json" 2>"$tmp/err" &&
+	"$rep" --from-file "$data/sacct.txt" --format json >"$tmp/out.json" 2>>"$tmp/err" && cmp -s "$tmp/out.json" "$tmp/out2.json" &&
+	ok "--json: the same JSON as --format json" || ko "--json: $(cat "$tmp/err")"
+if "$rep" --from-file "$data/sacct.txt" --json --format csv >/dev/null 2>"$tmp/err"; then
+	ko "--json --format csv was accepted"
+else
+	grep -q -- "--json and --format csv ask for two formats" "$tmp/err" && ok "--json with --format csv: refused, named" ||
+		ko "--json --format csv: $(cat "$tmp/err")"
+fi
+
 # ---- table ----
 before=$fails
 if "$rep" --from-file "$data/sacct.txt" --gpus-total 16 >"$tmp/out.txt" 2>"$tmp/err" && noerr; then
