@@ -39,6 +39,10 @@ TESTS += testsuite/cluster/test-job-submit.sh
 EXTRA_DIST += testsuite/cluster/test-job-submit.sh
 # The learned policies in slurmctld (skips when sched/dlsched was built without libtorch).
 TESTS += testsuite/cluster/test-learned.sh
+# The learned policy's guard in slurmctld: the verdict file followed, refused when others may
+# write it or when stale, every switch logged and counted (about a minute; skips without libtorch).
+TESTS += testsuite/cluster/test-guard.sh
+EXTRA_DIST += testsuite/cluster/test-guard.sh
 # Deadlines: autoscaling to meet one, DeadlineInfeasible=, completion rates from sacct.
 TESTS += testsuite/cluster/test-deadline.sh
 EXTRA_DIST += testsuite/cluster/test-deadline.sh
