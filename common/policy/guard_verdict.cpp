@@ -119,15 +119,14 @@ std::string guard_verdict_stale(double at, double now, double interval)
 {
 	char buf[256];
 	if (at > now + kGuardVerdictSkew) {
-		std::snprintf(buf, sizeof(buf),
-			      "evaluated %.0f s in the future (clocks apart?): stale, GuardPolicy= decides",
+		std::snprintf(buf, sizeof(buf), "evaluated %.0f s in the future (clocks apart?): stale",
 			      at - now);
 		return buf;
 	}
 	if (now - at > 2 * interval) {
 		std::snprintf(buf, sizeof(buf),
 			      "evaluated %.0f s ago, more than twice GuardInterval=%.0f (is dlsched-guard "
-			      "running?): stale, GuardPolicy= decides",
+			      "running?): stale",
 			      now - at, interval);
 		return buf;
 	}
