@@ -594,6 +594,10 @@ void dump_cycle(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv,
 				conf.set(k.name,
 					 dlsched::json::Value::string(sched->config.get_text(k.name)));
 		f.set("config", conf);
+		// Who decided the cycle (the guard's choice), so that a replay asks the same policy.
+		if (sched->guard_scheduler)
+			f.set("guard_choice",
+			      dlsched::json::Value::string(sched->guard_learned ? "learned" : "heuristic"));
 		f.set("view", dlsched::capi::view_json(*cv));
 		dlsched::json::Value prepared = dlsched::json::Value::array();
 		for (const dlsched::Job& j : jobs)
@@ -1480,10 +1484,16 @@ int dlsched_replay(dlsched_scheduler_t* sched, const std::string& text, const st
 		const dlsched::json::Value prepared = f.get("prepared");
 		if (!prepared.is_valid() || !prepared.is_array())
 			return report(err, DLSCHED_EPARSE, source + ": prepared: missing or not an array");
+		// The policy that decided the recorded cycle: the guard's choice then; a recording without
+		// one was made before the guard, when the learned policy decided every cycle.
+		const bool guard_learned = sched->guard_learned;
+		const auto recorded = f.get("guard_choice").as_string();
+		sched->guard_learned = !recorded || *recorded != "heuristic";
 		dlsched_decisions_t* d = nullptr;
 		sched->replay = &prepared;
 		const int rc = dlsched_scheduler_decide(sched, &view.view, &d, err);
 		sched->replay = nullptr;
+		sched->guard_learned = guard_learned;
 		if (rc != DLSCHED_OK)
 			return rc;
 		std::unique_ptr<dlsched_decisions_t, void (*)(dlsched_decisions_t*)> owned(
