@@ -98,6 +98,7 @@ EXTRA_DIST += testsuite/cluster/test-soak.sh
 TESTS += testsuite/report/test-report.sh
 EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt testsuite/report/data/sacct-header.txt testsuite/report/data/bad.txt testsuite/report/data/reused.txt
 include testsuite/train/local.mk
+include testsuite/guard/local.mk
 
 # One set of metric definitions: dlsched-sim's metrics and dlsched-report on the same outcomes.
 check_PROGRAMS += testsuite/metrics/metrics-json
