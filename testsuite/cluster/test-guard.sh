@@ -7,6 +7,7 @@
 #  - choice=heuristic: "guard: learned -> heuristic (...)", fifo's order; learned again;
 #  - a world-writable verdict is refused (logged), and so is a stale one (older than twice
 #    GuardInterval=): fifo decides;
+#  - a reconfigure keeps the side followed (no switch);
 #  - the stats file counts it: guard_choice, guard_switches, guard_learned_cycles, guard_verdict_age_s.
 # About a minute. Skips (77) without root, Slurm/munge/MariaDB, the plugins, or libtorch.
 set -u
@@ -130,6 +131,12 @@ write_verdict heuristic
 step "heuristic" "$want_fifo" "guard: learned -> heuristic \(cycle" heuristic 2
 write_verdict learned
 step "learned again" "$want_learned" "guard: heuristic -> learned .*" learned 3
+# A reconfigure builds the schedulers afresh but is not a switch: the learned side stays.
+scontrol reconfigure
+sleep 3
+[ "$(grep -c "sched/dlsched: guard: on, following $verdict" "$log")" -ge 2 ] && [ "$(stat_of guard_choice)" = learned ] &&
+	[ "$(stat_of guard_switches)" = 3 ] && [ "$(wait_order 5 "$want_learned")" = "$want_learned" ] &&
+	ok "reconfigure: still learned, no switch counted" || ko "reconfigure: $(grep '^guard_' "$st" | tr '\n' ' ')"
 # A verdict others may write is refused: anyone could hand the cluster to the learned policy.
 write_verdict learned 0 666
 step "world-writable" "$want_fifo" "guard: $verdict is writable by others than its owner.*refused; GuardPolicy= decides" heuristic 4

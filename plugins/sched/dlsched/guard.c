@@ -51,7 +51,7 @@ extern void dls_guard_configure(dlsched_scheduler_t *sched)
 	verdict_age = -1;
 	if (!guard_on) {
 		if (had != DLSCHED_GUARD_NONE)
-			info(DLS_LOG_PREFIX "guard: off (not a learned policy, or LearnedGuard=no)");
+			info(DLS_LOG_PREFIX "guard: off (no learned policy with LearnedGuard=yes loaded)");
 		choice = DLSCHED_GUARD_NONE;
 		return;
 	}
