@@ -81,9 +81,10 @@ Result<GuardVerdictFile> parse_guard_verdict(const std::string& text, const std:
 		    key != "switches")
 			return parse_error(where + "unknown key '" + shown(key) +
 					   "' (choice, at, learned_jct, heuristic_jct, jobs, switches)");
-		if (!parse_number(value, number) || number < 0)
+		// Counts and times far beyond any real one are refused before they are converted.
+		if (!parse_number(value, number) || number < 0 || number > 1e15)
 			return parse_error(where + key + "='" + shown(value) +
-					   "' is not a number at least 0");
+					   "' is not a number in [0, 1e15]");
 		if (key == "at") {
 			v.at = number;
 			have_at = true;

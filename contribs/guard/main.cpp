@@ -76,7 +76,8 @@ Result<GuardFileState> read_state(const std::string& path)
 		const std::string value = eq == std::string::npos ? "" : line.substr(eq + 1);
 		char* end = nullptr;
 		const double v = std::strtod(value.c_str(), &end);
-		const bool number = !value.empty() && end && *end == '\0' && std::isfinite(v) && v >= 0;
+		const bool number =
+			!value.empty() && end && *end == '\0' && std::isfinite(v) && v >= 0 && v <= 1e15;
 		if (key == "choice" && (value == "learned" || value == "heuristic"))
 			s.choice = value == "learned" ? GuardChoice::kLearned : GuardChoice::kHeuristic;
 		else if (key == "switches" && number)
