@@ -6,6 +6,7 @@
 // across runs) and writes the verdict file sched/dlsched follows (temporary file, fsync, rename).
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -164,7 +165,9 @@ Result<std::string> read_history(const Options& o, double now, double window)
 		text.append(buf, n);
 	const int rc = pclose(p);
 	if (rc != 0)
-		return io_error("'" + cmd + "' failed (status " + std::to_string(rc) +
+		return io_error("'" + cmd + "' failed (" +
+				(WIFEXITED(rc) ? "exit status " + std::to_string(WEXITSTATUS(rc))
+					       : "status " + std::to_string(rc)) +
 				"): is slurmdbd reachable from this host?");
 	return text;
 }

@@ -8,7 +8,8 @@
 #  - a world-writable verdict is refused (logged), and so is a stale one (older than twice
 #    GuardInterval=): fifo decides;
 #  - a reconfigure keeps the side followed (no switch);
-#  - the stats file counts it: guard_choice, guard_switches, guard_learned_cycles, guard_verdict_age_s.
+#  - the stats file counts it: guard_choice, guard_switches, guard_learned_cycles, guard_verdict_age_s;
+#  - dlsched-guard run on this cluster (sacct of its slurmdbd) writes a verdict the plugin follows.
 # About a minute. Skips (77) without root, Slurm/munge/MariaDB, the plugins, or libtorch.
 set -u
 top="${srcdir:-.}"
@@ -147,6 +148,27 @@ step "trusted again" "$want_learned" "guard: following $verdict again" learned 5
 # Stale: evaluated 200 s ago, GuardInterval=60.
 write_verdict learned 200
 step "stale" "$want_fifo" "guard: evaluated [0-9]+ s ago, more than twice GuardInterval=60.*GuardPolicy= decides" heuristic 6
+
+# dlsched-guard itself, reading this cluster's accounting (sacct): the verdict it writes is followed.
+guard="$build/contribs/guard/dlsched-guard"
+if [ -x "$guard" ]; then
+	if "$guard" --config "$dir/dlsched.conf" --cluster 2x8 >"$dir/guard.out" 2>&1; then
+		choice=$(sed -n 's/^choice=//p' "$verdict")
+		jobs=$(sed -n 's/^jobs=//p' "$verdict")
+		[ "$jobs" = ${#ids[@]} ] && ok "dlsched-guard read the ${#ids[@]} pending jobs from sacct: $(cat "$dir/guard.out")" ||
+			ko "dlsched-guard replayed '$jobs' jobs, want ${#ids[@]}: $(cat "$dir/guard.out")"
+		want=$([ "$choice" = learned ] && echo "$want_learned" || echo "$want_fifo")
+		got=$(wait_order 15 "$want")
+		sleep 1.2
+		[ "$got" = "$want" ] && [ "$(stat_of guard_choice)" = "$choice" ] && [ -z "$(stat_of guard_status)" ] &&
+			ok "sched/dlsched follows dlsched-guard's verdict ($choice, order $got)" ||
+			ko "dlsched-guard's verdict '$choice': order '$got', stats $(grep '^guard_' "$st" | tr '\n' ' ')"
+	else
+		ko "dlsched-guard failed: $(cat "$dir/guard.out")"
+	fi
+else
+	echo "# dlsched-guard not built: its run on this cluster skipped"
+fi
 scontrol ping | grep -q UP && ok "slurmctld up" || ko "slurmctld down"
 
 echo "test-guard: $(($(date +%s) - t0)) s"
