@@ -7,3 +7,4 @@ contribs_guard_dlsched_guard_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(JANSSON
 contribs_guard_dlsched_guard_LDADD = models/libdlsched_models.la contribs/sim/libsim.la common/libdlsched.la \
 	$(TORCH_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)
 endif
+EXTRA_DIST += contribs/guard/README.md
