@@ -1,5 +1,6 @@
 include contribs/sim/local.mk
 include contribs/train/local.mk
+include contribs/guard/local.mk
 include contribs/data.mk
 include contribs/cluster/local.mk
 include contribs/replay/local.mk

@@ -15,6 +15,8 @@ dist_man_MANS += doc/man/dlsched-ingestd.8
 dist_man_MANS += doc/man/dlsched-progress.1 doc/man/dlsched-protocol.7 doc/man/dlsched-jobs.7
 # dlsched-train(1): installed with the learned policies (libtorch).
 dist_man_MANS += doc/man/dlsched-train.1
+# dlsched-guard(1): the learned policy's guard for Slurm (libtorch).
+dist_man_MANS += doc/man/dlsched-guard.1
 # Every tool's --help and its man page's OPTIONS list the same options.
 TESTS += testsuite/doc/test-man-options.sh
 EXTRA_DIST += testsuite/doc/test-man-options.sh

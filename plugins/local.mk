@@ -75,6 +75,7 @@ plugins_common_libdlsched_ctld_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 plugins_sched_dlsched_sched_dlsched_la_SOURCES = plugins/sched/dlsched/sched_dlsched.c \
 	plugins/sched/dlsched/sched_dlsched.h plugins/sched/dlsched/cycle.c plugins/sched/dlsched/actuate.c \
 	plugins/sched/dlsched/preempt.c plugins/sched/dlsched/loans.c plugins/sched/dlsched/stats.c \
+	plugins/sched/dlsched/guard.c \
 	plugins/sched/dlsched/stopping.c plugins/sched/dlsched/stopping.h \
 	plugins/sched/dlsched/dlsched_models.h
 plugins_sched_dlsched_sched_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)

@@ -39,6 +39,10 @@ TESTS += testsuite/cluster/test-job-submit.sh
 EXTRA_DIST += testsuite/cluster/test-job-submit.sh
 # The learned policies in slurmctld (skips when sched/dlsched was built without libtorch).
 TESTS += testsuite/cluster/test-learned.sh
+# The learned policy's guard in slurmctld: the verdict file followed, refused when others may
+# write it or when stale, every switch logged and counted (about a minute; skips without libtorch).
+TESTS += testsuite/cluster/test-guard.sh
+EXTRA_DIST += testsuite/cluster/test-guard.sh
 # Deadlines: autoscaling to meet one, DeadlineInfeasible=, completion rates from sacct.
 TESTS += testsuite/cluster/test-deadline.sh
 EXTRA_DIST += testsuite/cluster/test-deadline.sh
@@ -94,6 +98,7 @@ EXTRA_DIST += testsuite/cluster/test-soak.sh
 TESTS += testsuite/report/test-report.sh
 EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt testsuite/report/data/sacct-header.txt testsuite/report/data/bad.txt testsuite/report/data/reused.txt
 include testsuite/train/local.mk
+include testsuite/guard/local.mk
 
 # One set of metric definitions: dlsched-sim's metrics and dlsched-report on the same outcomes.
 check_PROGRAMS += testsuite/metrics/metrics-json

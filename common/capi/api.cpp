@@ -31,6 +31,9 @@
 #include "model/policy_step.h"
 #include "model/speed_samples.h"
 #include "policy/free_map.h"
+#include "policy/guard.h"
+#include "policy/guard_verdict.h"
+#include "policy/registry.h"
 #include "policy/scheduler.h"
 #include "predict/evidence.h"
 #include "predict/hints.h"
@@ -87,6 +90,10 @@ struct dlsched_scheduler {
 	dlsched::ModelCatalog models;
 	dlsched::PolicyRegistry registry;
 	std::unique_ptr<dlsched::Scheduler> scheduler;
+	// The learned policy's guard (LearnedGuard=): GuardPolicy='s scheduler, and whether the learned
+	// one decides now (dlsched_scheduler_set_guard_choice; the heuristic until a verdict says so).
+	std::unique_ptr<dlsched::Scheduler> guard_scheduler;
+	bool guard_learned = false;
 	ExperienceLog experience;
 	ViewDump dump;
 	int learned_models = 0;  // unprofiled models added to `models` (model_index())
@@ -587,6 +594,10 @@ void dump_cycle(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv,
 				conf.set(k.name,
 					 dlsched::json::Value::string(sched->config.get_text(k.name)));
 		f.set("config", conf);
+		// Who decided the cycle (the guard's choice), so that a replay asks the same policy.
+		if (sched->guard_scheduler)
+			f.set("guard_choice",
+			      dlsched::json::Value::string(sched->guard_learned ? "learned" : "heuristic"));
 		f.set("view", dlsched::capi::view_json(*cv));
 		dlsched::json::Value prepared = dlsched::json::Value::array();
 		for (const dlsched::Job& j : jobs)
@@ -687,6 +698,25 @@ int create_scheduler(const char* conf_path, bool for_placement, dlsched_schedule
 	if (!sched.is_ok())
 		return report(err, sched.status());
 	s->scheduler = std::move(sched).value();
+	if (!for_placement) {
+		// GuardPolicy='s scheduler beside a learned one, as dlsched-sim builds it.
+		const dlsched::SchedulerSpec& sp = s->scheduler->spec();
+		const bool learned = sp.ordering == std::string(dlsched::kLearnedPolicy) ||
+				     sp.allocation == std::string(dlsched::kLearnedPolicy);
+		auto guard = dlsched::GuardSettings::from_config(config, learned);
+		if (!guard.is_ok())
+			return report(err, guard.status());
+		if (guard->enabled) {
+			auto gc = dlsched::guard_policy_config(config, *guard);
+			if (!gc.is_ok())
+				return report(err, gc.status());
+			auto g = dlsched::Scheduler::create(*gc, s->registry);
+			if (!g.is_ok())
+				return report(err, DLSCHED_EINVAL,
+					      "GuardPolicy=" + guard->policy + ": " + g.status().message());
+			s->guard_scheduler = std::move(g).value();
+		}
+	}
 	s->experience.path = s->config.get_string("ProfileDB");
 	// A scheduler for placement never decides a cycle: nothing to record.
 	s->experience.enabled =
@@ -1025,7 +1055,10 @@ int dlsched_scheduler_decide(dlsched_scheduler_t* sched, const dlsched_cluster_v
 		if (sched->experience.enabled)
 			c.view.recorder = &steps;
 		auto d = std::make_unique<dlsched_decisions>();
-		d->decisions = sched->scheduler->decide(view);
+		dlsched::Scheduler& deciding = sched->guard_scheduler && !sched->guard_learned
+						       ? *sched->guard_scheduler
+						       : *sched->scheduler;
+		d->decisions = deciding.decide(view);
 		c.view.recorder = nullptr;
 		if (!steps.steps.empty())
 			record_experience(sched->experience, steps.steps);
@@ -1310,6 +1343,67 @@ int dlsched_epoch_reader_read(dlsched_epoch_reader_t* reader, dlsched_epoch_samp
 	});
 }
 
+int dlsched_scheduler_guard_choice(const dlsched_scheduler_t* sched)
+{
+	if (!sched || !sched->guard_scheduler)
+		return DLSCHED_GUARD_NONE;
+	return sched->guard_learned ? DLSCHED_GUARD_LEARNED : DLSCHED_GUARD_HEURISTIC;
+}
+
+int dlsched_scheduler_set_guard_choice(dlsched_scheduler_t* sched, int choice, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_scheduler_set_guard_choice", [&]() -> int {
+		if (!sched)
+			return report(err, DLSCHED_EINVAL,
+				      "dlsched_scheduler_set_guard_choice: sched is NULL");
+		if (!sched->guard_scheduler)
+			return report(
+				err, DLSCHED_EINVAL,
+				"dlsched_scheduler_set_guard_choice: this scheduler has no guard (not a "
+				"learned policy, or LearnedGuard=no)");
+		if (choice != DLSCHED_GUARD_HEURISTIC && choice != DLSCHED_GUARD_LEARNED)
+			return report(
+				err, DLSCHED_EINVAL,
+				"dlsched_scheduler_set_guard_choice: choice " + std::to_string(choice) +
+					" is neither DLSCHED_GUARD_HEURISTIC nor DLSCHED_GUARD_LEARNED");
+		sched->guard_learned = choice == DLSCHED_GUARD_LEARNED;
+		return ok(err);
+	});
+}
+
+int dlsched_guard_verdict_parse(const char* text, const char* name, double now, double interval,
+				dlsched_guard_verdict_t* out, dlsched_error_t* err)
+{
+	return guarded(err, "dlsched_guard_verdict_parse", [&]() -> int {
+		if (!text || !out)
+			return report(err, DLSCHED_EINVAL, "dlsched_guard_verdict_parse: NULL argument");
+		if (out->struct_size < sizeof(dlsched_guard_verdict_t))
+			return report(err, DLSCHED_EINVAL,
+				      "dlsched_guard_verdict_parse: out->struct_size is " +
+					      std::to_string(out->struct_size) + ", less than " +
+					      std::to_string(sizeof(dlsched_guard_verdict_t)));
+		const std::size_t size = out->struct_size;
+		std::memset(out, 0, sizeof(dlsched_guard_verdict_t));
+		out->struct_size = size;
+		out->choice = DLSCHED_GUARD_HEURISTIC;
+		auto v = dlsched::parse_guard_verdict(text, name ? name : "verdict");
+		if (!v.is_ok())
+			return report(err, v.status());
+		out->at = v->at;
+		out->age = now - v->at;
+		out->learned_jct = v->learned_jct;
+		out->heuristic_jct = v->heuristic_jct;
+		out->jobs = v->jobs;
+		out->switches = v->switches;
+		out->choice = v->choice == dlsched::GuardChoice::kLearned ? DLSCHED_GUARD_LEARNED
+									  : DLSCHED_GUARD_HEURISTIC;
+		const std::string stale = dlsched::guard_verdict_stale(v->at, now, interval);
+		if (!stale.empty())
+			return report(err, DLSCHED_EINVAL, stale);
+		return ok(err);
+	});
+}
+
 size_t dlsched_decisions_count(const dlsched_decisions_t* d)
 {
 	return d ? d->decisions.actions.size() : 0;
@@ -1390,10 +1484,16 @@ int dlsched_replay(dlsched_scheduler_t* sched, const std::string& text, const st
 		const dlsched::json::Value prepared = f.get("prepared");
 		if (!prepared.is_valid() || !prepared.is_array())
 			return report(err, DLSCHED_EPARSE, source + ": prepared: missing or not an array");
+		// The policy that decided the recorded cycle: the guard's choice then; a recording without
+		// one was made before the guard, when the learned policy decided every cycle.
+		const bool guard_learned = sched->guard_learned;
+		const auto recorded = f.get("guard_choice").as_string();
+		sched->guard_learned = !recorded || *recorded != "heuristic";
 		dlsched_decisions_t* d = nullptr;
 		sched->replay = &prepared;
 		const int rc = dlsched_scheduler_decide(sched, &view.view, &d, err);
 		sched->replay = nullptr;
+		sched->guard_learned = guard_learned;
 		if (rc != DLSCHED_OK)
 			return rc;
 		std::unique_ptr<dlsched_decisions_t, void (*)(dlsched_decisions_t*)> owned(

@@ -167,6 +167,10 @@ const std::vector<ConfigKey>& config_keys()
 		 "this "
 		 "fraction better than GuardPolicy='s (0.02 or 2%)",
 		 nullptr, nullptr, nullptr, true},
+		{"GuardVerdictFile", ConfigType::kString, "", 0, 0,
+		 "guard, in Slurm: the verdict file dlsched-guard writes and sched/dlsched follows, owned "
+		 "by root or SlurmUser and writable by nobody else (empty: "
+		 "StateSaveLocation/dlsched-guard.verdict)"},
 		{"TiresiasStarveFactor", ConfigType::kDouble, "0", 0, 1000,
 		 "tiresias-las: a job waiting, since it was last preempted, this x its executed time goes to "
 		 "the top queue (0 = never)"},

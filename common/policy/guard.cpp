@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "policy/registry.h"
+
 namespace dlsched {
 
 Result<GuardSettings> GuardSettings::from_config(const Config& config, bool learned)
@@ -21,6 +23,19 @@ Result<GuardSettings> GuardSettings::from_config(const Config& config, bool lear
 			": the jobs of some intervals would never be judged; set GuardWindow= to at least "
 			"GuardInterval=");
 	return s;
+}
+
+Result<Config> guard_policy_config(const Config& config, const GuardSettings& s)
+{
+	Config gc = config;
+	Status st = gc.set("Policy", s.policy, "GuardPolicy=");
+	// A learned ordering or allocation set over the preset stays with the learned side.
+	for (const char* key : {"OrderingPolicy", "AllocationPolicy"})
+		if (st.is_ok() && gc.get_string(key) == kLearnedPolicy)
+			st = gc.set(key, "", "GuardPolicy=");
+	if (!st.is_ok())
+		return st;
+	return gc;
 }
 
 const char* guard_choice_name(GuardChoice c)

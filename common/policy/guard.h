@@ -33,6 +33,12 @@ struct GuardSettings {
 	static Result<GuardSettings> from_config(const Config& config, bool learned);
 };
 
+// GuardPolicy='s configuration beside the learned one's: `config` with Policy= set to `s.policy`; an
+// OrderingPolicy= or AllocationPolicy= that sets the learned policy over the preset stays with the
+// learned side. Errors name GuardPolicy=. Every host (dlsched-sim, the C ABI, dlsched-guard) builds
+// the heuristic side with it.
+Result<Config> guard_policy_config(const Config& config, const GuardSettings& s);
+
 // Who schedules the cluster until the next evaluation.
 enum class GuardChoice { kLearned, kHeuristic };
 const char* guard_choice_name(GuardChoice c);  // "learned", "heuristic"

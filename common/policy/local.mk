@@ -14,6 +14,8 @@ common_libdlsched_la_SOURCES += \
 	common/policy/scheduler.cpp \
 	common/policy/guard.h \
 	common/policy/guard.cpp \
+	common/policy/guard_verdict.h \
+	common/policy/guard_verdict.cpp \
 	common/policy/estimates.h \
 	common/policy/fairness.h \
 	common/policy/fairness.cpp \

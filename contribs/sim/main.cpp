@@ -445,15 +445,10 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 			return fail(guard.status());
 		std::unique_ptr<Scheduler> guard_sched;
 		if (guard->enabled) {
-			Config gc = c;
-			Status st = gc.set("Policy", guard->policy, "GuardPolicy=");
-			// A learned ordering or allocation set over the preset stays with the learned side.
-			for (const char* key : {"OrderingPolicy", "AllocationPolicy"})
-				if (st.is_ok() && gc.get_string(key) == kLearnedPolicy)
-					st = gc.set(key, "", "GuardPolicy=");
-			if (!st.is_ok())
-				return fail(st);
-			auto g = Scheduler::create(gc, registry);
+			auto gc = guard_policy_config(c, *guard);
+			if (!gc.is_ok())
+				return fail(gc.status());
+			auto g = Scheduler::create(*gc, registry);
 			if (!g.is_ok())
 				return fail(invalid_argument("GuardPolicy=" + guard->policy + ": " +
 							     g.status().message()));

@@ -55,8 +55,10 @@ int gpus_of(const std::string& tres)
 struct SacctTimes {
 	double start, end;
 };
+// `unfinished`: also the jobs still pending or running (Start or End Unknown: -1 in `times`), whose
+// epoch time is their comment's word or 0 (unknown).
 Status read_sacct(std::istream& in, const std::string& source, const ModelCatalog& models,
-		  std::deque<Job>& jobs, std::vector<SacctTimes>& times, double& t0)
+		  std::deque<Job>& jobs, std::vector<SacctTimes>& times, double& t0, bool unfinished = false)
 {
 	std::string line;
 	std::size_t line_no = 0;
@@ -95,7 +97,8 @@ Status read_sacct(std::istream& in, const std::string& source, const ModelCatalo
 		int gpus = gpus_of(cell("AllocTRES"));
 		if (gpus == 0)
 			gpus = gpus_of(cell("ReqTRES"));
-		if (start < 0 || end < start || gpus == 0)
+		const bool ended = start >= 0 && end >= start;
+		if (gpus == 0 || (!ended && !(unfinished && (start < 0 || end < 0))))
 			continue;
 		long long numeric = 0;
 		Job j;
@@ -112,9 +115,11 @@ Status read_sacct(std::istream& in, const std::string& source, const ModelCatalo
 		j.epochs_total = meta.epochs > 0 ? meta.epochs : 1;
 		if (meta.epoch_time_1gpu > 0)
 			j.epoch_time_1gpu = meta.epoch_time_1gpu;
-		else  // no profile: the run itself, as one epoch at its size (what backfill would know is the
-		      // limit)
+		else if (ended)  // no profile: the run itself, as one epoch at its size (what backfill would
+				 // know is the limit)
 			j.epoch_time_1gpu = (end - start) * gpus;
+		else
+			j.epoch_time_1gpu = 0;
 		jobs.push_back(j);
 		times.push_back({start, end});
 		t0 = t0 < 0 ? submit : std::min(t0, submit);
@@ -246,6 +251,28 @@ Result<std::size_t> sacct_workload(std::istream& in, const std::string& source, 
 		    << user << '\n';
 	}
 	return jobs.size();
+}
+
+Result<std::vector<GuardKnown>> sacct_guard_known(std::istream& in, const std::string& source,
+						  const ModelCatalog& models)
+{
+	std::deque<Job> jobs;
+	std::vector<SacctTimes> times;
+	double t0 = -1;
+	Status st = read_sacct(in, source, models, jobs, times, t0, true);
+	if (!st.is_ok())
+		return st;
+	std::vector<GuardKnown> out;
+	for (std::size_t i = 0; i < jobs.size(); ++i) {
+		GuardKnown k;
+		k.job = jobs[i];
+		k.finished = times[i].start >= 0 && times[i].end >= times[i].start;
+		if (k.finished)  // its whole run, per epoch on one GPU
+			k.measured_epoch_time_1gpu = (times[i].end - times[i].start) * k.job.gpus_requested /
+						     std::max(1.0, k.job.epochs_total);
+		out.push_back(std::move(k));
+	}
+	return out;
 }
 
 }  // namespace dlsched::train

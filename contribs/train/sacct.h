@@ -13,6 +13,7 @@
 #include "model/model_catalog.h"
 #include "model/node.h"
 #include "model/policy_step.h"
+#include "policy/guard.h"
 #include "util/status.h"
 
 namespace dlsched::train {
@@ -32,6 +33,13 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 // written.
 Result<std::size_t> sacct_workload(std::istream& in, const std::string& source, const ModelCatalog& models,
 				   std::ostream& out, double time_scale = 1.0);
+
+// The same records as the guard knows them (dlsched-guard): every job with GPUs, submit times in
+// seconds since the epoch (UTC); a job that ended finished, measured at the length it ran; one still
+// pending or running (Start or End Unknown) at its comment's epoch time, else unknown (0: the
+// snapshot takes its time limit or a default). Errors as sacct_rounds.
+Result<std::vector<GuardKnown>> sacct_guard_known(std::istream& in, const std::string& source,
+						  const ModelCatalog& models);
 
 }  // namespace dlsched::train
 

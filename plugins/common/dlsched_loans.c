@@ -172,6 +172,11 @@ static bool _trusted(const struct stat *st, char *why, size_t len)
 	return false;
 }
 
+extern bool dls_file_trusted(const struct stat *st, char *why, size_t len)
+{
+	return _trusted(st, why, len);
+}
+
 /* Reads the state file when it changed (checked at most once a second), unless this process has
  * changes not written yet. Locks: loans_lock held. */
 static void _refresh_lent(void)

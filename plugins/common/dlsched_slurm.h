@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/stat.h>
 
 /* Slurm's headers for the release the plugins are built for (gres, select, slurmctld). */
 #include "dlsched_compat.h"
@@ -218,6 +219,11 @@ extern double dls_requeue_delay(void);
 extern double dls_config_double(dlsched_scheduler_t *sched, const char *key);
 
 /* ---- Capacity loaning (dlsched_loans.c; any daemon: only node and partition records) ---- */
+
+/* Whether a file that declares dlsched state (InferenceDemandFile=, GuardVerdictFile=) may be
+ * trusted: a regular file (not a FIFO, a device, a link) owned by root or SlurmUser and writable by
+ * nobody else. `why` says why not. `st` from lstat() or fstat(). */
+extern bool dls_file_trusted(const struct stat *st, char *why, size_t len);
 
 /* InferencePartition=, InferenceDemandFile=, LoanStateFile= from dlsched.conf (NULL sched: loaning off). */
 extern void dls_loans_configure(dlsched_scheduler_t *sched);

@@ -88,7 +88,8 @@ int print_order(const std::string& model, const std::string& gpus_list, const st
 	close(fd);
 	{
 		std::ofstream f(conf);
-		f << "Policy=dl2\nModelFile=" << model << "\n";
+		// The learned order itself: no guard (it would order by GuardPolicy= until a verdict).
+		f << "Policy=dl2\nLearnedGuard=no\nModelFile=" << model << "\n";
 		if (!profiles.empty())
 			f << "ModelProfiles=" << profiles << "\n";
 	}

@@ -19,7 +19,7 @@ set -u
 profiled_cluster_test dual-agent
 
 profiled_cluster_up --nodes 4 --gpus 1 --gpu-types v100:2,k80:2 --node-speed n1=0.2 --policy dual-agent
-dlsched_conf Policy=dual-agent SchedInterval=1 ProfileRefresh=1
+dlsched_conf Policy=dual-agent SchedInterval=1 ProfileRefresh=1 LearnedGuard=no
 grep -q "sched/dlsched: loaded .*preset=dual-agent ordering=dl2 allocation=dl2 placement=gp-placement" "$log" &&
 	grep -q "sched/dlsched: note: dl2: model " "$log" && ! grep -q "sched/dlsched: note: dl2: .*instead" "$log" &&
 	ok "sched/dlsched runs dual-agent with the shipped model" ||

@@ -44,7 +44,7 @@ exp="$dir/experience.db"
 write_conf() {  # write_conf FILE KEY=VALUE...
 	local f="$1"
 	shift
-	{ echo "Policy=dl2"; echo "SchedInterval=1"; echo "ModelProfiles=$profiles"; printf '%s\n' "$@"; } >"$f"
+	{ echo "Policy=dl2"; echo "LearnedGuard=no"; echo "SchedInterval=1"; echo "ModelProfiles=$profiles"; printf '%s\n' "$@"; } >"$f"
 }
 . "$top/testsuite/cluster/lib.sh"  # wait_done, completed
 wait_log() {  # wait_log SECONDS PATTERN: until the slurmctld log has a line matching (grep -E)

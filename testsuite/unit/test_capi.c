@@ -998,6 +998,84 @@ START_TEST(a_job_known_by_its_limit_keeps_its_time_min)
 }
 END_TEST
 
+/* The guard's verdict file (API version 10), as sched/dlsched reads it: strict parsing, staleness at
+ * twice GuardInterval=, and a scheduler without a guard refusing a choice. */
+START_TEST(guard_verdicts_and_choices)
+{
+	static const struct {
+		const char* text;
+		double now;
+		int rc;
+		int choice;
+		const char* message; /* part of the error message ("" for OK) */
+	} cases[] = {
+		/* at=1000, GuardInterval=100: fresh until 1200 */
+		{"choice=learned\nat=1000\njobs=12\nswitches=3\n", 1100, DLSCHED_OK, DLSCHED_GUARD_LEARNED,
+		 ""},
+		{"# comment\n\nchoice=heuristic\nat=1000\n", 1200, DLSCHED_OK, DLSCHED_GUARD_HEURISTIC, ""},
+		{"choice=learned\nat=1000\n", 1201, DLSCHED_EINVAL, DLSCHED_GUARD_LEARNED,
+		 "more than twice GuardInterval=100"},
+		{"choice=learned\nat=1000\n", 930, DLSCHED_EINVAL, DLSCHED_GUARD_LEARNED, "in the future"},
+		{"choice=learned\nat=1000\n", 940, DLSCHED_OK, DLSCHED_GUARD_LEARNED, ""},
+		{"choice=maybe\nat=1000\n", 1100, DLSCHED_EPARSE, DLSCHED_GUARD_HEURISTIC,
+		 "v:1: choice='maybe' is neither"},
+		{"choice=learned\n", 1100, DLSCHED_EPARSE, DLSCHED_GUARD_HEURISTIC, "v: no at= line"},
+		{"at=1000\n", 1100, DLSCHED_EPARSE, DLSCHED_GUARD_HEURISTIC, "v: no choice= line"},
+		{"choice=learned\nat=soon\n", 1100, DLSCHED_EPARSE, DLSCHED_GUARD_HEURISTIC,
+		 "v:2: at='soon' is not a number in"},
+		{"choice=learned\nat=1000\nwinner=dl2\n", 1100, DLSCHED_EPARSE, DLSCHED_GUARD_HEURISTIC,
+		 "v:3: unknown key 'winner'"},
+		{"choice=learned\nat=1000\njobs=1e300\n", 1100, DLSCHED_EPARSE, DLSCHED_GUARD_HEURISTIC,
+		 "v:3: jobs='1e300' is not a number in [0, 1e15]"},
+		{"learned\n", 1100, DLSCHED_EPARSE, DLSCHED_GUARD_HEURISTIC,
+		 "v:1: 'learned' is not key=value"},
+		{"", 1100, DLSCHED_EPARSE, DLSCHED_GUARD_HEURISTIC, "no choice= line"},
+	};
+	dlsched_guard_verdict_t v;
+	dlsched_error_t err;
+	dlsched_scheduler_t* s = NULL;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&v, 0, sizeof(v));
+		v.struct_size = sizeof(v);
+		ck_assert_msg(dlsched_guard_verdict_parse(cases[i].text, "v", cases[i].now, 100, &v, &err) ==
+				      cases[i].rc,
+			      "case %zu: %s", i, err.message);
+		ck_assert_int_eq(v.choice, cases[i].choice);
+		if (cases[i].rc != DLSCHED_OK)
+			ck_assert_msg(strstr(err.message, cases[i].message) != NULL, "case %zu: %s", i,
+				      err.message);
+	}
+	memset(&v, 0, sizeof(v));
+	v.struct_size = sizeof(v);
+	ck_assert_int_eq(dlsched_guard_verdict_parse("choice=learned\nat=1000\nlearned_jct=50.5\n"
+						     "heuristic_jct=60\njobs=12\nswitches=3\n",
+						     "v", 1030, 100, &v, &err),
+			 DLSCHED_OK);
+	ck_assert_double_eq_tol(v.age, 30, 1e-9);
+	ck_assert_double_eq_tol(v.learned_jct, 50.5, 1e-9);
+	ck_assert_double_eq_tol(v.heuristic_jct, 60, 1e-9);
+	ck_assert_uint_eq(v.jobs, 12);
+	ck_assert_uint_eq(v.switches, 3);
+	/* A struct of an older caller (smaller) or no struct at all. */
+	v.struct_size = sizeof(size_t);
+	ck_assert_int_eq(dlsched_guard_verdict_parse("choice=learned\nat=1000\n", "v", 1000, 100, &v, &err),
+			 DLSCHED_EINVAL);
+	ck_assert_int_eq(dlsched_guard_verdict_parse("choice=learned\nat=1000\n", "v", 1000, 100, NULL, &err),
+			 DLSCHED_EINVAL);
+
+	/* A heuristic policy has no guard: the choice is NONE and cannot be set. */
+	write_conf("Policy=srtf");
+	ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_scheduler_guard_choice(s), DLSCHED_GUARD_NONE);
+	ck_assert_int_eq(dlsched_scheduler_set_guard_choice(s, DLSCHED_GUARD_LEARNED, &err), DLSCHED_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "has no guard"));
+	ck_assert_int_eq(dlsched_scheduler_guard_choice(NULL), DLSCHED_GUARD_NONE);
+	dlsched_scheduler_destroy(s);
+	unlink(conf_path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite* s = suite_create("capi");
@@ -1018,6 +1096,7 @@ int main(void)
 	tcase_add_test(tc, a_job_known_by_its_limit_keeps_its_time_min);
 	tcase_add_test(tc, epoch_samples_teach_gp_placement);
 	tcase_add_test(tc, epoch_reader_reads_runs_per_node);
+	tcase_add_test(tc, guard_verdicts_and_choices);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

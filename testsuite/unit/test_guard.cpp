@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "contribs/sim/engine.h"
 #include "policy/guard.h"
+#include "policy/guard_verdict.h"
 #include "policy/registry.h"
 #include "policy/scheduler.h"
 
@@ -249,6 +250,45 @@ Guarded run(const std::string& main, const std::string& guard, Estimates estimat
 
 }  // namespace
 
+// The verdict file dlsched-guard writes reads back as written; GuardPolicy='s configuration keeps a
+// learned ordering set over the preset on the learned side.
+START_TEST(verdict_files_round_trip_and_go_stale)
+{
+	GuardVerdictFile v;
+	v.choice = GuardChoice::kLearned;
+	v.at = 1764240000;
+	v.learned_jct = 1234.5;
+	v.heuristic_jct = 1500.25;
+	v.jobs = 42;
+	v.switches = 3;
+	auto back = parse_guard_verdict(format_guard_verdict(v), "verdict");
+	ck_assert_msg(back.is_ok(), "%s", back.status().message().c_str());
+	ck_assert(back->choice == GuardChoice::kLearned);
+	ck_assert_double_eq_tol(back->at, v.at, kTol);
+	ck_assert_double_eq_tol(back->learned_jct, 1234.5, kTol);
+	ck_assert_double_eq_tol(back->heuristic_jct, 1500.25, kTol);
+	ck_assert_uint_eq(back->jobs, 42);
+	ck_assert_uint_eq(back->switches, 3);
+	// Stale past twice the interval, or from more than a minute ahead.
+	ck_assert(guard_verdict_stale(1000, 1000 + 2 * 3600, 3600).empty());
+	ck_assert(!guard_verdict_stale(1000, 1001 + 2 * 3600, 3600).empty());
+	ck_assert(guard_verdict_stale(1000, 1000 - kGuardVerdictSkew, 3600).empty());
+	ck_assert(!guard_verdict_stale(1000, 999 - kGuardVerdictSkew, 3600).empty());
+	// A negative count is not a count.
+	ck_assert(!parse_guard_verdict("choice=learned\nat=5\njobs=-1\n", "v").is_ok());
+
+	Config c;
+	ck_assert(c.set("Policy", "srtf", "test").is_ok());
+	ck_assert(c.set("OrderingPolicy", "dl2", "test").is_ok());
+	GuardSettings g;
+	g.policy = "optimus";
+	auto gc = guard_policy_config(c, g);
+	ck_assert(gc.is_ok());
+	ck_assert_str_eq(gc->get_string("Policy").c_str(), "optimus");
+	ck_assert_str_eq(gc->get_string("OrderingPolicy").c_str(), "");
+}
+END_TEST
+
 START_TEST(the_engine_follows_the_better_replay)
 {
 	// The "learned" policy is fifo, the guard's srtf: srtf wins every replay, fifo never decides.
@@ -335,6 +375,7 @@ int main()
 	tcase_add_test(tc, switching_on_hand_built_histories);
 	tcase_add_test(tc, the_snapshot_holds_what_was_known_then);
 	tcase_add_test(tc, settings_from_the_configuration);
+	tcase_add_test(tc, verdict_files_round_trip_and_go_stale);
 	tcase_add_test(tc, the_engine_follows_the_better_replay);
 	tcase_add_test(tc, an_evaluation_never_reads_the_future);
 	suite_add_tcase(s, tc);

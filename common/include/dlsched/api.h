@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define DLSCHED_API_VERSION 9
+#define DLSCHED_API_VERSION 10
 
 /* The priorities a host gives the jobs it orders for dlsched (sched/dlsched: above priority/basic's
  * range). An administrator's priority at or above DLSCHED_PRIORITY_FLOOR pins a job ahead of every
@@ -358,6 +358,39 @@ void dlsched_epoch_reader_destroy(dlsched_epoch_reader_t* reader);
  * DLSCHED_ENOTFOUND when missing) with the reason, *count 0. */
 int dlsched_epoch_reader_read(dlsched_epoch_reader_t* reader, dlsched_epoch_sample_t* out, size_t capacity,
 			      size_t* count, dlsched_error_t* err);
+
+/* ---- API version 10: the learned policy's guard (LearnedGuard=, doc/admin-guide.md) ----
+ * dlsched_scheduler_create() of a learned policy (dl2, dual-agent) with LearnedGuard=yes builds
+ * GuardPolicy='s scheduler beside it; decide() asks the one the guard's choice names. The choice
+ * starts with the heuristic (the safe side) and changes only through set_guard_choice(). */
+enum dlsched_guard_choice {
+	DLSCHED_GUARD_NONE = 0,      /* no guard: not a learned policy, LearnedGuard=no, safety/placement */
+	DLSCHED_GUARD_HEURISTIC = 1, /* GuardPolicy= decides */
+	DLSCHED_GUARD_LEARNED = 2,   /* the learned policy decides */
+};
+/* The scheduler's guard choice (enum dlsched_guard_choice); DLSCHED_GUARD_NONE for NULL. */
+int dlsched_scheduler_guard_choice(const dlsched_scheduler_t* sched);
+/* Who decides from the next decide() on: DLSCHED_GUARD_HEURISTIC or DLSCHED_GUARD_LEARNED.
+ * DLSCHED_EINVAL for a scheduler without a guard (its decisions do not change) or another value. */
+int dlsched_scheduler_set_guard_choice(dlsched_scheduler_t* sched, int choice, dlsched_error_t* err);
+
+/* A verdict file as dlsched-guard(1) writes it: one key=value a line (choice=learned|heuristic,
+ * at=seconds since the epoch, learned_jct=, heuristic_jct=, jobs=, switches=). */
+typedef struct dlsched_guard_verdict {
+	size_t struct_size;
+	int choice; /* DLSCHED_GUARD_HEURISTIC or DLSCHED_GUARD_LEARNED, as the file says */
+	double at;  /* when the evaluation ran, seconds since the epoch */
+	double age; /* now - at */
+	double learned_jct, heuristic_jct;
+	uint64_t jobs, switches;
+} dlsched_guard_verdict_t;
+/* Parses the verdict file's text (`name` names it in messages) as read at `now` with GuardInterval=
+ * `interval`. DLSCHED_EPARSE for text that is not a verdict (the message names name:line and what is
+ * wrong; *out is left at HEURISTIC); DLSCHED_EINVAL for a verdict that parses but is stale (older
+ * than twice `interval`, or more than 60 s in the future: *out is filled, the message says which),
+ * or a NULL argument or struct_size too small. A host follows `choice` only on DLSCHED_OK. */
+int dlsched_guard_verdict_parse(const char* text, const char* name, double now, double interval,
+				dlsched_guard_verdict_t* out, dlsched_error_t* err);
 
 size_t dlsched_decisions_count(const dlsched_decisions_t* d);
 /* Fills *out (set out->struct_size first) with action i, 0 <= i < count. */

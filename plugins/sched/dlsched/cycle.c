@@ -120,6 +120,8 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 			     why);
 		snprintf(dls_stats.demand_status, sizeof(dls_stats.demand_status), "%s", why);
 	}
+	/* The guard's verdict file, read with no lock held: who decides this cycle. */
+	dls_guard_before_cycle(sched, cycle);
 	lock_slurmctld(write_lock);
 	locked = dls_now_ms();
 	if (dls_lending_reclaims())
@@ -262,6 +264,7 @@ static bool _reload(void *arg, double *interval)
 	dls_sched_conf.reclaim_timeout = dls_config_double(t->safety, "ReclaimTimeout");
 	dls_loans_configure(t->safety);
 	dls_speeds_configure(t->sched);
+	dls_guard_configure(t->sched);
 	dls_stats.safety[0] = '\0';
 	if (t->safety && t->safety != t->sched)
 		(void) dlsched_scheduler_describe(t->safety, dls_stats.safety, sizeof(dls_stats.safety));

@@ -13,7 +13,8 @@
  *  The plugin's identity and its init/fini. The parts: cycle.c (the thread and
  *  its cycle), actuate.c (what decisions do to jobs), preempt.c (two-step
  *  preemptions; stopping.c keeps their table), loans.c (lent inference
- *  nodes), stats.c (the stats file).
+ *  nodes), guard.c (the learned policy's guard: the verdict file of
+ *  dlsched-guard), stats.c (the stats file).
  *
  *  Built with libtorch, it also runs the learned policies (Policy=dl2,
  *  dual-agent; dlsched_models.h); their model is loaded at every (re)load of
@@ -51,6 +52,7 @@ extern void fini(void)
 	dls_actuate_fini();
 	dls_preempt_fini();
 	dls_lending_fini();
+	dls_guard_fini();
 	dls_stats_fini();
 	dls_stops_free();
 	dls_speeds_fini();

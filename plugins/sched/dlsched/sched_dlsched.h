@@ -145,4 +145,15 @@ extern int dls_lending_reclaims(void);
 extern void dls_lending_take_all_back(const char *reason, time_t now);
 extern void dls_lending_fini(void);
 
+/* ---- guard.c ---- */
+/* The learned policy's guard after every (re)load: on when `sched` has one (LearnedGuard=yes and a
+ * learned policy), reading GuardVerdictFile= and GuardInterval=. */
+extern void dls_guard_configure(dlsched_scheduler_t *sched);
+/* Before a cycle decides, with no slurmctld lock held: reads the verdict file (at most once a second,
+ * when it changed) and sets who decides; logs and counts each switch. */
+extern void dls_guard_before_cycle(dlsched_scheduler_t *sched, uint64_t cycle);
+/* guard_choice, guard_switches, guard_learned_cycles, guard_verdict_age_s, guard_status lines. */
+extern void dls_guard_stats(FILE *f);
+extern void dls_guard_fini(void);
+
 #endif

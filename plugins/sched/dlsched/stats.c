@@ -58,6 +58,7 @@ extern void dls_stats_write(void)
 		dls_stats.reclaims, dls_stats.late_reclaims, dls_loans_count(), dls_stats.inference_demand,
 		dls_stats.demand_status, dls_stats.speed_reads, dls_stats.speed_samples, dls_stops_write_errors(),
 		dls_stats.resize_failures, dls_stops_last_error(), dls_stats.safety);
+	dls_guard_stats(f);
 	fclose(f);
 	if (rename(tmp, stats_path) != 0)
 		unlink(tmp);
