@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "policy_net.h"
+#include "util/trusted_file.h"
 
 namespace dlsched::models {
 
@@ -120,6 +121,9 @@ Result<std::shared_ptr<PolicyModel>> PolicyModel::load(const std::string& path)
 	if (::stat(path.c_str(), &st) != 0)
 		return not_found(
 			path + ": model file not found; set ModelFile= to a model written by dlsched-train");
+	// In slurmctld: a file that a user could write is never loaded (util/trusted_file.h).
+	if (Status trust = check_model_file(path); !trust.is_ok())
+		return trust;
 	std::shared_ptr<PolicyModel> m(new PolicyModel());
 	try {
 		torch::serialize::InputArchive a;

@@ -40,6 +40,7 @@
 #include "predict/overhead.h"
 #include "predict/profile_reader.h"
 #include "profiledb/profile_db.h"
+#include "util/trusted_file.h"
 #include "workload/workload.h"
 
 namespace {
@@ -796,6 +797,12 @@ extern "C" {
 const char* dlsched_version(void)
 {
 	return "0.1.0";
+}
+
+int dlsched_files_trust_owner(uint32_t trusted_uid)
+{
+	dlsched::trust_files_owned_by(trusted_uid);
+	return DLSCHED_OK;
 }
 
 int dlsched_scheduler_create(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err)

@@ -36,6 +36,10 @@ const std::vector<ConfigKey>& config_keys()
 		 "seconds a job loses on every restart or resize (checkpoint + reload); 0 = free; 'model': "
 		 "each job's own suspend and resume times from its model (dlsched-sim's physics)",
 		 "model"},
+		{"RequeueDelay", ConfigType::kDouble, "0", 0, 86400,
+		 "dlsched-sim: seconds a requeued job waits before it may start again, as Slurm holds it "
+		 "back CredExpire + 1 s (121 s by default; counted in every restart's cost); sched/dlsched "
+		 "reads the real delay from slurm.conf and ignores this key"},
 		{"ModelProfiles", ConfigType::kString, "", 0, 0,
 		 "directory of per-model profiles (empty: the installed data directory)"},
 		// ---- Profile DB and experience ----

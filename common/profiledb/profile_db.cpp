@@ -1,6 +1,7 @@
 #include "profiledb/profile_db.h"
 
 #include "profiledb/experience.h"
+#include "util/trusted_file.h"
 
 #include <sys/stat.h>
 
@@ -163,6 +164,9 @@ std::string newest_first(const char* order, std::size_t limit)
 Result<ProfileDb> ProfileDb::open_checked(const std::string& path, Database::Mode mode, bool migrate,
 					  int busy_ms, bool check)
 {
+	// In slurmctld: a file that a user could write is never read (util/trusted_file.h).
+	if (Status trust = check_profile_db(path); !trust.is_ok())
+		return trust;
 	auto db = Database::open(path, mode, busy_ms);
 	if (!db.is_ok())
 		return db.status();

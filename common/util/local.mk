@@ -5,4 +5,6 @@ common_libdlsched_la_SOURCES += \
 	common/util/flag_table.h \
 	common/util/flag_table.cpp \
 	common/util/node_list.h \
-	common/util/node_list.cpp
+	common/util/node_list.cpp \
+	common/util/trusted_file.h \
+	common/util/trusted_file.cpp

@@ -165,6 +165,15 @@ private:
 	void stop_run(std::size_t i);  // the run ends, the job goes back to pending
 	void release(std::size_t i);   // a stopping job's GPUs are free
 	PreemptionCost cost_estimate(const Job& j) const;
+	// A requeued job still within RequeueDelay=: not startable, not in the view.
+	bool held_back(std::size_t i) const
+	{
+		const Job& j = jobs_[i];
+		return opt_.requeue_delay > 0 && j.last_stop_time >= 0 &&
+		       now_ + kEps < j.last_stop_time + opt_.requeue_delay;
+	}
+	// When the next pending job held back by RequeueDelay= may start (INFINITY: none).
+	Seconds next_requeue_release() const;
 	Status cycle();
 	// The guard's shadow evaluation now: both replays, then the choice of the next cycles.
 	void guard_evaluate();
@@ -401,11 +410,24 @@ Seconds Engine::resume_seconds(std::size_t i, bool resize) const
 // physics (the model profile under RestartCost=model, else the flat restart cost).
 PreemptionCost Engine::cost_estimate(const Job& j) const
 {
-	if (opt_.restart_model)  // the controller's fill, with no measurements: the profile's
-		return predict::preemption_cost(j, predict::NoEvidence(), models_, opt_.overhead, now_);
 	PreemptionCost c;
-	c.resume = opt_.restart_cost;
+	if (opt_.restart_model)  // the controller's fill, with no measurements: the profile's
+		c = predict::preemption_cost(j, predict::NoEvidence(), models_, opt_.overhead, now_);
+	else
+		c.resume = opt_.restart_cost;
+	// Slurm holds a requeued job back before it may start again: part of every restart (as the C
+	// ABI counts slurm.conf's delay).
+	c.resume += opt_.requeue_delay;
 	return c;
+}
+
+Seconds Engine::next_requeue_release() const
+{
+	Seconds t = INFINITY;
+	for (std::size_t i : pending_)
+		if (held_back(i))
+			t = std::min(t, jobs_[i].last_stop_time + opt_.requeue_delay);
+	return t;
 }
 
 // The fewest nodes that can hold `gpus` GPUs (--placement-model count: where they are does not matter).
@@ -581,6 +603,11 @@ Status Engine::apply(const Action& a)
 		case ActionKind::kStart: {
 			if (j.running() || state_[i].done || state_[i].dropped)
 				return fail(a, "the job is not pending");
+			if (held_back(i))
+				return fail(a, "the job was requeued at " + seconds(j.last_stop_time) +
+						       " and may not start before " +
+						       seconds(j.last_stop_time + opt_.requeue_delay) +
+						       " (RequeueDelay=)");
 			if (fits_after_stops(a))
 				return Status::ok();  // its GPUs are still being checkpointed: a later cycle
 						      // starts it
@@ -628,9 +655,8 @@ Status Engine::apply(const Action& a)
 			j.start_time = now_;
 			++j.restarts;
 			++outcome_[i].resizes;
-			state_[i].progress_from =
-				now_ +
-				resume_seconds(i, true);  // checkpoint, requeue at the new size, reload
+			// Checkpoint, requeue at the new size (Slurm holds it back RequeueDelay=), reload.
+			state_[i].progress_from = now_ + resume_seconds(i, true) + opt_.requeue_delay;
 			hold();
 			break;
 		}
@@ -848,7 +874,8 @@ ClusterView Engine::make_view() const
 	view.accounts = Span<const Account>(opt_.accounts.data(), opt_.accounts.size());
 	view.pending.reserve(pending_.size());
 	for (std::size_t i : pending_)
-		view.pending.push_back(&jobs_[i]);
+		if (!held_back(i))  // as Slurm's begin time ahead keeps it out of sched/dlsched's snapshot
+			view.pending.push_back(&jobs_[i]);
 	view.running.reserve(running_.size());
 	for (std::size_t i : running_)
 		view.running.push_back(&jobs_[i]);
@@ -1063,6 +1090,10 @@ Result<SimResult> Engine::run()
 		// crossed), while jobs wait: nothing can change for them otherwise.
 		if (!pending_.empty())
 			t = std::min(t, next_change_);
+		// A requeued job may start again (RequeueDelay=): a cycle then, as Slurm's scheduler
+		// considers it once its begin time is past.
+		const Seconds requeue_release = next_requeue_release();
+		t = std::min(t, requeue_release);
 		// Capacity loaning: the demand's next change (when a Loaning policy acts on it) and the next
 		// reclaim's timeout.
 		const bool loaning = !opt_.inference_demand.empty() && inference_gpus_ > 0;
@@ -1085,7 +1116,7 @@ Result<SimResult> Engine::run()
 			account_inference(t);
 		account_teams(t);
 		now_ = std::max(now_, t);
-		bool event = false;
+		bool event = requeue_release <= now_ + kEps;
 		if (loaning) {
 			const double d = demand_now();
 			if (d != demand_) {
@@ -1138,7 +1169,8 @@ Result<SimResult> Engine::run()
 			finish_reclaims();
 			done += newly_cancelled_;
 			newly_cancelled_ = 0;
-			if (running_.empty() && !pending_.empty() && next_arrival >= n) {
+			if (running_.empty() && !pending_.empty() && next_arrival >= n &&
+			    next_requeue_release() == INFINITY) {
 				std::string ids;
 				for (std::size_t k = 0; k < pending_.size() && k < 5; ++k)
 					ids += (k ? ", " : "") + std::to_string(jobs_[pending_[k]].id);

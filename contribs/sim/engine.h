@@ -37,6 +37,12 @@ struct SimOptions {
 	bool restart_model = false;
 	predict::OverheadParams overhead;
 	Seconds preempt_grace = 600;  // PreemptGrace
+	// RequeueDelay: a requeued job may not start again before this many seconds have passed (Slurm
+	// holds it back for CredExpire + 1 s), and it leaves the view meanwhile, as sched/dlsched's
+	// snapshot leaves out a job whose begin time is ahead; a resize (checkpoint, requeue at the new
+	// size) resumes that much later. Policies count it in every running job's resume cost, as the C
+	// ABI does with slurm.conf's delay. 0 (the default): no delay.
+	Seconds requeue_delay = 0;
 	double cost_noise = 0.2;
 	bool drop_unrunnable = false;  // drop jobs no eligible nodes can ever hold (else an error)
 	PlacementModel placement_model = PlacementModel::kNodes;

@@ -464,6 +464,7 @@ int simulate_policies(const Options& o, const Config& base, const PolicyRegistry
 		so.restart_cost = so.restart_model ? 0 : c.get_double("RestartCost");
 		so.overhead = predict::OverheadParams::from_config(c);
 		so.preempt_grace = c.get_double("PreemptGrace");
+		so.requeue_delay = c.get_double("RequeueDelay");
 		so.drop_unrunnable = o.drop_unrunnable;
 		so.placement_model = o.placement_model;
 		so.speed_factor = speed_factor;

@@ -23,7 +23,11 @@
  *    sched/dlsched (atomically, with fsync, by a writer thread: never under
  *    slurmctld's locks) and read back after a restart; honoured only when
  *    owned by root or SlurmUser and writable by nobody else. A write that
- *    fails is retried until it succeeds, logged at each try.
+ *    fails is retried until it succeeds, logged at each try. The same file
+ *    keeps the reclaims under way, a line `reclaim NODE SINCE` each (SINCE:
+ *    Unix seconds when the node was taken back), so that a restarted
+ *    slurmctld still holds the node's training jobs to ReclaimTimeout=
+ *    counted from the reclaim itself.
  *  Only libslurmfull symbols and node/partition records: the select plugin
  *  that reads the state runs in slurmctld, slurmd and clients alike.
 \*****************************************************************************/
@@ -54,9 +58,12 @@ static char *inference_part = NULL; /* NULL: loaning off */
 static char *demand_path = NULL;
 static char *state_path = NULL;
 
-/* The lent nodes as last read or written, and what the state file was then. */
+/* The lent nodes and the reclaims under way as last read or written, and what the state file was
+ * then. */
 static char **lent = NULL;
 static int lent_cnt = 0;
+static dls_reclaim_t *reclaims = NULL;
+static int reclaim_cnt = 0;
 static struct stat lent_stat;
 static bool lent_read = false;
 static time_t lent_checked = 0;
@@ -74,6 +81,7 @@ static uint64_t lent_version = 0, written_version = 0;
 static bool writer_running = false, writer_stop = false;
 static pthread_t writer_tid;
 #define DLS_LOAN_RETRY_S 5
+static void *_writer(void *arg);
 
 /* The demand as last read with no lock held (dls_inference_demand()), for the snapshot; unknown
  * (never read from this file) until demand_known. */
@@ -147,12 +155,51 @@ extern bool dls_node_in_inference(node_record_t *node_ptr)
 	return false;
 }
 
+static void _free_reclaims(dls_reclaim_t *r, int cnt)
+{
+	for (int i = 0; i < cnt; i++)
+		xfree(r[i].node);
+	xfree(r);
+}
+
 static void _free_lent(void)
 {
 	for (int i = 0; i < lent_cnt; i++)
 		xfree(lent[i]);
 	xfree(lent);
 	lent_cnt = 0;
+	_free_reclaims(reclaims, reclaim_cnt);
+	reclaims = NULL;
+	reclaim_cnt = 0;
+}
+
+static int _reclaim_index(const char *node_name)
+{
+	for (int i = 0; i < reclaim_cnt; i++)
+		if (!xstrcmp(reclaims[i].node, node_name))
+			return i;
+	return -1;
+}
+
+/* A `reclaim NODE SINCE` line of the state file (`rest` follows the word). Locks: loans_lock. */
+static void _read_reclaim(char *rest, time_t now)
+{
+	char node[256], extra[2];
+	long long since;
+
+	if (sscanf(rest, "%255s %lld %1s", node, &since, extra) != 2 || since <= 0) {
+		error("dlsched: loan state %s: '%s' is not 'reclaim NODE SINCE': line ignored (the reclaim, if "
+		      "any, is forgotten)",
+		      state_path, rest);
+		return;
+	}
+	if (_reclaim_index(node) >= 0)
+		return;
+	xrecalloc(reclaims, reclaim_cnt + 1, sizeof(dls_reclaim_t));
+	reclaims[reclaim_cnt].node = xstrdup(node);
+	/* Never in the future: a wrong clock must not give the node's training jobs more time. */
+	reclaims[reclaim_cnt].since = since > (long long) now ? now : (time_t) since;
+	reclaim_cnt++;
 }
 
 /*
@@ -225,6 +272,11 @@ static void _refresh_lent(void)
 
 		while (*s == ' ' || *s == '\t')
 			s++;
+		if (!strncmp(s, "reclaim ", 8)) {
+			s[strcspn(s, "\r\n#")] = '\0';
+			_read_reclaim(s + 8, now);
+			continue;
+		}
 		e = s + strcspn(s, " \t\r\n#");
 		*e = '\0';
 		if (!*s || line[0] == '#')
@@ -262,8 +314,72 @@ extern int dls_loans_count(void)
 	return n;
 }
 
+extern int dls_loans_reclaims(dls_reclaim_t **out)
+{
+	int n;
+
+	*out = NULL;
+	if (!inference_part)
+		return 0;
+	slurm_mutex_lock(&loans_lock);
+	_refresh_lent();
+	n = reclaim_cnt;
+	if (n) {
+		*out = xcalloc(n, sizeof(dls_reclaim_t));
+		for (int i = 0; i < n; i++) {
+			(*out)[i] = reclaims[i];
+			(*out)[i].node = xstrdup(reclaims[i].node);
+		}
+	}
+	slurm_mutex_unlock(&loans_lock);
+	return n;
+}
+
+extern void dls_loans_reclaims_free(dls_reclaim_t *r, int cnt)
+{
+	_free_reclaims(r, cnt);
+}
+
+/* Wakes the writer (started at the first change). Locks: loans_lock. */
+static void _changed(void)
+{
+	lent_version++;
+	if (!writer_running) {
+		writer_running = true;
+		writer_stop = false;
+		dls_thread_create("dlsched_loans", &writer_tid, _writer, NULL);
+	}
+	slurm_cond_broadcast(&loans_cond);
+}
+
+extern void dls_loans_reclaim_done(const char *node_name)
+{
+	int i;
+
+	if (!inference_part || !node_name)
+		return;
+	slurm_mutex_lock(&loans_lock);
+	_refresh_lent();
+	if ((i = _reclaim_index(node_name)) >= 0) {
+		xfree(reclaims[i].node);
+		reclaims[i] = reclaims[--reclaim_cnt];
+		_changed();
+	}
+	slurm_mutex_unlock(&loans_lock);
+}
+
+extern void dls_loans_reclaim_late(const char *node_name)
+{
+	int i;
+
+	slurm_mutex_lock(&loans_lock);
+	if ((i = _reclaim_index(node_name)) >= 0)
+		reclaims[i].late = true;
+	slurm_mutex_unlock(&loans_lock);
+}
+
 /* Writes `names` to the state file atomically and durably. No lock held: it may block. */
-static int _write_state(const char *path, const char *part, char **names, int cnt)
+static int _write_state(const char *path, const char *part, char **names, int cnt, const dls_reclaim_t *r, int r_cnt)
 {
 	char *tmp = NULL, *dir_copy;
 	int fd, rc = SLURM_SUCCESS;
@@ -280,6 +396,10 @@ static int _write_state(const char *path, const char *part, char **names, int cn
 	fprintf(f, "# Nodes of partition %s lent to training by sched/dlsched (one per line).\n", part);
 	for (int i = 0; i < cnt; i++)
 		fprintf(f, "%s\n", names[i]);
+	if (r_cnt)
+		fprintf(f, "# Taken back, training jobs leaving (node, since: Unix seconds).\n");
+	for (int i = 0; i < r_cnt; i++)
+		fprintf(f, "reclaim %s %lld\n", r[i].node, (long long) r[i].since);
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
 		rc = SLURM_ERROR;
 	if (fclose(f) != 0)
@@ -315,7 +435,8 @@ static void *_writer(void *arg)
 	slurm_mutex_lock(&loans_lock);
 	for (;;) {
 		char **names, *path, *part;
-		int cnt, rc;
+		dls_reclaim_t *r;
+		int cnt, r_cnt, rc;
 		uint64_t version;
 
 		if (written_version == lent_version) {
@@ -330,11 +451,17 @@ static void *_writer(void *arg)
 		names = xcalloc(cnt ? cnt : 1, sizeof(char *));
 		for (int i = 0; i < cnt; i++)
 			names[i] = xstrdup(lent[i]);
+		r_cnt = reclaim_cnt;
+		r = xcalloc(r_cnt ? r_cnt : 1, sizeof(dls_reclaim_t));
+		for (int i = 0; i < r_cnt; i++) {
+			r[i] = reclaims[i];
+			r[i].node = xstrdup(reclaims[i].node);
+		}
 		path = xstrdup(state_path);
 		part = xstrdup(inference_part);
 		slurm_mutex_unlock(&loans_lock);
 
-		rc = _write_state(path, part, names, cnt);
+		rc = _write_state(path, part, names, cnt, r, r_cnt);
 		if (rc != SLURM_SUCCESS)
 			error("dlsched: cannot write the loan state %s: %m; slurmctld's lent nodes (%d) and the file "
 			      "disagree (select/dlsched_cons_tres and a restart read the file): retrying every %d s",
@@ -360,6 +487,7 @@ static void *_writer(void *arg)
 		for (int i = 0; i < cnt; i++)
 			xfree(names[i]);
 		xfree(names);
+		_free_reclaims(r, r_cnt);
 		xfree(path);
 		xfree(part);
 	}
@@ -369,9 +497,9 @@ static void *_writer(void *arg)
 	return NULL;
 }
 
-extern int dls_loans_set(const char *node_name, bool loaned)
+extern int dls_loans_set(const char *node_name, bool loaned, time_t since)
 {
-	int i;
+	int i, r;
 
 	if (!inference_part || !node_name)
 		return SLURM_ERROR;
@@ -383,20 +511,25 @@ extern int dls_loans_set(const char *node_name, bool loaned)
 		slurm_mutex_unlock(&loans_lock);
 		return SLURM_SUCCESS;
 	}
+	r = _reclaim_index(node_name);
 	if (loaned) {
 		xrecalloc(lent, lent_cnt + 1, sizeof(char *));
 		lent[lent_cnt++] = xstrdup(node_name);
+		if (r >= 0) { /* lent again before it was free */
+			xfree(reclaims[r].node);
+			reclaims[r] = reclaims[--reclaim_cnt];
+		}
 	} else {
 		xfree(lent[i]);
 		lent[i] = lent[--lent_cnt];
+		if (since && r < 0) {
+			xrecalloc(reclaims, reclaim_cnt + 1, sizeof(dls_reclaim_t));
+			reclaims[reclaim_cnt].node = xstrdup(node_name);
+			reclaims[reclaim_cnt].since = since;
+			reclaim_cnt++;
+		}
 	}
-	lent_version++;
-	if (!writer_running) {
-		writer_running = true;
-		writer_stop = false;
-		dls_thread_create("dlsched_loans", &writer_tid, _writer, NULL);
-	}
-	slurm_cond_broadcast(&loans_cond);
+	_changed();
 	slurm_mutex_unlock(&loans_lock);
 	return SLURM_SUCCESS;
 }
@@ -434,6 +567,8 @@ extern void dls_loans_fini(void)
 	}
 	slurm_mutex_lock(&loans_lock);
 	writer_stop = false;
+	_free_lent(); /* read again from the file if the plugin goes on */
+	lent_read = false;
 	slurm_mutex_unlock(&loans_lock);
 }
 

@@ -196,6 +196,9 @@ extern dlsched_scheduler_t *dls_scheduler_load(const char *plugin, bool placemen
 	char desc[512], notes[1024];
 	struct stat st;
 
+	/* slurmctld serves every user: a model file or profile DB that a user could write is refused
+	 * (as a missing one), whichever plugin builds the first scheduler. */
+	(void) dlsched_files_trust_owner(slurm_conf.slurm_user_id);
 	if (stat(path, &st) != 0) {
 		if (xstrcmp(last_error, "not found"))
 			error("%s: %s not found: create it (see dlsched.conf(5) and etc/dlsched.conf.example); until "

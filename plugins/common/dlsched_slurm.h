@@ -238,9 +238,27 @@ extern int dls_loans_count(void);
 /*
  * Lends (true) or takes back a node, in memory at once; a writer thread writes the loan state file
  * (atomically, with fsync) with no lock held, and retries a failed write every few seconds, logging
- * each failure. No I/O here: any lock may be held. sched/dlsched only.
+ * each failure. No I/O here: any lock may be held. sched/dlsched only. Taking a node back with
+ * `since` != 0 records a reclaim under way since then (kept in the same file, so that it survives a
+ * restart) until dls_loans_reclaim_done(); lending it again ends its reclaim.
  */
-extern int dls_loans_set(const char *node_name, bool loaned);
+extern int dls_loans_set(const char *node_name, bool loaned, time_t since);
+/* A reclaim under way: the node was taken back at `since`; `late` once it was found late (memory
+ * only: logged again after a restart). */
+typedef struct {
+	char *node;
+	time_t since;
+	bool late;
+} dls_reclaim_t;
+/* The reclaims under way (a copy in *out, freed with dls_loans_reclaims_free()), as memory or,
+ * after a restart, the loan state file has them; 0 when loaning is off. */
+extern int dls_loans_reclaims(dls_reclaim_t **out);
+extern void dls_loans_reclaims_free(dls_reclaim_t *r, int cnt);
+/* The node's reclaim is over (it is free of training, or gone): removed, file written as for
+ * dls_loans_set(). */
+extern void dls_loans_reclaim_done(const char *node_name);
+/* Marks the node's reclaim late (in memory). */
+extern void dls_loans_reclaim_late(const char *node_name);
 /* Waits (at most timeout_s) until the loan state file holds what memory does; false if it does
  * not. No slurmctld lock may be held. */
 extern bool dls_loans_flush(double timeout_s);

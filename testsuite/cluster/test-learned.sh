@@ -8,8 +8,9 @@
 #  - scontrol reconfigure with another ModelFile= swaps the model in the running slurmctld (same
 #    pid): the log names the new model and the order flips; an unwritable ProfileDB= is logged and
 #    costs the cycle nothing;
-#  - an empty ModelFile= loads the shipped model; a missing or corrupt model file falls back to
-#    ModelFallback= with the reason logged, and jobs still run;
+#  - an empty ModelFile= loads the shipped model; a missing or corrupt model file, or one that
+#    others than its owner may write, falls back to ModelFallback= with the reason logged (an error
+#    naming the file and the fix, for the last), and jobs still run;
 #  - select/dlsched_cons_tres (no libtorch) builds the preset's placement with the fallback
 #    ordering standing in, and logs so;
 #  - advisor mode (site_factor/dlsched, no libtorch) refuses Policy=dl2 with a clear logged error,
@@ -176,6 +177,14 @@ scontrol reconfigure
 wait_log 10 "sched/dlsched: note: dl2: $dir/corrupt.pt: cannot read the model.*; ordering by srtf instead" &&
 	ok "corrupt model: falls back to ModelFallback=srtf, reason logged" ||
 	ko "no fallback note for $dir/corrupt.pt: $(grep 'note:' "$log" | tail -n2)"
+# A good model that every user could have written: refused as a missing one, logged as an error
+# that names the file and the fix.
+cp "$dir/small.pt" "$dir/open.pt" && chmod 666 "$dir/open.pt"
+write_conf "$dir/c/etc/dlsched.conf" "ModelFile=$dir/open.pt" "ModelFallback=srtf"
+scontrol reconfigure
+wait_log 10 "error: sched/dlsched: note: dl2: $dir/open.pt: model file refused: writable by others than its owner.*chmod go-w $dir/open.pt.*; ordering by srtf instead" &&
+	ok "a world-writable model file is refused: ModelFallback=srtf, an error naming the file and the fix" ||
+	ko "no refusal for $dir/open.pt: $(grep 'note:' "$log" | tail -n2)"
 scontrol update NodeName=n[1-2] State=RESUME
 if wait_done 60 "${ids[@]}"; then
 	n_ok=0

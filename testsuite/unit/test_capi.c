@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -911,6 +912,16 @@ START_TEST(epoch_reader_reads_runs_per_node)
 	ck_assert_str_eq(out[4].model, "bert");
 	dlsched_epoch_reader_destroy(r);
 	ck_assert_int_eq(dlsched_epoch_reader_create("", "c", &r, &err), DLSCHED_EINVAL);
+	/* API version 10: in slurmctld (dlsched_files_trust_owner(SlurmUser), which the plugins call), a
+	 * profile DB every user could write is not opened; the error names it. Last: it cannot be
+	 * turned off again in this process. */
+	ck_assert_int_eq(chmod(db_path, 0666), 0);
+	ck_assert_int_eq(dlsched_files_trust_owner((uint32_t)getuid()), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_epoch_reader_create(db_path, "c", &r, &err), DLSCHED_OK);
+	ck_assert_int_eq(dlsched_epoch_reader_read(r, out, 8, &n, &err), DLSCHED_EIO);
+	ck_assert_ptr_nonnull(strstr(err.message, db_path));
+	ck_assert_ptr_nonnull(strstr(err.message, "profile database refused: it is writable by every user"));
+	dlsched_epoch_reader_destroy(r);
 	unlink(db_path);
 	unlink(conf_path);
 }

@@ -1,6 +1,7 @@
 // models/: feature encoding (jobs and units), DL2's rounds (rules, decisions, the two greedy
 // implementations), the learned allocation, the model file (round trip, versions,
 // corrupt and missing files), the fallback, and the two log-probability implementations agreeing.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "models/learned.h"
 #include "models/policy_model.h"
 #include "models/train.h"
+#include "util/trusted_file.h"
 // Check's headers last: check.h defines a fail() macro that breaks <fstream>.
 #include <check.h>
 
@@ -391,8 +393,10 @@ START_TEST(test_fallback_decides_as_heuristic)
 				  .is_ok());  // the learned allocation's fallback
 		auto heuristic = Scheduler::create(h, r);
 		ck_assert(heuristic.is_ok());
-		ck_assert_str_eq(test::render((*s)->decide(w.view())).c_str(),
-				 test::render((*heuristic)->decide(w.view())).c_str());
+		// Held in locals: ck_assert_str_eq keeps the pointers past the full expression.
+		const std::string learned = test::render((*s)->decide(w.view()));
+		const std::string plain = test::render((*heuristic)->decide(w.view()));
+		ck_assert_str_eq(learned.c_str(), plain.c_str());
 	}
 	std::remove(tmp_path("schema.pt").c_str());
 	// A learned fallback is refused with a clear message, as soon as the configuration is read
@@ -494,6 +498,59 @@ START_TEST(test_guard_choice_through_the_c_abi)
 	ck_assert_str_eq(capi_order(dl2, DLSCHED_GUARD_HEURISTIC, &choice).c_str(), fifo.c_str());
 	ck_assert_int_eq(choice, DLSCHED_GUARD_HEURISTIC);
 	std::remove(model.c_str());
+}
+END_TEST
+
+// In slurmctld (file trust on): a model file others could write, or owned by neither root nor
+// SlurmUser, is refused as a missing one would be: the error names the file and the fix, and dl2
+// decides as its ModelFallback=. Off (the tools), the same file loads.
+START_TEST(test_untrusted_model_file_is_refused)
+{
+	install();
+	const std::string p = tmp_path("trust.pt");
+	ck_assert(PolicyModel::create(8, 1)->save(p).is_ok());
+	ck_assert_int_eq(chmod(p.c_str(), 0666), 0);
+	ck_assert(PolicyModel::load(p).is_ok());
+	const std::uint32_t me = static_cast<std::uint32_t>(getuid());
+	trust_files_owned_by(me);
+	auto r = PolicyModel::load(p);
+	ck_assert(!r.is_ok());
+	ck_assert_msg(r.status().message() ==
+			      p +
+				      ": model file refused: writable by others than its owner; a "
+				      "model that orders every user's jobs must be a regular file owned by "
+				      "root or SlurmUser and writable by nobody else (chown root " +
+				      p + "; chmod go-w " + p + ")",
+		      "%s", r.status().message().c_str());
+	Config c;
+	ck_assert(c.set("Policy", "dl2", "test").is_ok());
+	ck_assert(c.set("ModelFile", p, "test").is_ok());
+	ck_assert(c.set("ModelFallback", "srtf", "test").is_ok());
+	PolicyRegistry reg;
+	register_builtin_policies(reg);
+	auto s = Scheduler::create(c, reg);
+	ck_assert_msg(s.is_ok(), "%s", s.status().message().c_str());
+	ck_assert_str_eq((*s)->fallback().c_str(), "srtf");
+	const std::string note = (*s)->notes();
+	ck_assert_msg(note.find(p + ": model file refused") != std::string::npos &&
+			      note.find("srtf instead") != std::string::npos,
+		      "%s", note.c_str());
+	ck_assert_int_eq(chmod(p.c_str(), 0644), 0);
+	ck_assert(PolicyModel::load(p).is_ok());
+	// Owned by someone who is neither root nor the trusted user.
+	if (me == 0)
+		ck_assert_int_eq(chown(p.c_str(), 65534, 65534), 0);
+	else
+		trust_files_owned_by(me + 4242);
+	r = PolicyModel::load(p);
+	ck_assert(!r.is_ok());
+	const std::string owner = std::to_string(me == 0 ? 65534 : me);
+	ck_assert_msg(r.status().message().find("model file refused: owned by uid " + owner +
+						", neither root nor SlurmUser") != std::string::npos,
+		      "%s", r.status().message().c_str());
+	trust_any_file();
+	ck_assert(PolicyModel::load(p).is_ok());
+	std::remove(p.c_str());
 }
 END_TEST
 
@@ -640,6 +697,7 @@ static Suite* suite()
 	tcase_add_test(tc, test_save_load_round_trip);
 	tcase_add_test(tc, test_versions_and_bad_files);
 	tcase_add_test(tc, test_fallback_decides_as_heuristic);
+	tcase_add_test(tc, test_untrusted_model_file_is_refused);
 	tcase_add_test(tc, test_log_prob_implementations_agree);
 	tcase_add_test(tc, test_supervised_learns_teacher);
 	tcase_add_test(tc, test_guard_choice_through_the_c_abi);

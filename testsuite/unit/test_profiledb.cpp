@@ -8,9 +8,11 @@
 #include <sstream>
 #include <string>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "profiledb/profile_db.h"
+#include "util/trusted_file.h"
 #include "temp_path.h"
 
 extern "C" {
@@ -430,6 +432,47 @@ START_TEST(a_job_s_rows_are_bounded_newest_first)
 }
 END_TEST
 
+// In slurmctld (file trust on, as the plugins turn it on): a profile DB that every user could write,
+// or could replace (its directory is world-writable), is refused with an error naming the file and
+// the fix, by readers and writers alike; the documented setup (0660 in a 2770 directory, owned by the
+// ingest service's user) opens. Off (the tools), nothing is checked.
+START_TEST(a_profile_db_others_could_write_is_refused_in_slurmctld)
+{
+	const std::string path = temp_path("trust.db");
+	ck_assert(ProfileDb::open_writer(path).is_ok());
+	ck_assert_int_eq(chmod(path.c_str(), 0666), 0);
+	ck_assert(ProfileDb::open_reader(path).is_ok());  // checks off
+	trust_files_owned_by(static_cast<std::uint32_t>(getuid()) + 4242);
+	for (bool writer : {false, true}) {
+		auto r = writer ? ProfileDb::open_writer(path) : ProfileDb::open_reader(path);
+		ck_assert(!r.is_ok());
+		const std::string m = r.status().message();
+		ck_assert_msg(
+			starts_with(m, path + ": profile database refused: it is writable by every user") &&
+				m.find("mode 0660 in a directory of mode 2770") != std::string::npos,
+			"%s", m.c_str());
+	}
+	// Group-writable, as the ingest service's unit leaves it: opens.
+	ck_assert_int_eq(chmod(path.c_str(), 0660), 0);
+	ck_assert(ProfileDb::open_reader(path).is_ok());
+	// In a directory every user can write, someone else could have put it there.
+	const std::string dir = path.substr(0, path.find_last_of('/')) + "/open";
+	ck_assert_int_eq(mkdir(dir.c_str(), 0700), 0);
+	ck_assert_int_eq(chmod(dir.c_str(), 01777), 0);
+	const std::string in_open = dir + "/p.db";
+	ck_assert_int_eq(std::rename(path.c_str(), in_open.c_str()), 0);
+	auto r = ProfileDb::open_reader(in_open);
+	ck_assert(!r.is_ok());
+	ck_assert_msg(r.status().message().find("is in " + dir + ", a directory every user can write") !=
+			      std::string::npos,
+		      "%s", r.status().message().c_str());
+	trust_any_file();
+	ck_assert(ProfileDb::open_reader(in_open).is_ok());
+	std::remove(in_open.c_str());
+	rmdir(dir.c_str());
+}
+END_TEST
+
 int main()
 {
 	Suite* s = suite_create("profiledb");
@@ -441,6 +484,7 @@ int main()
 	tcase_add_test(tc, version_5_knows_each_epoch_s_node);
 	tcase_add_test(tc, bad_files_are_errors_naming_the_file);
 	tcase_add_test(tc, a_job_s_rows_are_bounded_newest_first);
+	tcase_add_test(tc, a_profile_db_others_could_write_is_refused_in_slurmctld);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

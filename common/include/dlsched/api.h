@@ -211,6 +211,15 @@ typedef struct dlsched_action {
 /* "0.1.0" */
 const char* dlsched_version(void);
 
+/* For a host that serves every user (slurmctld): from now on, in this process, a model file is loaded
+ * only when it is a regular file owned by root or `trusted_uid` (SlurmUser) and writable by nobody
+ * else, and a profile DB is opened only when it is a regular file that "other" users cannot write, in
+ * a directory they cannot write (its group may: the ingest service's). A refused model is as a
+ * missing one (ModelFallback=, and notes() says why); a refused profile DB as an unreachable one.
+ * Call it before the first scheduler is created. Off by default (the tools open what their user
+ * names). API version 10. */
+int dlsched_files_trust_owner(uint32_t trusted_uid);
+
 /* Reads dlsched.conf (NULL: built-in defaults), loads the model profiles it names and builds the
  * scheduler its Policy= and *Policy= keys describe. */
 int dlsched_scheduler_create(const char* conf_path, dlsched_scheduler_t** out, dlsched_error_t* err);

@@ -51,7 +51,6 @@ extern void fini(void)
 	dls_cycle_stop();
 	dls_actuate_fini();
 	dls_preempt_fini();
-	dls_lending_fini();
 	dls_guard_fini();
 	dls_stats_fini();
 	dls_stops_free();

@@ -137,13 +137,13 @@ extern void dls_preempt_fini(void);
 /* ---- loans.c ---- */
 /* A LOAN or RECLAIM decision. Locks: job write, node write (the caller's). */
 extern void dls_lending_apply(const dlsched_action_t *a, time_t now);
-/* Reclaims under way: requeues what is still on a node at ReclaimTimeout=. Locks as dls_lending_apply. */
+/* Reclaims under way (kept in the loan state file): requeues what is still on a node at
+ * ReclaimTimeout=, but for jobs still in their checkpoint grace. Locks as dls_lending_apply. */
 extern void dls_lending_enforce(time_t now);
 /* How many reclaims are under way. */
 extern int dls_lending_reclaims(void);
 /* Every lent node taken back (dlsched.conf does not load). Locks as dls_lending_apply. */
 extern void dls_lending_take_all_back(const char *reason, time_t now);
-extern void dls_lending_fini(void);
 
 /* ---- guard.c ---- */
 /* The learned policy's guard after every (re)load: on when `sched` has one (LearnedGuard=yes and a
