@@ -813,10 +813,11 @@ int dlsched_scheduler_describe(const dlsched_scheduler_t* sched, char* buf, size
 		const dlsched::SchedulerSpec& sp = sched->scheduler->spec();
 		std::snprintf(buf, len,
 			      "preset=%s ordering=%s allocation=%s placement=%s admission=%s preemption=%s "
-			      "loaning=%s",
+			      "loaning=%s fairness=%s",
 			      sched->scheduler->preset_name().c_str(), sp.ordering.c_str(),
 			      sp.allocation.c_str(), sp.placement.c_str(), sp.admission.c_str(),
-			      sp.preemption.c_str(), sp.loaning.c_str());
+			      sp.preemption.c_str(), sp.loaning.c_str(),
+			      sp.fairness.empty() ? "none" : sp.fairness.c_str());
 		return DLSCHED_OK;
 	});
 }

@@ -73,7 +73,7 @@ START_TEST(fifo_starts_in_order_with_head_of_line_blocking)
 	ck_assert_int_eq(dlsched_scheduler_describe(s, desc, sizeof(desc)), DLSCHED_OK);
 	ck_assert_str_eq(desc,
 			 "preset=fifo ordering=fifo allocation=rigid-strict placement=pack "
-			 "admission=admit-all preemption=none loaning=none");
+			 "admission=admit-all preemption=none loaning=none fairness=none");
 
 	nodes[0] = node("n1", 4, 4);
 	nodes[1] = node("n2", 4, 4);
@@ -661,13 +661,19 @@ START_TEST(accounts_carry_quotas_and_reclaim)
 	view.accounts = accounts;
 	view.account_count = 2;
 	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
-	ck_assert_uint_eq(dlsched_decisions_count(d), 2);
+	ck_assert_uint_eq(dlsched_decisions_count(d), 3);
 	memset(&a, 0, sizeof(a));
 	a.struct_size = sizeof(a);
 	ck_assert_int_eq(dlsched_decisions_get(d, 0, &a, &err), DLSCHED_OK);
 	ck_assert_int_eq(a.kind, DLSCHED_REQUEUE);
 	ck_assert_uint_eq(a.job_id, 41);
 	ck_assert_ptr_nonnull(strstr(a.reason, "quota reclaimed for account 'b'"));
+	/* and the waiting job's reason, for squeue */
+	ck_assert_int_eq(dlsched_decisions_get(d, 1, &a, &err), DLSCHED_OK);
+	ck_assert_int_eq(a.kind, DLSCHED_ADMISSION);
+	ck_assert_int_eq(a.admission, DLSCHED_ADMIT_WAIT);
+	ck_assert_uint_eq(a.job_id, 42);
+	ck_assert_ptr_nonnull(strstr(a.reason, "quota reclaim for account 'b': borrowed GPUs of job(s) 41 "));
 	dlsched_decisions_free(d);
 
 	accounts[1].quota_gpus = -1;
