@@ -13,7 +13,7 @@
  *  The plugin's identity and its init/fini. The parts: cycle.c (the thread and
  *  its cycle), actuate.c (what decisions do to jobs), preempt.c (two-step
  *  preemptions; stopping.c keeps their table), loans.c (lent inference
- *  nodes), stats.c (the stats file).
+ *  nodes), fairness.c (borrowed and reclaimed GPUs), stats.c (the stats file).
  *
  *  Built with libtorch, it also runs the learned policies (Policy=dl2,
  *  dual-agent; dlsched_models.h); their model is loaded at every (re)load of
@@ -51,6 +51,7 @@ extern void fini(void)
 	dls_actuate_fini();
 	dls_preempt_fini();
 	dls_lending_fini();
+	dls_fairness_fini();
 	dls_stats_fini();
 	dls_stops_free();
 	dls_speeds_fini();
