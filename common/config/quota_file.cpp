@@ -41,12 +41,14 @@ Result<std::vector<AccountQuota>> read_quota_file(const std::string& path)
 			continue;  // the header
 		double g = 0;
 		if (name.empty())
-			return invalid_argument(where + ": no account name before the comma (write `account,gpus`)");
+			return invalid_argument(where +
+						": no account name before the comma (write `account,gpus`)");
 		if (!parse_number(count, g) || !(g >= 0) || !std::isfinite(g))
-			return invalid_argument(where + ": '" + count + "' is not a number of GPUs >= 0 for account '" +
-						name + "'");
+			return invalid_argument(where + ": '" + count +
+						"' is not a number of GPUs >= 0 for account '" + name + "'");
 		if (line_of.count(name))
-			return invalid_argument(where + ": account '" + name + "' is listed twice (first at line " +
+			return invalid_argument(where + ": account '" + name +
+						"' is listed twice (first at line " +
 						std::to_string(line_of[name]) + "): give each account once");
 		line_of[name] = n;
 		out.push_back({name, g});
