@@ -429,27 +429,39 @@ static void _fill_accounts(dls_snapshot_t *snap)
 	slurmdb_assoc_rec_t *assoc;
 	list_itr_t *it;
 	double gpus = 0;
-	size_t n = 0;
+	size_t n = 0, names_cnt = 0;
+	/* The accounts the jobs name, once each: teams are few, jobs and associations many. */
+	const char **names = xcalloc(snap->view.job_count ? snap->view.job_count : 1, sizeof(char *));
 
+	for (size_t j = 0; j < snap->view.job_count; j++) {
+		const char *acct = snap->jobs[j].account;
+		size_t k = names_cnt;
+
+		if (!acct || !acct[0] || (names_cnt && !strcmp(names[names_cnt - 1], acct)))
+			continue;
+		for (k = 0; k < names_cnt && strcmp(names[k], acct); k++)
+			;
+		if (k == names_cnt)
+			names[names_cnt++] = acct;
+	}
 	for (size_t i = 0; i < snap->view.node_count; i++)
 		if (snap->nodes[i].kind == DLSCHED_TRAINING && snap->nodes[i].up)
 			gpus += snap->nodes[i].gpus_total;
-	snap->accounts = xcalloc(snap->view.job_count ? snap->view.job_count : 1, sizeof(dlsched_account_view_t));
+	snap->accounts = xcalloc(names_cnt ? names_cnt : 1, sizeof(dlsched_account_view_t));
 	assoc_mgr_lock(&locks);
-	it = assoc_mgr_assoc_list ? list_iterator_create(assoc_mgr_assoc_list) : NULL;
-	while (it && (assoc = list_next(it)) && n < snap->view.job_count) {
+	it = names_cnt && assoc_mgr_assoc_list ? list_iterator_create(assoc_mgr_assoc_list) : NULL;
+	while (it && (assoc = list_next(it)) && n < names_cnt) {
 		dlsched_account_view_t *a;
-		bool used = false;
+		size_t k;
 
 		/* An account's own association has no user; root is no team. */
 		if (assoc->user || !assoc->acct || !assoc->usage || !assoc->usage->parent_assoc_ptr)
 			continue;
-		for (size_t j = 0; j < snap->view.job_count && !used; j++)
-			used = !xstrcmp(snap->jobs[j].account, assoc->acct);
-		for (size_t k = 0; k < n && used; k++)
-			used = xstrcmp(snap->accounts[k].name, assoc->acct) != 0;
-		if (!used)
+		for (k = 0; k < names_cnt && xstrcmp(names[k], assoc->acct); k++)
+			;
+		if (k == names_cnt)
 			continue;
+		names[k] = NULL; /* once */
 		a = &snap->accounts[n++];
 		a->struct_size = sizeof(*a);
 		a->name = xstrdup(assoc->acct);
@@ -460,6 +472,7 @@ static void _fill_accounts(dls_snapshot_t *snap)
 	if (it)
 		list_iterator_destroy(it);
 	assoc_mgr_unlock(&locks);
+	xfree(names);
 	snap->view.accounts = snap->accounts;
 	snap->view.account_count = n;
 }
