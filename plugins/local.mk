@@ -77,7 +77,7 @@ plugins_sched_dlsched_sched_dlsched_la_SOURCES = plugins/sched/dlsched/sched_dls
 	plugins/sched/dlsched/preempt.c plugins/sched/dlsched/loans.c plugins/sched/dlsched/stats.c \
 	plugins/sched/dlsched/guard.c \
 	plugins/sched/dlsched/stopping.c plugins/sched/dlsched/stopping.h \
-	plugins/sched/dlsched/dlsched_models.h
+	plugins/sched/dlsched/fairness.c plugins/sched/dlsched/dlsched_models.h
 plugins_sched_dlsched_sched_dlsched_la_CPPFLAGS = $(DLS_PLUGIN_CPPFLAGS)
 plugins_sched_dlsched_sched_dlsched_la_CFLAGS = $(DLS_PLUGIN_CFLAGS)
 plugins_sched_dlsched_sched_dlsched_la_LDFLAGS = $(DLS_PLUGIN_LDFLAGS)

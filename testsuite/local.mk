@@ -59,6 +59,9 @@ EXTRA_DIST += testsuite/cluster/test-advisor.sh
 # Elastic jobs: grow into idle GPUs and shrink for a rigid job, by checkpoint and requeue.
 TESTS += testsuite/cluster/test-elastic.sh
 EXTRA_DIST += testsuite/cluster/test-elastic.sh
+# Teams: an account below its quota gets borrowed GPUs back by checkpoint and requeue (FairnessPolicy=quota).
+TESTS += testsuite/cluster/test-fairness.sh
+EXTRA_DIST += testsuite/cluster/test-fairness.sh
 # The placement agent (gp-placement) learns machine speeds from measured epochs on a heterogeneous
 # cluster (V100s, one throttled, and K80s) and places new jobs on the fastest.
 TESTS += testsuite/cluster/test-dual-agent.sh

@@ -27,6 +27,7 @@
 
 #include "capi/dump.h"
 #include "config/config.h"
+#include "config/quota_file.h"
 #include "model/job_metadata.h"
 #include "model/policy_step.h"
 #include "model/speed_samples.h"
@@ -112,6 +113,9 @@ struct dlsched_scheduler {
 	SpeedCache speeds;
 	// dlsched_scheduler_create_placement(): what stands in for the learned policies ("" if nothing).
 	std::string placement_note;
+	// QuotaFile=, read when the scheduler is made (off the host's locks).
+	std::vector<dlsched::AccountQuota> quota_file;
+	bool quota_file_set = false;
 	// dlsched_scheduler_create_safety(): the safety rules' settings only; never decides or places.
 	bool safety_only = false;
 	std::vector<std::string> safety_skipped;  // what of the file it passed over
@@ -346,6 +350,21 @@ int convert_view(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv, C
 					err, DLSCHED_EINVAL,
 					who + ": quota_gpus, shares and usage_gpu_s must be finite and >= 0");
 			out.accounts.push_back({str(a.name), a.quota_gpus, a.shares, a.usage_gpu_s});
+		}
+	}
+	// QuotaFile=: its quotas replace the host's (Slurm: the shares of the GPUs); accounts it does
+	// not list get none, accounts it lists that the host has not (no association) are added.
+	if (sched->quota_file_set) {
+		for (dlsched::Account& a : out.accounts)
+			a.quota_gpus = 0;
+		for (const dlsched::AccountQuota& q : sched->quota_file) {
+			auto it =
+				std::find_if(out.accounts.begin(), out.accounts.end(),
+					     [&](const dlsched::Account& a) { return a.name == q.account; });
+			if (it != out.accounts.end())
+				it->quota_gpus = q.gpus;
+			else
+				out.accounts.push_back({q.account, q.gpus, 0, 0});
 		}
 	}
 	sched->view_nodes.resize(cv->node_count);
@@ -729,6 +748,17 @@ int create_scheduler(const char* conf_path, bool for_placement, dlsched_schedule
 	s->overhead = dlsched::predict::OverheadParams::from_config(s->config);
 	s->reader = std::make_unique<dlsched::predict::ProfileReader>(s->experience.path, s->cluster,
 								      s->config.get_double("ProfileRefresh"));
+	// A scheduler for placement never decides: its quotas would never be read.
+	if (const std::string qf = s->config.get_string("QuotaFile"); !qf.empty() && !for_placement) {
+		auto q = dlsched::read_quota_file(qf);
+		if (!q.is_ok())
+			return report(err,
+				      q.status().code() == dlsched::StatusCode::kNotFound ? DLSCHED_EIO
+											  : DLSCHED_EINVAL,
+				      "QuotaFile=" + q.status().message());
+		s->quota_file = std::move(q).value();
+		s->quota_file_set = true;
+	}
 	*out = s.release();
 	return ok(err);
 }
@@ -850,10 +880,11 @@ int dlsched_scheduler_describe(const dlsched_scheduler_t* sched, char* buf, size
 		const dlsched::SchedulerSpec& sp = sched->scheduler->spec();
 		std::snprintf(buf, len,
 			      "preset=%s ordering=%s allocation=%s placement=%s admission=%s preemption=%s "
-			      "loaning=%s",
+			      "loaning=%s fairness=%s",
 			      sched->scheduler->preset_name().c_str(), sp.ordering.c_str(),
 			      sp.allocation.c_str(), sp.placement.c_str(), sp.admission.c_str(),
-			      sp.preemption.c_str(), sp.loaning.c_str());
+			      sp.preemption.c_str(), sp.loaning.c_str(),
+			      sp.fairness.empty() ? "none" : sp.fairness.c_str());
 		return DLSCHED_OK;
 	});
 }

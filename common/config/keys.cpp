@@ -88,6 +88,10 @@ const std::vector<ConfigKey>& config_keys()
 		 "own "
 		 "(jobs predicted to end by then are awaited) before the cheapest borrowing jobs are "
 		 "checkpointed and requeued for it"},
+		{"QuotaFile", ConfigType::kString, "", 0, 0,
+		 "sched/dlsched and the advisor: a file of `account,gpus` lines (dlsched-sim --quotas' "
+		 "format) whose quotas replace the ones Slurm's shares give (FairnessPolicy=quota); accounts "
+		 "it does not list get none; read at every (re)load (empty: the shares)"},
 		{"PriorityDecayHalfLife", ConfigType::kDouble, "604800", 0, 1e9,
 		 "fairshare: half-life, seconds, of the usage the fair-share factor counts (as slurm.conf's; "
 		 "dlsched-sim decays its accounts' usage with it; 0: never decays)"},

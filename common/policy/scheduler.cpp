@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <deque>
 #include <unordered_map>
 #include <unordered_set>
@@ -438,6 +440,77 @@ void Scheduler::preempt_for(const ClusterView& view, const std::vector<const Job
 	}
 }
 
+namespace {
+
+// The reason of a requeue that gives borrowed GPUs back to `owner`'s account.
+std::string reclaim_reason(const Job& owner)
+{
+	return std::string(kQuotaReclaimed) + " for account '" + owner.account + "' (job " +
+	       std::to_string(owner.id) + ")";
+}
+
+std::string gpus_text(double gpus)
+{
+	char buf[32];
+	std::snprintf(buf, sizeof buf, "%g", gpus);
+	return buf;
+}
+
+}  // namespace
+
+void Scheduler::explain_quota_waits(const ClusterView& view, const std::vector<const Job*>& waiting,
+				    const std::unordered_set<JobId>& guaranteed,
+				    std::vector<Action>& actions) const
+{
+	std::unordered_set<JobId> explained;
+	std::vector<const Action*> reclaims;
+	for (const Action& a : actions) {
+		if (a.kind == ActionKind::kAdmission)
+			explained.insert(a.job);
+		else if (a.kind == ActionKind::kRequeue &&
+			 a.reason.compare(0, std::strlen(kQuotaReclaimed), kQuotaReclaimed) == 0)
+			reclaims.push_back(&a);
+	}
+	const QuotaBook book(view);
+	std::vector<Action> waits;
+	for (const Job* w : waiting) {
+		if (w->account.empty() || explained.count(w->id))
+			continue;
+		Action a;
+		a.kind = ActionKind::kAdmission;
+		a.job = w->id;
+		a.admission = AdmissionAction::kWait;
+		const std::string acct = "'" + w->account + "'";
+		const std::string held = gpus_text(book.held(w->account));
+		const std::string quota = gpus_text(book.quota(w->account));
+		if (guaranteed.count(w->id)) {
+			std::string victims;
+			const std::string mine = reclaim_reason(*w);
+			for (const Action* r : reclaims)
+				if (r->reason == mine)
+					victims += (victims.empty() ? "" : " ") + std::to_string(r->job);
+			if (!victims.empty())
+				a.reason = "quota reclaim for account " + acct +
+					   ": borrowed GPUs of job(s) " + victims +
+					   " are being checkpointed and requeued for it";
+			else
+				a.reason = "within account " + acct +
+					   "'s quota: waiting for borrowed GPUs (" + held + " of its " +
+					   quota + " GPUs held; jobs ending within QuotaReclaimTimeout=" +
+					   gpus_text(quota_reclaim_timeout_) +
+					   " s of its wait are awaited, then the cheapest borrowing jobs are "
+					   "requeued)";
+		} else {
+			a.reason = "over account " + acct +
+				   "'s quota: borrows idle GPUs only (the account holds " + held +
+				   " GPUs; quota " + quota + ")";
+		}
+		waits.push_back(std::move(a));
+	}
+	for (Action& a : waits)
+		actions.push_back(std::move(a));
+}
+
 void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job*>& waiting,
 			    const std::unordered_set<JobId>& guaranteed, FreeMap& after,
 			    std::vector<Action>& actions, std::unordered_set<JobId> moved) const
@@ -549,8 +622,7 @@ void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job
 			a.grace = -1;
 			a.predicted_suspend = r->preempt_cost.suspend();
 			a.predicted_resume = r->preempt_cost.resume;
-			a.reason = std::string(kQuotaReclaimed) + " for account '" + w->account + "' (job " +
-				   std::to_string(w->id) + ")";
+			a.reason = reclaim_reason(*w);
 			actions.push_back(std::move(a));
 		}
 	}
@@ -840,6 +912,8 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 				explain_wait(view, *w, after, view.running, d.actions);
 		}
 	}
+	if (fairness_ == FairnessKind::kQuota && !view.accounts.empty())
+		explain_quota_waits(view, waiting, guaranteed, d.actions);
 	order_resizes(view, d.actions, resizes);
 	for (Action& a : starts)
 		d.actions.push_back(std::move(a));

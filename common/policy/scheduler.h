@@ -83,6 +83,13 @@ private:
 	void reclaim_for(const ClusterView& view, const std::vector<const Job*>& waiting,
 			 const std::unordered_set<JobId>& guaranteed, FreeMap& after,
 			 std::vector<Action>& actions, std::unordered_set<JobId> moved = {}) const;
+	// FairnessPolicy=quota, a view with accounts: a kAdmission action (kWait) for each waiting job
+	// with an account and no other verdict, saying why it waits (hosts show it: squeue's reason): its
+	// account over its quota (it only borrows idle GPUs), or within it and waiting for borrowed GPUs to
+	// come back, or for the reclaim under way for it.
+	void explain_quota_waits(const ClusterView& view, const std::vector<const Job*>& waiting,
+				 const std::unordered_set<JobId>& guaranteed,
+				 std::vector<Action>& actions) const;
 	// A kAdmission action (kWait) with the reason a waiting job of a higher class cannot take the
 	// GPUs of the deadline work it is held back by, when those GPUs would let it be placed.
 	void explain_wait(const ClusterView& view, const Job& waiting, const FreeMap& after,

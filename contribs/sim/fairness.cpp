@@ -4,9 +4,11 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <queue>
 #include <set>
 
+#include "config/quota_file.h"
 #include "engine.h"
 #include "util/csv.h"
 
@@ -58,46 +60,18 @@ std::vector<Account> proportional_quotas(const Workload& w, const std::vector<do
 
 Result<std::vector<Account>> load_quotas(const std::string& path, const Workload& w, int gpus)
 {
-	std::ifstream in(path);
-	if (!in)
-		return not_found("--quotas " + path +
-				 ": cannot open the quota file (give `account,gpus` lines, or "
-				 "--quotas proportional)");
+	auto lines = read_quota_file(path);
+	if (!lines.is_ok()) {
+		if (lines.status().code() == StatusCode::kNotFound)
+			return not_found("--quotas " + lines.status().message() +
+					 " (or --quotas proportional)");
+		return lines.status();
+	}
 	std::map<std::string, double> quota;
-	std::map<std::string, int> line_of;
-	std::string line;
 	double sum = 0;
-	for (int n = 1; std::getline(in, line); ++n) {
-		const std::string where = path + ":" + std::to_string(n);
-		auto trim = [](std::string s) {
-			s.erase(0, s.find_first_not_of(" \t\r"));
-			s.erase(s.find_last_not_of(" \t\r") + 1);
-			return s;
-		};
-		const std::size_t hash = line.find('#');
-		const std::string text = trim(hash == std::string::npos ? line : line.substr(0, hash));
-		if (text.empty())
-			continue;
-		const std::size_t comma = text.find(',');
-		if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
-			return invalid_argument(where + ": '" + text + "' is not `account,gpus` (one comma)");
-		const std::string name = trim(text.substr(0, comma)), count = trim(text.substr(comma + 1));
-		if (name == "account" && count == "gpus" && quota.empty())
-			continue;  // the header
-		double g = 0;
-		if (name.empty())
-			return invalid_argument(where +
-						": no account name before the comma (write `account,gpus`)");
-		if (!parse_number(count, g) || !(g >= 0) || !std::isfinite(g))
-			return invalid_argument(where + ": '" + count +
-						"' is not a number of GPUs >= 0 for account '" + name + "'");
-		if (quota.count(name))
-			return invalid_argument(where + ": account '" + name +
-						"' is listed twice (first at line " +
-						std::to_string(line_of[name]) + "): give each account once");
-		quota[name] = g;
-		line_of[name] = n;
-		sum += g;
+	for (const AccountQuota& q : lines.value()) {
+		quota[q.account] = q.gpus;
+		sum += q.gpus;
 	}
 	if (sum > gpus + 1e-9)
 		return invalid_argument("--quotas " + path + ": the quotas sum to " + std::to_string(sum) +

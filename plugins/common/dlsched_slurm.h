@@ -34,6 +34,8 @@ typedef struct {
 	 * priority (>= DLSCHED_PRIORITY_FLOOR, not set by an admin) */
 	uint32_t *left_out;
 	size_t left_out_cnt;
+	/* The accounts of the jobs, from Slurm's associations (FairnessPolicy=). */
+	dlsched_account_view_t *accounts;
 } dls_snapshot_t;
 
 /* ---- slurmctld only (dlsched_snapshot.c) ---- */

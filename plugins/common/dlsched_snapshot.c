@@ -312,6 +312,8 @@ static void _fill_job(dlsched_job_view_t *v, job_record_t *job_ptr, int gpus, ti
 		v->user = xstrdup_printf("uid%u", job_ptr->user_id);
 	v->partition = _job_partitions(job_ptr);
 	v->qos = _dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : "");
+	/* The account it is charged to (Slurm fills in the user's default at submission). */
+	v->account = _dup_str(job_ptr->account);
 	/* One reading: the comment's words, sbatch --dl-model/--dl-epochs/--dl-elastic over them. */
 	(void) dls_job_metadata(job_ptr, &m);
 	epochs = m.epochs;
@@ -378,6 +380,101 @@ static int _node_up(node_record_t *node_ptr, int i)
 		return 1;
 	return !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
 		!IS_NODE_FUTURE(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr);
+}
+
+/*
+ * An account association's share of the cluster, as Slurm's classic fair-share normalises it: at
+ * each level from the account up to root, its shares over the shares of every child of its parent
+ * (accounts and users alike, as sshare's NormShares), multiplied down the tree; a level with
+ * Fairshare=parent counts as its parent's. Slurm computes this itself (usage->shares_norm) only
+ * under priority/multifactor, so the glue does it under any PriorityType. Locks: assoc read.
+ */
+static double _assoc_norm_shares(slurmdb_assoc_rec_t *acct_assoc)
+{
+	double norm = 1.0;
+
+	for (slurmdb_assoc_rec_t *a = acct_assoc; a && a->usage && a->usage->parent_assoc_ptr;
+	     a = a->usage->parent_assoc_ptr) {
+		slurmdb_assoc_rec_t *parent = a->usage->parent_assoc_ptr, *sib;
+		list_itr_t *it;
+		double level = 0;
+
+		if (a->shares_raw == SLURMDB_FS_USE_PARENT)
+			continue;
+		it = list_iterator_create(assoc_mgr_assoc_list);
+		while ((sib = list_next(it)))
+			if (sib->usage && sib->usage->parent_assoc_ptr == parent &&
+			    sib->shares_raw != SLURMDB_FS_USE_PARENT)
+				level += sib->shares_raw;
+		list_iterator_destroy(it);
+		if (level <= 0)
+			return 0;
+		norm *= a->shares_raw / level;
+	}
+	return norm;
+}
+
+/*
+ * The accounts of the view's jobs (FairnessPolicy=), from Slurm's associations: each one's raw
+ * shares (sacctmgr Fairshare=), its decayed usage (usage_raw, in TRES billing seconds: what
+ * priority/multifactor's fair-share reads; it stays 0 under priority/basic, which records none),
+ * and its guaranteed GPUs, its normalised shares (_assoc_norm_shares) of the view's training GPUs
+ * that are up. An account without an association (accounting not enforced) is left out: no quota,
+ * no shares. GrpTRES and the other limits stay Slurm's to enforce. Takes the assoc read lock (after
+ * slurmctld's locks, as Slurm's own schedulers do); no I/O. Locks: job and node read (the caller's).
+ */
+static void _fill_accounts(dls_snapshot_t *snap)
+{
+	assoc_mgr_lock_t locks = {.assoc = READ_LOCK};
+	slurmdb_assoc_rec_t *assoc;
+	list_itr_t *it;
+	double gpus = 0;
+	size_t n = 0, names_cnt = 0;
+	/* The accounts the jobs name, once each: teams are few, jobs and associations many. */
+	const char **names = xcalloc(snap->view.job_count ? snap->view.job_count : 1, sizeof(char *));
+
+	for (size_t j = 0; j < snap->view.job_count; j++) {
+		const char *acct = snap->jobs[j].account;
+		size_t k = names_cnt;
+
+		if (!acct || !acct[0] || (names_cnt && !strcmp(names[names_cnt - 1], acct)))
+			continue;
+		for (k = 0; k < names_cnt && strcmp(names[k], acct); k++)
+			;
+		if (k == names_cnt)
+			names[names_cnt++] = acct;
+	}
+	for (size_t i = 0; i < snap->view.node_count; i++)
+		if (snap->nodes[i].kind == DLSCHED_TRAINING && snap->nodes[i].up)
+			gpus += snap->nodes[i].gpus_total;
+	snap->accounts = xcalloc(names_cnt ? names_cnt : 1, sizeof(dlsched_account_view_t));
+	assoc_mgr_lock(&locks);
+	it = names_cnt && assoc_mgr_assoc_list ? list_iterator_create(assoc_mgr_assoc_list) : NULL;
+	while (it && (assoc = list_next(it)) && n < names_cnt) {
+		dlsched_account_view_t *a;
+		size_t k;
+
+		/* An account's own association has no user; root is no team. */
+		if (assoc->user || !assoc->acct || !assoc->usage || !assoc->usage->parent_assoc_ptr)
+			continue;
+		for (k = 0; k < names_cnt && xstrcmp(names[k], assoc->acct); k++)
+			;
+		if (k == names_cnt)
+			continue;
+		names[k] = NULL; /* once */
+		a = &snap->accounts[n++];
+		a->struct_size = sizeof(*a);
+		a->name = xstrdup(assoc->acct);
+		a->shares = assoc->shares_raw == SLURMDB_FS_USE_PARENT ? 0 : assoc->shares_raw;
+		a->quota_gpus = gpus * _assoc_norm_shares(assoc);
+		a->usage_gpu_s = assoc->usage->usage_raw > 0 ? (double) assoc->usage->usage_raw : 0;
+	}
+	if (it)
+		list_iterator_destroy(it);
+	assoc_mgr_unlock(&locks);
+	xfree(names);
+	snap->view.accounts = snap->accounts;
+	snap->view.account_count = n;
 }
 
 extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnable_only)
@@ -527,6 +624,7 @@ extern dls_snapshot_t *dls_snapshot_take(time_t now, uint64_t cycle, bool runnab
 	snap->view.node_count = node_record_count;
 	snap->view.jobs = snap->jobs;
 	snap->view.job_count = nj;
+	_fill_accounts(snap);
 	return snap;
 }
 
@@ -544,7 +642,11 @@ extern void dls_snapshot_free(dls_snapshot_t *snap)
 		xfree(snap->jobs[i].partition);
 		xfree(snap->jobs[i].qos);
 		xfree(snap->jobs[i].model);
+		xfree(snap->jobs[i].account);
 	}
+	for (size_t i = 0; i < snap->view.account_count; i++)
+		xfree(snap->accounts[i].name);
+	xfree(snap->accounts);
 	xfree(snap->nodes);
 	xfree(snap->jobs);
 	xfree(snap->shares);

@@ -74,7 +74,7 @@ START_TEST(fifo_starts_in_order_with_head_of_line_blocking)
 	ck_assert_int_eq(dlsched_scheduler_describe(s, desc, sizeof(desc)), DLSCHED_OK);
 	ck_assert_str_eq(desc,
 			 "preset=fifo ordering=fifo allocation=rigid-strict placement=pack "
-			 "admission=admit-all preemption=none loaning=none");
+			 "admission=admit-all preemption=none loaning=none fairness=none");
 
 	nodes[0] = node("n1", 4, 4);
 	nodes[1] = node("n2", 4, 4);
@@ -662,19 +662,62 @@ START_TEST(accounts_carry_quotas_and_reclaim)
 	view.accounts = accounts;
 	view.account_count = 2;
 	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
-	ck_assert_uint_eq(dlsched_decisions_count(d), 2);
+	ck_assert_uint_eq(dlsched_decisions_count(d), 3);
 	memset(&a, 0, sizeof(a));
 	a.struct_size = sizeof(a);
 	ck_assert_int_eq(dlsched_decisions_get(d, 0, &a, &err), DLSCHED_OK);
 	ck_assert_int_eq(a.kind, DLSCHED_REQUEUE);
 	ck_assert_uint_eq(a.job_id, 41);
 	ck_assert_ptr_nonnull(strstr(a.reason, "quota reclaimed for account 'b'"));
+	/* and the waiting job's reason, for squeue */
+	ck_assert_int_eq(dlsched_decisions_get(d, 1, &a, &err), DLSCHED_OK);
+	ck_assert_int_eq(a.kind, DLSCHED_ADMISSION);
+	ck_assert_int_eq(a.admission, DLSCHED_ADMIT_WAIT);
+	ck_assert_uint_eq(a.job_id, 42);
+	ck_assert_ptr_nonnull(strstr(a.reason, "quota reclaim for account 'b': borrowed GPUs of job(s) 41 "));
 	dlsched_decisions_free(d);
 
 	accounts[1].quota_gpus = -1;
 	ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.message, "account 1 ('b')"));
 	dlsched_scheduler_destroy(s);
+
+	/* QuotaFile=: its quotas replace the host's. b has none from the host, 4 from the file: the
+	 * reclaim happens; a file listing b at 0 gives it none: nothing is reclaimed. */
+	{
+		char quota_path[256], text[600];
+		FILE* f;
+
+		snprintf(quota_path, sizeof(quota_path), "/tmp/dlsched-capi-quota-%d.csv", (int)getpid());
+		snprintf(text, sizeof(text),
+			 "Policy=fifo\nFairnessPolicy=quota\nQuotaReclaimTimeout=0\nQuotaFile=%s",
+			 quota_path);
+		accounts[1].quota_gpus = 0;
+		for (int with_quota = 1; with_quota >= 0; with_quota--) {
+			f = fopen(quota_path, "w");
+			ck_assert_ptr_nonnull(f);
+			fprintf(f, "# account,gpus\naccount,gpus\nb,%d\n", with_quota ? 4 : 0);
+			fclose(f);
+			write_conf(text);
+			ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_OK);
+			ck_assert_int_eq(dlsched_scheduler_decide(s, &view, &d, &err), DLSCHED_OK);
+			ck_assert_int_eq(dlsched_decisions_get(d, 0, &a, &err), DLSCHED_OK);
+			ck_assert_int_eq(a.kind == DLSCHED_REQUEUE, with_quota);
+			dlsched_decisions_free(d);
+			dlsched_scheduler_destroy(s);
+		}
+		/* A bad line: the scheduler is not made, and the error names the file and line. */
+		f = fopen(quota_path, "w");
+		ck_assert_ptr_nonnull(f);
+		fprintf(f, "b,4\nc;2\n");
+		fclose(f);
+		ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_EINVAL);
+		ck_assert_msg(strstr(err.message, "QuotaFile=") && strstr(err.message, ":2: 'c;2' is not"),
+			      "%s", err.message);
+		unlink(quota_path);
+		ck_assert_int_eq(dlsched_scheduler_create(conf_path, &s, &err), DLSCHED_EIO);
+		ck_assert_ptr_nonnull(strstr(err.message, "cannot open the quota file"));
+	}
 	unlink(conf_path);
 }
 END_TEST

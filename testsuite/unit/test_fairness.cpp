@@ -1,5 +1,6 @@
 // FairnessPolicy= on hand-built views: quota lending and reclaim (the cheapest victims, exactly the
 // owner's quota back, nothing from a job that cannot be requeued, ties), the fair-share factor.
+#include <algorithm>
 #include <cmath>
 
 #include "check_main.h"
@@ -10,6 +11,24 @@ using namespace dlsched;
 using namespace dlsched::test;
 
 namespace {
+
+// The decisions without the kAdmission waits FairnessPolicy=quota explains waiting jobs with.
+Decisions plan_of(Decisions d)
+{
+	d.actions.erase(std::remove_if(d.actions.begin(), d.actions.end(),
+				       [](const Action& a) { return a.kind == ActionKind::kAdmission; }),
+			d.actions.end());
+	return d;
+}
+
+// The reason of the kAdmission wait of `job` ("" when none).
+std::string reason_of(const Decisions& d, JobId job)
+{
+	for (const Action& a : d.actions)
+		if (a.kind == ActionKind::kAdmission && a.job == job && a.admission == AdmissionAction::kWait)
+			return a.reason;
+	return "";
+}
 
 // Two 8-GPU nodes; accounts a and b, each guaranteed 8 GPUs. Account a borrowed the whole cluster:
 // jobs 1-4, 4 GPUs each (1, 2 on n0; 3, 4 on n1), 1000 epochs (long: none ends within the reclaim
@@ -33,13 +52,17 @@ struct Borrowed {
 		j.account = "b";
 		return j;
 	}
-	std::string decide(const std::string& preset = "fifo", const std::string& timeout = "0")
+	Decisions decisions(const std::string& preset = "fifo", const std::string& timeout = "0")
 	{
 		ClusterView v = w.view();
 		v.accounts = Span<const Account>(accounts.data(), accounts.size());
-		return render(make_scheduler(preset,
-					     {{"FairnessPolicy", "quota"}, {"QuotaReclaimTimeout", timeout}})
-				      ->decide(v));
+		return make_scheduler(preset, {{"FairnessPolicy", "quota"}, {"QuotaReclaimTimeout", timeout}})
+			->decide(v);
+	}
+	// The plan: the waiting jobs' reasons (test_wait_reasons) left out.
+	std::string decide(const std::string& preset = "fifo", const std::string& timeout = "0")
+	{
+		return render(plan_of(decisions(preset, timeout)));
 	}
 };
 
@@ -151,7 +174,7 @@ START_TEST(test_elastic_allocation_serves_quota_first)
 	w.pending(2, 1, 4, 100).account = "b";
 	ClusterView v = w.view();
 	v.accounts = Span<const Account>(acc.data(), acc.size());
-	expect(render(make_scheduler("mckp", {{"FairnessPolicy", "quota"}})->decide(v)),
+	expect(render(plan_of(make_scheduler("mckp", {{"FairnessPolicy", "quota"}})->decide(v))),
 	       "start 2 [0:4]; prio 1=1");
 	expect(render(make_scheduler("mckp")->decide(v)), "start 1 [0:4]; prio 2=1");
 }
@@ -181,6 +204,42 @@ START_TEST(test_fairshare_factor_and_order)
 }
 END_TEST
 
+// Why each waiting job waits (hosts show it as squeue's reason): b's first job has a reclaim under way
+// (job 2 checkpointing for it); b's second is within b's quota and waits for borrowed GPUs; b's
+// third and a's new job are over their accounts' quotas. While a borrowing job predicted to end
+// within QuotaReclaimTimeout= is awaited, b's jobs wait for borrowed GPUs.
+START_TEST(test_wait_reasons)
+{
+	Borrowed c({100, 10, 50, 20});
+	c.owner(5, 4);
+	c.owner(6, 4);
+	c.owner(7, 4);
+	c.w.pending(8, 0, 4, 1000).account = "a";
+	c.w.pending(9, 0, 4, 1000);  // no account: no reason
+	Decisions d = c.decisions();
+	expect(render(plan_of(d)), "requeue 2; requeue 4; prio 5=5; prio 6=4; prio 7=3; prio 8=2; prio 9=1");
+	expect(reason_of(d, 5),
+	       "quota reclaim for account 'b': borrowed GPUs of job(s) 2 are being checkpointed and requeued "
+	       "for it");
+	expect(reason_of(d, 6),
+	       "quota reclaim for account 'b': borrowed GPUs of job(s) 4 are being checkpointed and requeued "
+	       "for it");
+	expect(reason_of(d, 7),
+	       "over account 'b''s quota: borrows idle GPUs only (the account holds 0 GPUs; quota 8)");
+	expect(reason_of(d, 8),
+	       "over account 'a''s quota: borrows idle GPUs only (the account holds 16 GPUs; quota 8)");
+	expect(reason_of(d, 9), "");
+	// Job 2 ends in 150 s (10 epochs), within QuotaReclaimTimeout=300: awaited, nothing reclaimed.
+	c.w.jobs[1].epochs_total = 10;
+	d = c.decisions("fifo", "300");
+	expect(render(plan_of(d)), "prio 5=5; prio 6=4; prio 7=3; prio 8=2; prio 9=1");
+	expect(reason_of(d, 5),
+	       "within account 'b''s quota: waiting for borrowed GPUs (0 of its 8 GPUs held; jobs ending "
+	       "within QuotaReclaimTimeout=300 s of its wait are awaited, then the cheapest borrowing jobs "
+	       "are requeued)");
+}
+END_TEST
+
 START_TEST(test_unknown_fairness_is_an_error)
 {
 	// Named where it was set, with the known names.
@@ -207,6 +266,7 @@ int main()
 	tcase_add_test(tc, test_preemptive_ordering_plans_the_reclaim);
 	tcase_add_test(tc, test_elastic_allocation_serves_quota_first);
 	tcase_add_test(tc, test_fairshare_factor_and_order);
+	tcase_add_test(tc, test_wait_reasons);
 	tcase_add_test(tc, test_unknown_fairness_is_an_error);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

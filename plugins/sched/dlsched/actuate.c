@@ -571,8 +571,12 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 			changed = true;
 			break;
 		case DLSCHED_REQUEUE:
-			if (IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr))
-				(void) dls_request_checkpoint(job_ptr, &a, now, 0, 0);
+			if (IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
+				bool asked = dls_stops_find(job_ptr->job_id) != NULL;
+
+				if (dls_request_checkpoint(job_ptr, &a, now, 0, 0) == SLURM_SUCCESS && !asked)
+					dls_fairness_reclaimed(job_ptr, &a);
+			}
 			changed = true;
 			break;
 		case DLSCHED_ADMISSION:

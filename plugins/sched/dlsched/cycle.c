@@ -132,6 +132,7 @@ static void _cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 	unlock_slurmctld(write_lock);
 	locked = dls_now_ms() - locked;
 	dls_mark_stopping(snap);
+	dls_fairness_after_snapshot(snap);
 
 	t1 = dls_now_ms();
 	dls_speeds_lock();

@@ -14,7 +14,8 @@
  *  its cycle), actuate.c (what decisions do to jobs), preempt.c (two-step
  *  preemptions; stopping.c keeps their table), loans.c (lent inference
  *  nodes), guard.c (the learned policy's guard: the verdict file of
- *  dlsched-guard), stats.c (the stats file).
+ *  dlsched-guard), fairness.c (borrowed and reclaimed GPUs), stats.c (the
+ *  stats file).
  *
  *  Built with libtorch, it also runs the learned policies (Policy=dl2,
  *  dual-agent; dlsched_models.h); their model is loaded at every (re)load of
@@ -52,6 +53,7 @@ extern void fini(void)
 	dls_actuate_fini();
 	dls_preempt_fini();
 	dls_guard_fini();
+	dls_fairness_fini();
 	dls_stats_fini();
 	dls_stops_free();
 	dls_speeds_fini();

@@ -87,6 +87,12 @@ typedef struct {
 	uint64_t exp_errors;
 	uint64_t exp_dropped;
 	char exp_error[512];
+	/* Accounts (fairness.c), since init(). */
+	double borrowed_gpus;		 /* GPUs held beyond the accounts' quotas, last cycle */
+	double borrowed_gpu_s;		 /* ... integrated over the cycles */
+	uint64_t quota_reclaims;	 /* jobs requeued to give borrowed GPUs back */
+	uint64_t quota_reclaimed_gpus;	 /* ... the GPUs they held */
+	double quota_reclaim_cost_gpu_s; /* ... predicted GPU time their stops cost */
 } dls_stats_t;
 extern dls_stats_t dls_stats;
 
@@ -133,6 +139,15 @@ extern int dls_request_checkpoint(job_record_t *job_ptr, const dlsched_action_t 
 extern void dls_check_stops(dlsched_scheduler_t *sched);
 extern void dls_mark_stopping(dls_snapshot_t *snap);
 extern void dls_preempt_fini(void);
+
+/* ---- fairness.c ---- */
+/* The start of the reason of every requeue that gives borrowed GPUs back (the core's kQuotaReclaimed). */
+#define DLS_QUOTA_RECLAIMED "quota reclaimed"
+/* After the snapshot: borrowed GPUs and their time. No lock. */
+extern void dls_fairness_after_snapshot(const dls_snapshot_t *snap);
+/* A REQUEUE whose checkpoint request was made: counted when it is a quota reclaim. Locks: job read. */
+extern void dls_fairness_reclaimed(job_record_t *job_ptr, const dlsched_action_t *a);
+extern void dls_fairness_fini(void);
 
 /* ---- loans.c ---- */
 /* A LOAN or RECLAIM decision. Locks: job write, node write (the caller's). */
