@@ -51,10 +51,12 @@ int cmd_info(const Options& o)
 		for (double x : v)
 			out += (out.empty() ? "" : " ") +
 			       std::to_string(static_cast<long long>(std::llround(x)));
-		return out.empty() ? std::string("none (one hour until the site's are seen)") : out;
+		return out.empty() ? std::string("none") : out;
 	};
-	std::printf("\n  starting time scales (s): job lengths %s; waits %s\n",
-		    seconds(i.scales.length_s).c_str(), seconds(i.scales.wait_s).c_str());
+	std::printf(
+		"\n  starting time scales (s; none: an hour for lengths, the length scale for waits): job "
+		"lengths %s; waits %s\n",
+		seconds(i.scales.length_s).c_str(), seconds(i.scales.wait_s).c_str());
 	std::printf("  training: %s\n", i.info.c_str());
 	return 0;
 }
