@@ -183,10 +183,10 @@ START_TEST(test_scales_by_hand)
 {
 	World w({8});
 	w.now = 1000;
-	w.pending(1, 0, 2, 10);                      // 10 x 60 s at 2 GPUs (linear): 300 s
-	w.pending(2, 100, 1, 20);                    // 1,200 s
-	Job& r = w.running(3, 200, {{0, 4}}, 40);    // 600 s
-	r.first_start_time = r.start_time = 800;     // waited 600 s
+	w.pending(1, 0, 2, 10);                    // 10 x 60 s at 2 GPUs (linear): 300 s
+	w.pending(2, 100, 1, 20);                  // 1,200 s
+	Job& r = w.running(3, 200, {{0, 4}}, 40);  // 600 s
+	r.first_start_time = r.start_time = 800;   // waited 600 s
 	TimeScales s;
 	ck_assert_double_eq(s.length(), 3600);  // nothing seen: an hour
 	ck_assert_double_eq(s.wait(), 3600);
@@ -260,7 +260,8 @@ START_TEST(test_schema2_model_refused)
 	auto r = PolicyModel::load(path);
 	ck_assert(!r.is_ok());
 	const std::string msg = r.status().message();
-	for (const char* want : {"feature schema 2", "schema 3", "dlsched-train", "scripts/train-model", path.c_str()})
+	for (const char* want :
+	     {"feature schema 2", "schema 3", "dlsched-train", "scripts/train-model", path.c_str()})
 		ck_assert_msg(msg.find(want) != std::string::npos, "'%s' not in: %s", want, msg.c_str());
 	std::remove(path.c_str());
 }
