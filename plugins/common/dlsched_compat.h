@@ -156,8 +156,10 @@ extern int dls_select_nodes(job_record_t *job_ptr);
 /* What a scheduler does once select_nodes() started a job: power_g_job_start() (22.05; gone in
  * 23.02), then srun_allocate() (an salloc/srun allocation) or launch_job() (a batch job). */
 extern void dls_job_launch(job_record_t *job_ptr);
-/* Requeue a running job as `uid` (not a preemption, no flags): job_requeue(uid, job_id, ...)
- * until 25.05, job_requeue_internal(uid, job_ptr, ...) from 25.11. */
+/* Requeue a running or ended job as `uid` (not a preemption, no flags): job_requeue(uid, job_id,
+ * ...) until 25.05, job_requeue_internal(uid, job_ptr, ...) from 25.11. On every release the ended
+ * run's accounting record reads REQUEUED (26.05 no longer writes it for a job that had ended: the
+ * compat layer does). Locks: job write. */
 extern int dls_job_requeue(uid_t uid, job_record_t *job_ptr);
 /* srun_allocate_abort(): the same call, declared in src/slurmctld/srun_comm.h until 23.11 and in
  * src/stepmgr/srun_comm.h from 24.05. */

@@ -8,6 +8,9 @@
 
 #include "src/common/bitstring.h"
 #include "src/slurmctld/job_scheduler.h"
+#if DLS_SLURM_RELEASE >= 2511
+#include "src/interfaces/accounting_storage.h" /* jobacct_storage_g_job_complete() */
+#endif
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/reservation.h"
 #if DLS_SLURM_RELEASE >= 2411
@@ -67,10 +70,36 @@ extern void dls_job_launch(job_record_t *job_ptr)
 		launch_job(job_ptr);
 }
 
+#if DLS_SLURM_RELEASE >= 2511
+/* The accounting record of the job's run that ended, written again as `state` (the run's own
+ * row: same db index, start and end). Locks: job write. */
+static void _log_run_as(job_record_t *job_ptr, uint32_t state)
+{
+	uint32_t was = job_ptr->job_state;
+
+	job_state_set(job_ptr, state);
+	(void) jobacct_storage_g_job_complete(acct_db_conn, job_ptr);
+	job_state_set(job_ptr, was);
+}
+#endif
+
 extern int dls_job_requeue(uid_t uid, job_record_t *job_ptr)
 {
 #if DLS_SLURM_RELEASE >= 2511
-	return job_requeue_internal(uid, job_ptr, false, 0);
+	/* Until 24.11 _job_requeue_op() writes every requeued run's record as REQUEUED; from 25.x
+	 * only a running one's: a job that ended on the checkpoint request would keep FAILED (its
+	 * exit on the signal) in sacct. Its record is written as REQUEUED here, as the older
+	 * releases do, and put back if the requeue is refused. */
+	bool ended = IS_JOB_COMPLETED(job_ptr) || IS_JOB_COMPLETING(job_ptr);
+	uint32_t was = job_ptr->job_state;
+	int rc;
+
+	if (ended)
+		_log_run_as(job_ptr, JOB_REQUEUE);
+	rc = job_requeue_internal(uid, job_ptr, false, 0);
+	if (ended && rc != SLURM_SUCCESS)
+		_log_run_as(job_ptr, was);
+	return rc;
 #else
 	return job_requeue(uid, job_ptr->job_id, NULL, false, 0);
 #endif

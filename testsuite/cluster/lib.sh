@@ -1,5 +1,19 @@
 # Helpers the local-cluster tests share (sourced; the cluster's SLURM_CONF is in the environment).
 
+# Another Slurm release's daemons and commands (scripts/run-tests --slurm 24.11|26.05): with
+# DLSCHED_SLURM_PREFIX set, dlsched-cluster starts that prefix's daemons and the tests run its commands.
+if [ -n "${DLSCHED_SLURM_PREFIX:-}" ]; then
+	[ -x "$DLSCHED_SLURM_PREFIX/sbin/slurmctld" ] ||
+		{ echo "Bail out! DLSCHED_SLURM_PREFIX=$DLSCHED_SLURM_PREFIX has no sbin/slurmctld (scripts/build-slurm)"; exit 99; }
+	case ":$PATH:" in
+	*":$DLSCHED_SLURM_PREFIX/bin:"*) ;;
+	*)
+		export PATH="$DLSCHED_SLURM_PREFIX/bin:$DLSCHED_SLURM_PREFIX/sbin:$PATH"
+		export LD_LIBRARY_PATH="$DLSCHED_SLURM_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+		;;
+	esac
+fi
+
 wait_done() {  # wait_done SECONDS JOBID...: until none of them is in the queue
 	local t=0 j left
 	while [ $t -lt $(($1 * 2)) ]; do

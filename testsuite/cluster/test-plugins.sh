@@ -59,7 +59,10 @@ wait_done 60 $b1 $b2 $l $m $s || ko "order jobs did not finish in 60 s"
 ts=$(start_of $s) tm=$(start_of $m) tl=$(start_of $l)
 if [[ "$ts" < "$tm" && "$tm" < "$tl" ]]; then ok "jobs started in srtf order (S $ts, M $tm, L $tl)"
 else ko "start order S $ts, M $tm, L $tl is not srtf's"; fi
-grep -q "sched/dlsched: started JobId=$s on" "$log" && ok "sched/dlsched started the planned job itself" || ko "no start logged for $s"
+# Slurm's main scheduler also starts jobs in dlsched's order, and may come first at a job's end
+# (26.05 runs it within 0.1 s of a completion): one of the three started by sched/dlsched itself.
+grep -qE "sched/dlsched: started JobId=($s|$m|$l) on" "$log" && ok "sched/dlsched started a planned job itself" ||
+	ko "no start of $s, $m or $l logged by sched/dlsched"
 sleep 2
 ac=$(sacct -n -X -P -o AdminComment -j "$s" | tail -n1)
 [[ "$ac" == *deadline=* ]] && ok "deadline recorded for sacct ($ac)" || ko "no deadline in AdminComment: '$ac'"

@@ -133,7 +133,8 @@ good mckp
 # A typed elastic job: mckp starts it on all 4 idle GPUs of n1; the new size keeps the type.
 e1=$(sbatch --parsable --requeue -J typed -o /dev/null -p train --gres=gpu:v100:1 --time=5 --dl-model=cifar10 \
 	--dl-epochs=5 --dl-elastic=1:4 --comment "epoch_time_1gpu=8" --wrap 'sleep 20')
-wait_for 20 is_state "$e1" RUNNING && [ "$(squeue -h -j "$e1" -o %b)" = "gres:gpu:v100:4" ] &&
+# (squeue writes gres:gpu:... on 22.05, gres/gpu:... from 24.11.)
+wait_for 20 is_state "$e1" RUNNING && [ "$(squeue -h -j "$e1" -o %b | sed 's#^gres/#gres:#')" = "gres:gpu:v100:4" ] &&
 	ok "the typed 1:4 job started at 4 GPUs of its type ($(squeue -h -j "$e1" -o %b))" ||
 	ko "typed job $e1: $(state_of "$e1") $(squeue -h -j "$e1" -o %b); $(grep "JobId=$e1" "$log" | tail -2)"
 scancel "$e1"

@@ -237,10 +237,12 @@ static int _config_signal(dlsched_scheduler_t *sched)
 
 /* What the thread holds: sched decides (NULL: Slurm does); safety is what the safety rules follow
  * (dls_scheduler_reload()): sched itself, or the last one that loaded, or the file's safety keys
- * alone. */
+ * alone. loaded: dlsched.conf was read once in this process; restore: the next fallback cycle
+ * puts pending jobs back at Slurm's own priority. */
 typedef struct {
 	dlsched_scheduler_t *sched, *safety;
 	uint64_t cycle;
+	bool loaded, restore;
 } dls_thread_t;
 
 static bool _stopped(void *arg)
@@ -274,15 +276,18 @@ static bool _reload(void *arg, double *interval)
 	dls_stats.describe[0] = '\0';
 	if (t->sched) {
 		(void) dlsched_scheduler_describe(t->sched, dls_stats.describe, sizeof(dls_stats.describe));
+		t->restore = false;
 	} else {
-		int n;
-
 		snprintf(dls_stats.describe, sizeof(dls_stats.describe),
 			 "none (dlsched.conf missing or invalid: Slurm decides)");
-		/* Once, when dlsched stops deciding: Slurm's order, not dlsched's last. */
-		if (had && (n = dls_restore_slurm_priorities()))
-			info(DLS_LOG_PREFIX "%d pending job(s) back at Slurm's own priority", n);
+		/* Once, when dlsched stops deciding: Slurm's order, not dlsched's last. Also at the first
+		 * load in this process: the priorities an earlier slurmctld set are in the recovered
+		 * jobs (a restart, and every scontrol reconfigure from 23.11, starts a new process).
+		 * At the next fallback cycle, once slurmctld has recovered its jobs. */
+		if (had || !t->loaded)
+			t->restore = true;
 	}
+	t->loaded = true;
 	return t->sched != NULL;
 }
 
@@ -290,10 +295,18 @@ static void _one_cycle(void *arg)
 {
 	dls_thread_t *t = arg;
 
-	if (t->sched)
+	if (t->sched) {
 		_cycle(t->sched, ++t->cycle);
-	else
-		_fallback_cycle(t->safety);
+		return;
+	}
+	if (t->restore) {
+		int n = dls_restore_slurm_priorities();
+
+		t->restore = false;
+		if (n)
+			info(DLS_LOG_PREFIX "%d pending job(s) back at Slurm's own priority", n);
+	}
+	_fallback_cycle(t->safety);
 }
 
 /* While jobs are being preempted, their second step is checked every second (a job that ended on
@@ -314,7 +327,7 @@ static void _between_cycles(void *arg)
 
 static void *_sched_agent(void *arg)
 {
-	dls_thread_t t = {.sched = NULL, .safety = NULL, .cycle = 0};
+	dls_thread_t t = {.sched = NULL, .safety = NULL, .cycle = 0, .loaded = false, .restore = false};
 	const dls_agent_t agent = {
 		.lock = &term_lock,
 		.cond = &term_cond,
