@@ -12,33 +12,33 @@ namespace dlsched::models {
 namespace {
 
 const char* const kJobNames[kJobFeatures] = {
-	"log1p(remaining time at requested GPUs / length scale)",
-	"log1p(remaining GPU-time / length scale)",
+	"log1p(remaining hours at requested GPUs)",
+	"log1p(remaining GPU-hours)",
 	"log2(GPUs requested) / 6",
-	"log1p(time since submit / wait scale)",
-	"log1p(attained GPU-time / length scale)",
+	"log1p(hours since submit)",
+	"log1p(attained GPU-hours)",
 	"running",
 	"elastic",
 	"log2(max / min GPUs)",
 	"GPUs held / requested",
 	"user's share of the cluster's GPUs",
 	"log1p(restarts)",
-	"log1p(time waiting since last preemption / wait scale)",
+	"log1p(hours waiting since last preemption)",
 	"fraction of epochs done",
 	"min(GPUs requested / GPUs to hand out, 2)",
 	"remaining time unknown",
-	"log1p(time since submit / remaining time)",
+	"log1p(hours since submit / remaining hours)",
 };
 
 const char* const kUnitNames[kUnitFeatures] = {
 	"end of round",
 	"further unit",
 	"log2(GPUs after / requested)",
-	"log1p(remaining time at GPUs after / length scale)",
+	"log1p(remaining hours at GPUs after)",
 	"fraction of the remaining time this unit saves",
 	"grows a running job (a resize)",
 	"keeps GPUs the job holds",
-	"log1p(time a restart costs / length scale), running jobs",
+	"log1p(hours a restart costs), running jobs",
 };
 
 const char* const kContextNames[kContextFeatures] = {
@@ -67,21 +67,20 @@ const char* context_feature_name(int i)
 }
 
 void encode_job(const ClusterView& view, const Job& j, int user_gpus, int free_gpus, int total_gpus, float* f,
-		const TimeScales& scales)
+		double time_scale)
 {
 	const bool known = j.epoch_time_1gpu > 0;
 	const int req = std::max(1, j.gpus_requested);
-	const double len = scales.length();  // seconds of the view's clock
-	const double wait = scales.wait();
+	const double hour = 3600.0 / time_scale;  // seconds of the view's clock per hour of the model's
 	const double rem = known ? remaining_time(view, j, req) : 0.0;
-	const double rem_l = rem / len;
-	const double age = std::max(0.0, view.now - j.submit_time);
+	const double rem_h = rem / hour;
+	const double age_h = std::max(0.0, view.now - j.submit_time) / hour;
 	const int total = std::max(1, total_gpus);
-	f[0] = lg(rem_l);
-	f[1] = lg(rem_l * req);
+	f[0] = lg(rem_h);
+	f[1] = lg(rem_h * req);
 	f[2] = static_cast<float>(std::log2(static_cast<double>(req)) / 6.0);
-	f[3] = lg(age / wait);
-	f[4] = lg(j.attained_gpu_s / len);
+	f[3] = lg(age_h);
+	f[4] = lg(j.attained_gpu_s / hour);
 	f[5] = j.running() ? 1.0f : 0.0f;
 	f[6] = j.elastic() ? 1.0f : 0.0f;
 	f[7] = static_cast<float>(
@@ -89,11 +88,11 @@ void encode_job(const ClusterView& view, const Job& j, int user_gpus, int free_g
 	f[8] = static_cast<float>(static_cast<double>(j.gpus_allocated) / req);
 	f[9] = static_cast<float>(static_cast<double>(user_gpus) / total);
 	f[10] = lg(j.restarts);
-	f[11] = !j.running() && j.last_stop_time >= 0 ? lg((view.now - j.last_stop_time) / wait) : 0.0f;
+	f[11] = !j.running() && j.last_stop_time >= 0 ? lg((view.now - j.last_stop_time) / hour) : 0.0f;
 	f[12] = j.epochs_total > 0 ? static_cast<float>(std::min(1.0, j.epochs_done / j.epochs_total)) : 0.0f;
 	f[13] = static_cast<float>(std::min(2.0, static_cast<double>(req) / std::max(1, free_gpus)));
 	f[14] = known ? 0.0f : 1.0f;
-	f[15] = lg(age / std::max(rem, len / 60.0));
+	f[15] = lg(age_h / std::max(rem_h, 1.0 / 60.0));
 	for (int i = 0; i < kJobFeatures; ++i)
 		if (!std::isfinite(f[i]))
 			f[i] = 0.0f;  // an unknown model's infinite estimate must not poison the network
@@ -111,10 +110,9 @@ int unit_gpus(const ClusterView& view, const Job& job)
 	return first_unit_gpus(job) >= per_node ? per_node : 1;
 }
 
-void encode_unit(const ClusterView& view, const Job& j, int before, int after, float* f,
-		 const TimeScales& scales)
+void encode_unit(const ClusterView& view, const Job& j, int before, int after, float* f, double time_scale)
 {
-	const double len = scales.length();
+	const double hour = 3600.0 / time_scale;
 	const bool known = j.epoch_time_1gpu > 0;
 	const int req = std::max(1, j.gpus_requested);
 	const double rem_after = known ? remaining_time(view, j, after) : 0.0;
@@ -123,13 +121,13 @@ void encode_unit(const ClusterView& view, const Job& j, int before, int after, f
 	f[1] = before > 0 ? 1.0f : 0.0f;
 	f[2] = static_cast<float>(
 		std::clamp(std::log2(static_cast<double>(std::max(1, after)) / req), -4.0, 4.0));
-	f[3] = lg(rem_after / len);
+	f[3] = lg(rem_after / hour);
 	f[4] = before > 0 && rem_before > 0
 		       ? static_cast<float>(std::clamp(1.0 - rem_after / rem_before, -1.0, 1.0))
 		       : 0.0f;
 	f[5] = j.running() && after > j.gpus_allocated ? 1.0f : 0.0f;
 	f[6] = j.running() && after <= j.gpus_allocated ? 1.0f : 0.0f;
-	f[7] = j.running() ? lg(j.preempt_cost.restart_loss() / len) : 0.0f;
+	f[7] = j.running() ? lg(j.preempt_cost.restart_loss() / hour) : 0.0f;
 	for (int i = 0; i < kUnitFeatures; ++i)
 		if (!std::isfinite(f[i]))
 			f[i] = 0.0f;
@@ -137,7 +135,7 @@ void encode_unit(const ClusterView& view, const Job& j, int before, int after, f
 
 EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job*>& candidates, int free_gpus,
 			    std::size_t max_jobs, std::vector<const Job*>& rest, bool units,
-			    const TimeScales& scales)
+			    double time_scale)
 {
 	EncodedWindow w;
 	rest.clear();
@@ -162,7 +160,7 @@ EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job
 		float* f = &w.x[r * kRowFeatures];
 		if (j) {
 			std::copy(job_row, job_row + kJobFeatures, f);
-			encode_unit(view, *j, before, after, f + kJobFeatures, scales);
+			encode_unit(view, *j, before, after, f + kJobFeatures, time_scale);
 		} else {
 			f[kJobFeatures] = 1.0f;  // end of round
 		}
@@ -177,7 +175,7 @@ EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job
 		const Job& j = *jp;
 		auto it = user_gpus.find(j.user);
 		encode_job(view, j, it == user_gpus.end() ? 0 : it->second, free_gpus, total, job_row,
-			   scales);
+			   time_scale);
 		const int first = first_unit_gpus(j);
 		int prev = add_row(jp, 0, first, first, 0, -1);
 		if (!units || !j.elastic() || (j.running() && !j.requeueable))

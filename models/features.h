@@ -13,12 +13,10 @@
 #include <vector>
 
 #include "model/cluster_view.h"
-#include "time_scales.h"
 
 namespace dlsched::models {
 
-// Schema 3: every time is a ratio to the site's running time scales (time_scales.h), not in hours.
-inline constexpr int kFeatureSchema = 3;
+inline constexpr int kFeatureSchema = 2;
 inline constexpr int kJobFeatures = 16;  // what a row says about its job
 inline constexpr int kUnitFeatures = 8;  // what it says about its unit of GPUs
 inline constexpr int kRowFeatures = kJobFeatures + kUnitFeatures;
@@ -58,12 +56,12 @@ int unit_gpus(const ClusterView& view, const Job& job);
 // given, up to `max_jobs` jobs) and encodes it. `free_gpus`: GPUs the round hands out (free GPUs,
 // plus the running candidates' when they are reconsidered). The rest of the candidates are returned
 // in `rest`, in their given order. Further units only for elastic jobs that may change size (pending
-// or requeueable). `scales`: the site's time scales (time_scales.h; the caller observes the view into
-// them first): every time feature is a ratio to them, so that a site of hour-long jobs, one of
-// minute-long jobs and a replay N times faster look alike to the network. The default: one hour.
+// or requeueable). `time_scale`: seconds of the model's time per second of the view's clock (ModelTimeScale=;
+// on an emulated cluster replaying a trace N times faster, N): every time feature is in hours of the
+// model's time, so that a compressed replay looks to the network as the trace it was trained on.
 EncodedWindow encode_window(const ClusterView& view, const std::vector<const Job*>& candidates, int free_gpus,
 			    std::size_t max_jobs, std::vector<const Job*>& rest, bool units,
-			    const TimeScales& scales = TimeScales());
+			    double time_scale = 1.0);
 
 // The PolicyStep of a round over window `w` with `picks` (rows, in the order picked): the encoded
 // window, the view's time and cycle, and the jobs in the system. The caller adds what only it knows
@@ -82,11 +80,11 @@ std::vector<int> picks_for_sizes(const ClusterView& view, const EncodedWindow& w
 // One job's job features (exposed for tests). `user_gpus`: GPUs the job's user holds now;
 // `total_gpus`: the view's total_gpus().
 void encode_job(const ClusterView& view, const Job& job, int user_gpus, int free_gpus, int total_gpus,
-		float* out, const TimeScales& scales = TimeScales());
+		float* out, double time_scale = 1.0);
 
 // A unit row's unit features: the job reaches `size_after` GPUs from `size_before` (0: its first unit).
 void encode_unit(const ClusterView& view, const Job& job, int size_before, int size_after, float* out,
-		 const TimeScales& scales = TimeScales());
+		 double time_scale = 1.0);
 
 }  // namespace dlsched::models
 

@@ -47,10 +47,7 @@ constexpr const char* kFallbackAllocation = kLearnedFallbackAllocation;
 
 LearnedOrdering::LearnedOrdering(std::string name, std::shared_ptr<const PolicyModel> model,
 				 LearnedOptions options)
-    : name_(std::move(name)),
-      model_(std::move(model)),
-      options_(options),
-      scales_(model_->info().scales, options.time_scale)
+    : name_(std::move(name)), model_(std::move(model)), options_(options)
 {
 }
 
@@ -67,9 +64,8 @@ void LearnedOrdering::order(const ClusterView& view, std::vector<const Job*>& jo
 		if (j->running())
 			free_gpus += j->gpus_allocated;
 	std::vector<const Job*> rest;
-	scales_.observe(view);
-	EncodedWindow w =
-		encode_window(view, jobs, free_gpus, options_.window, rest, /*units=*/false, scales_);
+	EncodedWindow w = encode_window(view, jobs, free_gpus, options_.window, rest, /*units=*/false,
+					options_.time_scale);
 	std::vector<float> scores;
 	model_->scores(w, scores);
 	std::vector<int> order(w.rows());
@@ -86,10 +82,7 @@ void LearnedOrdering::order(const ClusterView& view, std::vector<const Job*>& jo
 }
 
 LearnedAllocation::LearnedAllocation(std::shared_ptr<const PolicyModel> model, LearnedOptions options)
-    : model_(std::move(model)),
-      options_(options),
-      scales_(model_->info().scales, options.time_scale),
-      rng_(options.seed, 7)
+    : model_(std::move(model)), options_(options), rng_(options.seed, 7)
 {
 }
 
@@ -98,9 +91,8 @@ void LearnedAllocation::allocate(const AllocationInput& in, Plan& plan) const
 	const ClusterView& view = in.view;
 	const int free_gpus = in.free.training_free();
 	std::vector<const Job*> rest;
-	scales_.observe(view);
-	EncodedWindow w =
-		encode_window(view, in.ordered, free_gpus, options_.window, rest, /*units=*/true, scales_);
+	EncodedWindow w = encode_window(view, in.ordered, free_gpus, options_.window, rest, /*units=*/true,
+					options_.time_scale);
 	std::vector<float> scores;
 	model_->scores(w, scores);
 	double lp = 0;

@@ -21,8 +21,7 @@ namespace dlsched::models {
 
 struct LearnedOptions {
 	std::size_t window = 512;  // most jobs the network looks at per cycle (ModelWindow)
-	double time_scale = 1.0;   // model seconds per second of the view's clock (ModelTimeScale): scales
-				   // the model's starting time scales (time_scales.h)
+	double time_scale = 1.0;   // model seconds per second of the view's clock (ModelTimeScale)
 	bool sample = false;       // draw the picks from the policy (training) instead of its argmax
 	std::uint64_t seed = 1;    // of the draws
 	std::string path;          // where the model came from (for the host's log)
@@ -43,7 +42,6 @@ private:
 	std::string name_;
 	std::shared_ptr<const PolicyModel> model_;
 	LearnedOptions options_;
-	mutable TimeScales scales_;  // the site's, from the model's and adapted to each view
 };
 
 // DL2's allocation: a round of unit picks (decode.h) over the window of the ordered candidates; a
@@ -61,7 +59,6 @@ public:
 private:
 	std::shared_ptr<const PolicyModel> model_;
 	LearnedOptions options_;
-	mutable TimeScales scales_;
 	mutable Rng rng_;
 };
 

@@ -6,8 +6,6 @@ EXTRA_DIST += models/README.md models/MODEL_CARD.md models/dl2.pt models/dl2-cur
 if HAVE_TORCH
 noinst_LTLIBRARIES += models/libdlsched_models.la
 models_libdlsched_models_la_SOURCES = \
-	models/time_scales.h \
-	models/time_scales.cpp \
 	models/features.h \
 	models/features.cpp \
 	models/decode.h \

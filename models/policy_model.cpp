@@ -1,6 +1,5 @@
 #include "policy_model.h"
 
-#include <cmath>
 #include <cstdio>
 #include <mutex>
 #include <sys/stat.h>
@@ -86,11 +85,6 @@ Status PolicyModel::save(const std::string& path) const
 		a.write("dlsched.schema", c10::IValue(static_cast<int64_t>(info_.schema)));
 		a.write("dlsched.hidden", c10::IValue(static_cast<int64_t>(info_.hidden)));
 		a.write("dlsched.info", c10::IValue(info_.info));
-		auto tensor = [](const std::vector<double>& v) {
-			return torch::tensor(v, torch::TensorOptions().dtype(torch::kFloat64));
-		};
-		a.write("dlsched.scales.length", tensor(info_.scales.length_s));
-		a.write("dlsched.scales.wait", tensor(info_.scales.wait_s));
 		torch::serialize::OutputArchive net;
 		impl_->net->save(net);
 		a.write("net", net);
@@ -115,28 +109,6 @@ Result<int64_t> read_int(torch::serialize::InputArchive& a, const char* key, con
 		return parse_error(path + ": not a dlsched model (no " + key +
 				   "); train one with dlsched-train or use the shipped model");
 	return v.toInt();
-}
-
-// A saved list of seconds (dlsched.scales.*): empty when absent; an error when not finite and >= 0.
-Result<std::vector<double>> read_seconds(torch::serialize::InputArchive& a, const char* key,
-					 const std::string& path)
-{
-	torch::Tensor t;
-	std::vector<double> out;
-	if (!a.try_read(key, t))
-		return out;
-	t = t.to(torch::kFloat64).contiguous().view({-1});
-	if (t.numel() > 4096)
-		return invalid_argument(path + ": " + key + " has " + std::to_string(t.numel()) +
-					" values: corrupt model file");
-	const double* p = t.data_ptr<double>();
-	for (int64_t i = 0; i < t.numel(); ++i) {
-		if (!std::isfinite(p[i]) || p[i] < 0)
-			return invalid_argument(path + ": " + key +
-						" holds a negative or non-finite time: corrupt model file");
-		out.push_back(p[i]);
-	}
-	return out;
 }
 
 }  // namespace
@@ -168,13 +140,10 @@ Result<std::shared_ptr<PolicyModel>> PolicyModel::load(const std::string& path)
 		if (!schema.is_ok())
 			return schema.status();
 		if (*schema != kFeatureSchema)
-			return invalid_argument(
-				path + ": trained on feature schema " + std::to_string(*schema) +
-				", this dlsched encodes schema " + std::to_string(kFeatureSchema) +
-				(*schema < 3 ? " (times as ratios to the site's own time scales, not hours)"
-					     : "") +
-				"; retrain it with this version's dlsched-train (scripts/train-model) or use "
-				"the shipped model (ModelFile= empty)");
+			return invalid_argument(path + ": trained on feature schema " +
+						std::to_string(*schema) + ", this dlsched encodes schema " +
+						std::to_string(kFeatureSchema) +
+						"; retrain it with this version's dlsched-train");
 		auto hidden = read_int(a, "dlsched.hidden", path);
 		if (!hidden.is_ok())
 			return hidden.status();
@@ -184,13 +153,6 @@ Result<std::shared_ptr<PolicyModel>> PolicyModel::load(const std::string& path)
 		c10::IValue info;
 		if (a.try_read("dlsched.info", info) && info.isString())
 			m->info_.info = info.toStringRef();
-		auto lengths = read_seconds(a, "dlsched.scales.length", path);
-		if (!lengths.is_ok())
-			return lengths.status();
-		auto waits = read_seconds(a, "dlsched.scales.wait", path);
-		if (!waits.is_ok())
-			return waits.status();
-		m->info_.scales = ScalePrior{std::move(lengths).value(), std::move(waits).value()};
 		m->info_.format = static_cast<int>(*format);
 		m->info_.schema = static_cast<int>(*schema);
 		m->info_.hidden = static_cast<int>(*hidden);

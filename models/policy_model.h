@@ -7,8 +7,6 @@
 //   dlsched.schema   int     the feature schema the model was trained on (features.h)
 //   dlsched.hidden   int     hidden width of both networks
 //   dlsched.info     string  JSON: how the model was trained (dlsched-train writes it; the model card)
-//   dlsched.scales.length, dlsched.scales.wait   float64 tensors: the time scales it was trained at
-//                    (ScalePrior, time_scales.h: quantile points in seconds; absent: none)
 // A file of another format or schema, a missing or unreadable file, or a corrupt one is refused with
 // a message naming the file and what to do.
 #ifndef DLSCHED_MODELS_POLICY_MODEL_H
@@ -31,7 +29,6 @@ struct ModelInfo {
 	int schema = kFeatureSchema;
 	int hidden = 64;
 	std::string info = "{}";  // JSON
-	ScalePrior scales;        // where a policy's time scales start (time_scales.h)
 };
 
 class PolicyModel {
@@ -52,7 +49,6 @@ public:
 
 	const ModelInfo& info() const { return info_; }
 	void set_info_json(std::string json) { info_.info = std::move(json); }
-	void set_scales(ScalePrior scales) { info_.scales = std::move(scales); }
 	// Stamps other format and schema numbers: only for tests of the version checks.
 	void set_versions_for_testing(int format, int schema)
 	{

@@ -145,9 +145,9 @@ const std::vector<ConfigKey>& config_keys()
 		{"ModelWindow", ConfigType::kInt, "512", 1, 65536,
 		 "dl2, dual-agent: most jobs the network ranks per cycle (the rest follow in arrival order)"},
 		{"ModelTimeScale", ConfigType::kDouble, "1", 0.001, 1e6,
-		 "dl2, dual-agent: seconds of the model's time per second of this clock; converts the time "
-		 "scales the model starts from (the site's own replace them). 1 on a real cluster; on an "
-		 "emulated one replaying a trace N times faster, N (dlsched-cluster --time-scale)"},
+		 "dl2, dual-agent: seconds of the model's time per second of this clock; the network's time "
+		 "features (hours) are read at this scale. 1 on a real cluster; on an emulated one replaying "
+		 "a trace N times faster, N (dlsched-cluster --time-scale)"},
 		// The heuristic orderings of policy/builtin.cpp (test_policy checks that these are all of
 		// them); learned ones are refused by name.
 		{"ModelFallback", ConfigType::kString, "tiresias-las", 0, 0,

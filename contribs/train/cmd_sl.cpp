@@ -34,16 +34,11 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 	std::vector<std::vector<double>> rets;
 	double teacher_slowdown = 0;
 	int runs = 0;
-	// The job lengths the model is trained on: where a policy's time scales start (time_scales.h).
-	models::QuantileWindow lengths(1u << 20);
 	for (const std::string& t : o.teachers) {
 		for (int e = 0; e < episodes; ++e) {
 			auto ep = wl->draw(rng);
 			if (!ep.is_ok())
 				return fail(ep.status());
-			for (double len : ep->workload.trace_runtime_s)
-				if (len > 0)
-					lengths.add(len);
 			auto r = run_teacher(*ep, t, models, o.ep, o.window);
 			if (!r.is_ok())
 				return fail(r.status());
@@ -161,9 +156,6 @@ int cmd_sl(const Options& o, const ModelCatalog& models, const std::string& data
 	}
 	stage.set("seconds", json::Value::number(clock.seconds()));
 	add_stage(**model, stage);
-	if (lengths.size() > 0)
-		(*model)->set_scales(
-			models::ScalePrior{lengths.points(models::TimeScales::kPriorPoints), {}});
 	Status s = (*model)->save(o.out);
 	if (!s.is_ok())
 		return fail(s);

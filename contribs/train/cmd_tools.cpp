@@ -1,6 +1,5 @@
 // dlsched-train init, info, online (fine-tuning from sched/dlsched's recorded experience) and
 // sacct (warm-up from a cluster's history).
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -46,18 +45,7 @@ int cmd_info(const Options& o)
 	std::printf("  row features:");
 	for (int f = 0; f < models::kRowFeatures; ++f)
 		std::printf("%s %s", f ? ";" : "", models::job_feature_name(f));
-	auto seconds = [](const std::vector<double>& v) {
-		std::string out;
-		for (double x : v)
-			out += (out.empty() ? "" : " ") +
-			       std::to_string(static_cast<long long>(std::llround(x)));
-		return out.empty() ? std::string("none") : out;
-	};
-	std::printf(
-		"\n  starting time scales (s; none: an hour for lengths, the length scale for waits): job "
-		"lengths %s; waits %s\n",
-		seconds(i.scales.length_s).c_str(), seconds(i.scales.wait_s).c_str());
-	std::printf("  training: %s\n", i.info.c_str());
+	std::printf("\n  training: %s\n", i.info.c_str());
 	return 0;
 }
 

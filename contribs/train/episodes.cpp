@@ -123,13 +123,12 @@ namespace {
 // Records what `inner` decided as the picks of a round over the window the learned allocation would
 // see (features.h picks_for_sizes): a teacher's decisions as labels. `rank` orders first units: the
 // inner allocation's input order.
-void record_plan(const AllocationInput& in, const Plan& plan, std::size_t window,
-		 const models::TimeScales& scales)
+void record_plan(const AllocationInput& in, const Plan& plan, std::size_t window)
 {
 	const ClusterView& view = in.view;
 	std::vector<const Job*> rest;
 	models::EncodedWindow w = models::encode_window(view, in.ordered, in.free.training_free(), window,
-							rest, /*units=*/true, scales);
+							rest, /*units=*/true);
 	if (w.rows() <= 1)
 		return;
 	std::unordered_map<JobId, int> sizes;
@@ -155,15 +154,13 @@ public:
 	void allocate(const AllocationInput& in, Plan& plan) const override
 	{
 		inner_->allocate(in, plan);
-		scales_.observe(in.view);  // every cycle, as the learned allocation does
 		if (in.view.recorder && in.reconsider_running)
-			record_plan(in, plan, window_, scales_);
+			record_plan(in, plan, window_);
 	}
 
 private:
 	std::unique_ptr<Allocation> inner_;
 	std::size_t window_;
-	mutable models::TimeScales scales_;  // the time scales a learned allocation would have seen
 };
 
 // DAgger (Ross et al., AISTATS 2011): the learned allocation acts, the teacher labels the state it
@@ -183,7 +180,6 @@ public:
 	bool elastic() const override { return true; }
 	void allocate(const AllocationInput& in, Plan& plan) const override
 	{
-		scales_.observe(in.view);
 		if (in.view.recorder) {
 			std::vector<const Job*> sorted = in.ordered;
 			order_->order(in.view, sorted);
@@ -191,7 +187,7 @@ public:
 						in.reconsider_running};
 			Plan labels;
 			teacher_->allocate(t, labels);
-			record_plan(t, labels, window_, scales_);
+			record_plan(t, labels, window_);
 		}
 		ClusterView quiet = in.view;
 		quiet.recorder = nullptr;
@@ -203,7 +199,6 @@ private:
 	std::unique_ptr<Ordering> order_;
 	std::unique_ptr<Allocation> teacher_, learner_;
 	std::size_t window_;
-	mutable models::TimeScales scales_;
 };
 
 Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& models,

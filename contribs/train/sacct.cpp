@@ -151,9 +151,6 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 	for (const Node& n : nodes)
 		total += n.gpus_total;
 	std::vector<PolicyStep> out;
-	// The time scales the learned policy would have had on this history (ModelTimeScale= only sets
-	// where they start).
-	models::TimeScales scales(models::ScalePrior(), time_scale);
 	for (double t : starts) {
 		std::vector<Job> snapshot;
 		std::vector<bool> started_now;
@@ -195,11 +192,10 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 		std::vector<const Job*> ordered = view.running;
 		ordered.insert(ordered.end(), view.pending.begin(), view.pending.end());
 		std::vector<const Job*> rest;
-		scales.observe(view);
 		// All the cluster's GPUs are handed out: running jobs keep theirs (picked first), then the
 		// starts, each at the GPUs it ran with; the round ends there.
 		models::EncodedWindow w = models::encode_window(view, ordered, std::max(0, total), window,
-								rest, /*units=*/true, scales);
+								rest, /*units=*/true, time_scale);
 		std::unordered_map<JobId, std::size_t> rank;
 		std::unordered_map<JobId, int> sizes;
 		for (std::size_t i = 0; i < snapshot.size(); ++i) {

@@ -5,9 +5,4 @@ TESTS += testsuite/unit/test_models
 testsuite_unit_test_models_SOURCES = testsuite/unit/test_models.cpp
 testsuite_unit_test_models_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)
 testsuite_unit_test_models_LDADD = models/libdlsched_models.la $(UNIT_TEST_LIBS) $(TORCH_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)
-check_PROGRAMS += testsuite/unit/test_features
-TESTS += testsuite/unit/test_features
-testsuite_unit_test_features_SOURCES = testsuite/unit/test_features.cpp
-testsuite_unit_test_features_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)
-testsuite_unit_test_features_LDADD = models/libdlsched_models.la $(UNIT_TEST_LIBS) $(TORCH_LIBS) $(JANSSON_LIBS) $(SQLITE_LIBS)
 endif

@@ -64,9 +64,8 @@ START_TEST(test_encode_job_by_hand)
 }
 END_TEST
 
-// Before any observation (scales of one hour of the model's time), a replay 120x faster than its
-// trace, read at ModelTimeScale=120, encodes as the trace at 1; read at 1, its jobs look nearly done.
-// (Once the scales have seen the site, no scale is needed: test_features.)
+// A replay 120x faster than its trace, read at ModelTimeScale=120, encodes as the trace at 1; read at 1,
+// its jobs look nearly done.
 START_TEST(test_encode_at_a_time_scale)
 {
 	const double k = 120;
@@ -91,7 +90,7 @@ START_TEST(test_encode_at_a_time_scale)
 	ClusterView tv = trace.view(), rv = replay.view();
 	float want[kJobFeatures], got[kJobFeatures], at1[kJobFeatures];
 	encode_job(tv, *tp, 2, 6, 8, want);
-	encode_job(rv, *rp, 2, 6, 8, got, TimeScales(ScalePrior(), k));
+	encode_job(rv, *rp, 2, 6, 8, got, k);
 	encode_job(rv, *rp, 2, 6, 8, at1);
 	for (int i = 0; i < kJobFeatures; ++i)
 		ck_assert_msg(std::fabs(want[i] - got[i]) < 1e-5,
@@ -100,7 +99,7 @@ START_TEST(test_encode_at_a_time_scale)
 	ck_assert_float_gt(want[0], 10 * at1[0]);  // remaining hours, read at 1: 120x too few
 	float uwant[kUnitFeatures], ugot[kUnitFeatures];
 	encode_unit(tv, *tr, 2, 3, uwant);
-	encode_unit(rv, *rr, 2, 3, ugot, TimeScales(ScalePrior(), k));
+	encode_unit(rv, *rr, 2, 3, ugot, k);
 	for (int i = 0; i < kUnitFeatures; ++i)
 		ck_assert_msg(std::fabs(uwant[i] - ugot[i]) < 1e-5,
 			      "unit feature %d: %g at scale %g, %g in the trace", i, ugot[i], k, uwant[i]);
@@ -632,10 +631,7 @@ START_TEST(test_supervised_learns_teacher)
 	std::vector<const Job*> cands = v.pending;
 	cands.push_back(&grow);
 	std::vector<const Job*> rest;
-	// At the time scales the learned allocation will have: the model's (none), after this view.
-	TimeScales scales;
-	scales.observe(v);
-	EncodedWindow e = encode_window(v, cands, 8, 512, rest, /*units=*/true, scales);
+	EncodedWindow e = encode_window(v, cands, 8, 512, rest, /*units=*/true);
 	// Teacher: the elastic job grows to 4, then the shortest jobs first (2 of 12 fit in what is left).
 	std::vector<const Job*> by_length = v.pending;
 	std::sort(by_length.begin(), by_length.end(),
