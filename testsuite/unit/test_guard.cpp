@@ -284,8 +284,10 @@ START_TEST(verdict_files_round_trip_and_go_stale)
 	g.policy = "optimus";
 	auto gc = guard_policy_config(c, g);
 	ck_assert(gc.is_ok());
-	ck_assert_str_eq(gc->get_string("Policy").c_str(), "optimus");
-	ck_assert_str_eq(gc->get_string("OrderingPolicy").c_str(), "");
+	// Held: ck_assert_str_eq keeps the pointer past the full expression a temporary lives in.
+	const std::string policy = gc->get_string("Policy"), ordering = gc->get_string("OrderingPolicy");
+	ck_assert_str_eq(policy.c_str(), "optimus");
+	ck_assert_str_eq(ordering.c_str(), "");
 }
 END_TEST
 

@@ -385,7 +385,7 @@ START_TEST(test_fallback_decides_as_heuristic)
 		ck_assert_msg(note.find(file) != std::string::npos &&
 				      note.find("srtf instead") != std::string::npos,
 			      "%s", note.c_str());
-		ck_assert_str_eq((*s)->fallback().c_str(), "srtf");  // hosts label the run with it
+		ck_assert(((*s)->fallback() == "srtf"));  // hosts label the run with it
 		Config h;
 		ck_assert(h.set("Policy", "dl2", "test").is_ok());
 		ck_assert(h.set("OrderingPolicy", "srtf", "test").is_ok());
@@ -530,7 +530,7 @@ START_TEST(test_untrusted_model_file_is_refused)
 	register_builtin_policies(reg);
 	auto s = Scheduler::create(c, reg);
 	ck_assert_msg(s.is_ok(), "%s", s.status().message().c_str());
-	ck_assert_str_eq((*s)->fallback().c_str(), "srtf");
+	ck_assert(((*s)->fallback() == "srtf"));
 	const std::string note = (*s)->notes();
 	ck_assert_msg(note.find(p + ": model file refused") != std::string::npos &&
 			      note.find("srtf instead") != std::string::npos,
