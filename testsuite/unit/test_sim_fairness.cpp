@@ -3,6 +3,7 @@
 // alone on their quota), the quotas --quotas gives.
 #include <cmath>
 #include <fstream>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "contribs/sim/fairness.h"
@@ -131,6 +132,9 @@ START_TEST(test_quota_file)
 			      r.status().message().c_str());
 	}
 	ck_assert(!load_quotas(p + ".missing", w, 8).is_ok());
+	// The test's own file and directory go (every run left a /tmp/test_sim_fairness.* behind).
+	std::remove(p.c_str());
+	rmdir(p.substr(0, p.rfind('/')).c_str());
 }
 END_TEST
 
