@@ -116,3 +116,25 @@ start_slurmctld() {
 	wait_for 30 scontrol ping >/dev/null || { ko "slurmctld did not come back: $(tail -3 "$dir/restart.log")"; return 1; }
 }
 restart_slurmctld() { stop_slurmctld && start_slurmctld; }
+
+# The positions of the test's jobs ("${ids[@]}", in submission order; $joblist: the same, comma-
+# separated) by Slurm priority, highest first (1 = first submitted); "" until dlsched has set every
+# one (above priority/basic's range, 0xffff0000). test-learned, test-guard.
+slurm_order() {
+	local out
+	out=$(squeue -h -t PD -j "$joblist" -o '%Q %i' 2>/dev/null | sort -k1,1nr -k2,2n)
+	[ "$(echo "$out" | awk '$1 > 4294901760' | wc -l)" -eq ${#ids[@]} ] || return 0
+	echo "$out" | while read -r _ id; do
+		for k in "${!ids[@]}"; do [ "${ids[$k]}" = "$id" ] && echo "$((k + 1))"; done
+	done | paste -sd' '
+}
+wait_order() {  # wait_order SECONDS WANT: until Slurm's order is WANT; prints the last one seen
+	local t=0 got=""
+	while [ $t -lt $(($1 * 2)) ]; do
+		got=$(slurm_order)
+		[ "$got" = "$2" ] && break
+		sleep 0.5
+		t=$((t + 1))
+	done
+	echo "$got"
+}

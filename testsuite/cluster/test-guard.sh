@@ -17,6 +17,7 @@ top="$(cd "$top" && pwd)"
 build="$(pwd)"
 tool="$top/contribs/cluster/dlsched-cluster"
 mm="$build/testsuite/cluster/make-model"
+. "$top/testsuite/cluster/lib.sh"  # ok, ko, slurm_order, wait_order
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to start a local cluster"; exit 77; }
 command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v mariadbd >/dev/null ||
 	{ echo "SKIP: Slurm, munge or MariaDB missing (scripts/install-deps --slurm)"; exit 77; }
@@ -30,8 +31,6 @@ chmod 755 "$dir"
 port=$("$tool" free-ports) || { echo "Bail out! no free ports"; exit 99; }
 fails=0
 t0=$(date +%s)
-ok() { echo "ok - $*"; }
-ko() { echo "not ok - $*"; fails=$((fails + 1)); }
 cleanup() { "$tool" down --dir "$dir/c" >/dev/null 2>&1; }
 trap cleanup EXIT
 profiles="$top/contribs/profiles"
@@ -87,26 +86,7 @@ for g in "${gpus[@]}"; do
 	ids+=("$(sbatch --parsable -o /dev/null --gres=gpu:$g --comment "model=imagenet epochs=2 epoch_time_1gpu=60" --wrap 'sleep 1')")
 done
 joblist=$(IFS=,; echo "${ids[*]}")
-# The jobs' positions (1 = first submitted) by Slurm priority, highest first; "" until dlsched has
-# set every one (above priority/basic's range, 0xffff0000).
-slurm_order() {
-	local out
-	out=$(squeue -h -t PD -j "$joblist" -o '%Q %i' 2>/dev/null | sort -k1,1nr -k2,2n)
-	[ "$(echo "$out" | awk '$1 > 4294901760' | wc -l)" -eq ${#ids[@]} ] || return 0
-	echo "$out" | while read -r _ id; do
-		for k in "${!ids[@]}"; do [ "${ids[$k]}" = "$id" ] && echo "$((k + 1))"; done
-	done | paste -sd' '
-}
-wait_order() {  # wait_order SECONDS WANT: until Slurm's order is WANT; prints the last one seen
-	local t=0 got=""
-	while [ $t -lt $(($1 * 2)) ]; do
-		got=$(slurm_order)
-		[ "$got" = "$2" ] && break
-		sleep 0.5
-		t=$((t + 1))
-	done
-	echo "$got"
-}
+# slurm_order, wait_order: lib.sh (the order of "${ids[@]}" in Slurm's queue).
 step() {  # step NAME WANT_ORDER LOG_PATTERN STATS_CHOICE STATS_SWITCHES
 	local got
 	got=$(wait_order 15 "$2")

@@ -93,26 +93,7 @@ for g in "${gpus[@]}"; do
 	ids+=("$(sbatch --parsable -o /dev/null --gres=gpu:$g --comment "model=imagenet epochs=2 epoch_time_1gpu=60" --wrap 'sleep 1')")
 done
 joblist=$(IFS=,; echo "${ids[*]}")
-# The jobs' positions (1 = first submitted) by Slurm priority, highest first; "" until dlsched has
-# set every one (above priority/basic's range, 0xffff0000).
-slurm_order() {
-	local out
-	out=$(squeue -h -t PD -j "$joblist" -o '%Q %i' 2>/dev/null | sort -k1,1nr -k2,2n)
-	[ "$(echo "$out" | awk '$1 > 4294901760' | wc -l)" -eq ${#ids[@]} ] || return 0
-	echo "$out" | while read -r _ id; do
-		for k in "${!ids[@]}"; do [ "${ids[$k]}" = "$id" ] && echo "$((k + 1))"; done
-	done | paste -sd' '
-}
-wait_order() {  # wait_order SECONDS WANT: until Slurm's order is WANT; prints the last one seen
-	local t=0 got=""
-	while [ $t -lt $(($1 * 2)) ]; do
-		got=$(slurm_order)
-		[ "$got" = "$2" ] && break
-		sleep 0.5
-		t=$((t + 1))
-	done
-	echo "$got"
-}
+# slurm_order, wait_order: lib.sh (the order of "${ids[@]}" in Slurm's queue).
 got=$(wait_order 15 "$want_small")
 [ "$got" = "$want_small" ] && ok "Slurm's queue order is the small-first model's offline order ($got)" ||
 	ko "Slurm's order '$got', the model's offline order '$want_small' ($(squeue -h -j "$joblist" -o '%i %Q %r' | tr '\n' ';'))"
