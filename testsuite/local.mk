@@ -99,7 +99,8 @@ EXTRA_DIST += testsuite/cluster/test-soak.sh
 
 # dlsched-report against hand-computed figures from a fixed sacct output.
 TESTS += testsuite/report/test-report.sh
-EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt testsuite/report/data/sacct-header.txt testsuite/report/data/bad.txt testsuite/report/data/reused.txt
+EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt testsuite/report/data/sacct-header.txt testsuite/report/data/bad.txt testsuite/report/data/reused.txt \
+	testsuite/report/data/dlsched-sched.stats
 include testsuite/train/local.mk
 include testsuite/guard/local.mk
 

@@ -240,6 +240,11 @@ bad "Start before Submit" "$tmp/startearly.txt:4: job 107: Start 2026-01-01T00:0
 # An option given twice is an error naming it (--profile-db alone repeats, with --compare).
 bad "option given twice" "--gpus-total is given twice: give it once" --from-file "$data/sacct.txt" --gpus-total 8 --gpus-total 16
 bad "--compare given twice" "--compare is given twice" --compare "a=$data/sacct.txt" --compare "b=$data/sacct.txt"
+bad "--stats not a stats file" "--stats $data/sacct.txt: its first line is not plugin=sched/dlsched" --from-file "$data/sacct.txt" --stats "$data/sacct.txt"
+sed 's/^guard_switches=.*/guard_switches=many/' "$data/dlsched-sched.stats" >"$tmp/badnum.stats"
+bad "--stats bad number" "--stats $tmp/badnum.stats: guard_switches=many is not a number" --from-file "$data/sacct.txt" --stats "$tmp/badnum.stats"
+bad "--stats missing" "--stats $tmp/none.stats: No such file or directory" --from-file "$data/sacct.txt" --stats "$tmp/none.stats"
+bad "--stats label unknown" "--stats 'x=$data/dlsched-sched.stats': no source labelled 'x'" --compare "a=$data/sacct.txt" --stats "x=$data/dlsched-sched.stats"
 # Empty input: a warning on stderr, and still a valid (empty) report.
 : >"$tmp/empty.txt"
 "$rep" --from-file "$tmp/empty.txt" --gpus-total 8 --format json >"$tmp/out.json" 2>"$tmp/err"
@@ -249,5 +254,51 @@ if [ $rc -eq 0 ] && grep -qF "warning: $tmp/empty.txt: no job records" "$tmp/err
 else
 	ko "empty input: rc $rc, stderr: $(cat "$tmp/err")"
 fi
+
+# ---- sched/dlsched's stats file (--stats): the guard's and the quotas' counters ----
+# data/dlsched-sched.stats is the stats file of a real test-guard.sh run (its model path masked):
+# 19 cycles, guard_choice=heuristic, guard_switches=6, guard_learned_cycles=8 (8/19 = 42%),
+# guard_verdict_age_s=1, guard_status empty (the verdict decides), quota counters 0. A copy with
+# borrowed_gpus=3, borrowed_gpu_s=7200 (2.00 GPU-h), quota_reclaims=2, quota_reclaimed_gpus=6,
+# quota_reclaim_cost_gpu_s=1800 (0.50 GPU-h).
+st="$data/dlsched-sched.stats"
+sed -e 's/^borrowed_gpus=.*/borrowed_gpus=3/' -e 's/^borrowed_gpu_s=.*/borrowed_gpu_s=7200.0/' \
+	-e 's/^quota_reclaims=.*/quota_reclaims=2/' -e 's/^quota_reclaimed_gpus=.*/quota_reclaimed_gpus=6/' \
+	-e 's/^quota_reclaim_cost_gpu_s=.*/quota_reclaim_cost_gpu_s=1800.0/' "$st" >"$tmp/quota.stats"
+if "$rep" --from-file "$data/sacct.txt" --gpus-total 16 --stats "$st" >"$tmp/out.txt" 2>"$tmp/err" && noerr; then
+	trow "  guard choice" heuristic && trow "  guard switches" 6 && trow "  guard learned cycles" "8 \(42%\)" &&
+		trow "  guard verdict age" 1.0s && trow "  guard status" ok && trow "  cycles" 19 &&
+		trow "  quota reclaims" 0 && ok "table: the guard's section (heuristic, 6 switches, 8 (42%) learned cycles)" ||
+		ko "table: stats section: $(sed -n '/sched.dlsched stats/,$p' "$tmp/out.txt")"
+else
+	ko "--stats run: $(cat "$tmp/err")"
+fi
+"$rep" --from-file "$data/sacct.txt" --stats "$tmp/quota.stats" >"$tmp/out.txt" 2>"$tmp/err" &&
+	trow "  borrowed GPUs \(now\)" 3 && trow "  borrowed GPU-hours" 2.00 && trow "  quota reclaims" 2 &&
+	trow "  quota reclaimed GPUs" 6 && trow "  quota reclaim cost GPU-h" 0.50 &&
+	ok "table: the quotas' counters (3 GPUs, 2.00 GPU-h borrowed; 2 reclaims of 6 GPUs, 0.50 GPU-h)" ||
+	ko "table: quota counters: $(sed -n '/sched.dlsched stats/,$p' "$tmp/out.txt") $(cat "$tmp/err")"
+"$rep" --from-file "$data/sacct.txt" --stats "$tmp/quota.stats" --json >"$tmp/out.json" 2>"$tmp/err" &&
+	jchk 'd["guard_choice"] == "heuristic" and d["guard_switches"] == 6 and d["guard_learned_cycles"] == 8 and d["guard_verdict_age_s"] == 1 and d["guard_status"] == "" and d["borrowed_gpus"] == 3 and d["borrowed_gpu_s"] == 7200 and d["quota_reclaims"] == 2 and d["quota_reclaimed_gpus"] == 6 and d["quota_reclaim_cost_gpu_s"] == 1800 and d["stats_cycles"] == 19 and d["jobs"] == 8' &&
+	ok "json: guard_* and quota fields under the stats file's names" || ko "json: stats: $(cat "$tmp/out.json" "$tmp/err")"
+"$rep" --from-file "$data/sacct.txt" --json >"$tmp/out.json" 2>"$tmp/err" && jchk '"guard_choice" not in d and "stats_file" not in d' &&
+	ok "json: no stats fields without a stats file" || ko "json without --stats: $(cat "$tmp/err")"
+"$rep" --compare "a=$data/sacct.txt" "b=$data/sacct.txt" --stats "b=$st" --format csv >"$tmp/out.csv" 2>"$tmp/err" &&
+	cchk 'r["a"]["guard_switches"] == "" and r["b"]["guard_switches"] == "6" and r["b"]["guard_choice"] == "heuristic" and r["b"]["quota_reclaims"] == "0"' &&
+	ok "csv: --stats LABEL=FILE with --compare (b has the counters, a none)" || ko "csv: stats: $(cat "$tmp/out.csv" "$tmp/err")"
+# Live, the stats file is found where slurm.conf's StateSaveLocation says (sacct: a saved output, as
+# --save wrote it, printed by a sacct on PATH; the stats file is the real one above).
+mkdir -p "$tmp/bin" "$tmp/state"
+cp "$st" "$tmp/state/dlsched-sched.stats"
+printf 'ClusterName=x\nStateSaveLocation=%s # the controller\n' "$tmp/state" >"$tmp/slurm.conf"
+printf '#!/bin/sh\ncat "%s"\n' "$data/sacct.txt" >"$tmp/bin/sacct"
+chmod +x "$tmp/bin/sacct"
+PATH="$tmp/bin:$PATH" SLURM_CONF="$tmp/slurm.conf" "$rep" --gpus-total 16 --json >"$tmp/out.json" 2>"$tmp/err" &&
+	jchk 'd["guard_switches"] == 6 and d["stats_file"].endswith("/state/dlsched-sched.stats")' &&
+	ok "live: the stats file from slurm.conf's StateSaveLocation" || ko "live stats: $(cat "$tmp/out.json" "$tmp/err")"
+rm "$tmp/state/dlsched-sched.stats"
+PATH="$tmp/bin:$PATH" SLURM_CONF="$tmp/slurm.conf" "$rep" --gpus-total 16 --json >"$tmp/out.json" 2>"$tmp/err" &&
+	noerr && jchk '"guard_choice" not in d' && ok "live without a stats file: no section, no error" ||
+	ko "live without stats: $(cat "$tmp/err")"
 
 exit $((fails > 0))
