@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 
 namespace dlsched::predict {
 
@@ -41,9 +42,47 @@ JobRecords job_records(const db::JobProfile& p)
 	return r;
 }
 
-ProfileReader::ProfileReader(std::string path, std::string cluster, double refresh_s, int busy_ms)
-    : path_(std::move(path)), cluster_(std::move(cluster)), refresh_s_(refresh_s), busy_ms_(busy_ms)
+db::JobProfile profile_as_of(const db::JobProfile& p, double t)
 {
+	db::JobProfile out;
+	out.job = p.job;
+	if (out.job.start_s > t)
+		out.job.start_s = 0;
+	if (out.job.end_s > t) {
+		out.job.end_s = 0;
+		out.job.state = out.job.start_s > 0 ? "running" : "pending";
+	}
+	for (const db::EpochRecord& e : p.epochs)
+		if (e.end_s <= t)
+			out.epochs.push_back(e);
+	for (const db::CheckpointRecord& c : p.checkpoints)
+		if (c.at_s <= t)
+			out.checkpoints.push_back(c);
+	for (db::PreemptionRecord r : p.preemptions) {
+		if (r.requested_s > t)
+			continue;
+		if (r.requeued_s > t) {
+			r.requeued_s = 0;
+			r.outcome.clear();
+		}
+		out.preemptions.push_back(std::move(r));
+	}
+	return out;
+}
+
+ProfileReader::ProfileReader(std::string path, std::string cluster, double refresh_s, int busy_ms)
+    : path_(std::move(path)),
+      cluster_(std::move(cluster)),
+      refresh_s_(refresh_s),
+      as_of_(std::numeric_limits<double>::infinity()),
+      busy_ms_(busy_ms)
+{
+}
+
+void ProfileReader::read_as_of(double t)
+{
+	as_of_ = t;
+	models_.clear();
 }
 
 void ProfileReader::give_up(const std::string& why, double now)
@@ -91,10 +130,13 @@ void ProfileReader::refresh(const std::vector<const Job*>& running, const ModelC
 		return;
 	// A job's own records and its model's history (when due); false when the DB failed.
 	auto read = [&](const Job* j, bool own) {
+		const bool past = std::isfinite(as_of_);
 		if (own) {
-			auto p = db_->job(cluster_, j->id);
+			// A past moment: every row (the newest kJobRowLimit may all be later).
+			auto p = db_->job(cluster_, j->id, past ? 0 : db::ProfileDb::kJobRowLimit);
 			if (p.is_ok()) {
-				jobs_[j->id] = job_records(p.value());
+				jobs_[j->id] =
+					job_records(past ? profile_as_of(p.value(), as_of_) : p.value());
 			} else if (p.status().code() != StatusCode::kNotFound) {
 				give_up(p.status().message(), now);
 				return false;
@@ -105,16 +147,22 @@ void ProfileReader::refresh(const std::vector<const Job*>& running, const ModelC
 		ModelHistory& h = models_[j->model];
 		if (h.read_at >= 0 && now - h.read_at < refresh_s_)
 			return true;
-		auto past = db_->model_history(models.at(j->model).name, kHistoryJobs);
-		if (!past.is_ok()) {
-			give_up(past.status().message(), now);
+		// A past moment: the most recent kHistoryJobs that had epochs by then.
+		auto history = db_->model_history(models.at(j->model).name, past ? 0 : kHistoryJobs);
+		if (!history.is_ok()) {
+			give_up(history.status().message(), now);
 			return false;
 		}
 		std::vector<JobMeasurements> pooled;
 		h.fractional_saves = false;
-		for (const db::JobProfile& q : past.value()) {
-			if (q.job.job_id == static_cast<std::int64_t>(j->id) && q.job.cluster == cluster_)
+		for (const db::JobProfile& all : history.value()) {
+			if (all.job.job_id == static_cast<std::int64_t>(j->id) && all.job.cluster == cluster_)
 				continue;
+			const db::JobProfile q = past ? profile_as_of(all, as_of_) : all;
+			if (q.epochs.empty())
+				continue;
+			if (pooled.size() == kHistoryJobs)
+				break;
 			pooled.push_back(measurements(q));
 			h.fractional_saves = h.fractional_saves || job_records(q).fractional_saves;
 		}

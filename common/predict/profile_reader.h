@@ -81,6 +81,11 @@ public:
 	// from the database now; -1 when there is none or the database cannot be read.
 	double checkpoint_since(JobId id, double since, double now);
 
+	// Reads only what was recorded at or before `t` (seconds since the epoch; default: everything),
+	// as profile_as_of() cuts it: dlsched-guard replays the past with what the controller knew then,
+	// never a record written after the moment it judges. Forgets the histories read so far.
+	void read_as_of(double t);
+
 	// "" while the database is read fine; else what went wrong (for the host to log once).
 	const std::string& status() const { return status_; }
 	bool enabled() const { return !path_.empty(); }
@@ -97,6 +102,7 @@ private:
 
 	std::string path_, cluster_;
 	double refresh_s_;
+	double as_of_;  // read_as_of(); +infinity: everything
 	int busy_ms_;
 	std::unique_ptr<db::ProfileDb> db_;
 	double retry_at_ = 0;
@@ -115,6 +121,11 @@ private:
 
 // JobRecords from one job's profile (exposed for tests).
 JobRecords job_records(const db::JobProfile& profile);
+
+// The profile as it stood at `t`: the epochs that had ended, the checkpoints written and the
+// preemptions requested by then (a requeue after `t` not yet done), the job's row with a start
+// or end after `t` not yet there ("running" until it ended).
+db::JobProfile profile_as_of(const db::JobProfile& profile, double t);
 
 }  // namespace dlsched::predict
 
