@@ -6,5 +6,7 @@ common_libdlsched_la_SOURCES += \
 	common/util/flag_table.cpp \
 	common/util/node_list.h \
 	common/util/node_list.cpp \
+	common/util/slurm_conf.h \
+	common/util/slurm_conf.cpp \
 	common/util/trusted_file.h \
 	common/util/trusted_file.cpp

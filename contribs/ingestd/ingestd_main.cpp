@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -23,6 +22,7 @@
 #include "profiledb/profile_db.h"
 #include "util/csv.h"
 #include "util/flag_table.h"
+#include "util/slurm_conf.h"
 #include "workload/workload.h"
 
 using namespace dlsched;
@@ -161,28 +161,6 @@ double wall_clock()
 	return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
-// slurm.conf's ClusterName (keys are case-insensitive; '#' starts a comment), or "".
-std::string slurm_cluster_name()
-{
-	const char* env = std::getenv("SLURM_CONF");
-	std::FILE* f = std::fopen(env && *env ? env : "/etc/slurm/slurm.conf", "re");
-	if (!f)
-		return "";
-	char line[4096];
-	std::string name;
-	while (std::fgets(line, sizeof line, f)) {
-		std::string l = line;
-		l = l.substr(0, l.find('#'));
-		const std::size_t b = l.find_first_not_of(" \t");
-		if (b == std::string::npos || strncasecmp(l.c_str() + b, "ClusterName=", 12) != 0)
-			continue;
-		name = l.substr(b + 12);
-		name = name.substr(0, name.find_first_of(" \t\r\n"));
-	}
-	std::fclose(f);
-	return name;
-}
-
 // Parses argv into `o`; returns -1 to go on, else the exit status.
 int parse_options(int argc, char** argv, Options& o)
 {
@@ -198,7 +176,7 @@ int parse_options(int argc, char** argv, Options& o)
 	if (o.db.empty())
 		return usage_error("--db: give the profile DB's path");
 	if (o.limits.cluster.empty())
-		o.limits.cluster = slurm_cluster_name();
+		o.limits.cluster = slurm_conf_value("ClusterName");
 	if (o.limits.cluster.empty())
 		return usage_error(
 			"--cluster: give the cluster whose batches this service stores (slurm.conf's "
