@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "contribs/guard/known.h"
 #include "contribs/sim/cluster_spec.h"
 #include "contribs/sim/engine.h"
 #include "contribs/train/sacct.h"
@@ -29,6 +30,8 @@
 #include "policy/guard_verdict.h"
 #include "policy/registry.h"
 #include "policy/scheduler.h"
+#include "util/slurm_conf.h"
+#include "util/trusted_file.h"
 #include "workload/workload.h"
 
 using namespace dlsched;
@@ -37,12 +40,13 @@ namespace {
 
 const char* const kUsage =
 	"usage: dlsched-guard --config dlsched.conf --cluster SPEC [--sacct FILE] [--verdict FILE]\n"
-	"                     [--state FILE] [--now SECONDS] [--loop]\n"
+	"                     [--state FILE] [--now SECONDS] [--loop] [--cluster-name NAME]\n"
+	"                     [--snapshot FILE]\n"
 	"One shadow evaluation of the learned policy against GuardPolicy= on the jobs of the last\n"
 	"GuardWindow= (sacct), then the verdict file sched/dlsched follows. See dlsched-guard(1).\n";
 
 struct Options {
-	std::string config, cluster, sacct, verdict, state;
+	std::string config, cluster, sacct, verdict, state, cluster_name, snapshot;
 	double now = -1;
 	bool loop = false;
 };
@@ -141,7 +145,7 @@ Result<std::string> read_history(const Options& o, double now, double window)
 		if (!in)
 			return not_found(o.sacct +
 					 ": cannot read it (--sacct: output of sacct -X -P -a -o "
-					 "JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment,User)");
+					 "JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment,User,Timelimit)");
 		std::ostringstream s;
 		s << in.rdbuf();
 		return s.str();
@@ -153,9 +157,11 @@ Result<std::string> read_history(const Options& o, double now, double window)
 	gmtime_r(&t, &tt);
 	std::strftime(from, sizeof(from), "%Y-%m-%dT%H:%M:%S", &tf);
 	std::strftime(to, sizeof(to), "%Y-%m-%dT%H:%M:%S", &tt);
-	// sacct reads and prints local time; TZ=UTC makes it the UTC the reader assumes.
+	// sacct reads and prints local time; TZ=UTC makes it the UTC the reader assumes. With -S and
+	// -E and no state, sacct lists every job pending or running at some time in the window: the
+	// backlog at its start as well as the jobs submitted in it.
 	const std::string cmd = std::string("TZ=UTC sacct -X -P -a -S ") + from + " -E " + to +
-				" -o JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment,User";
+				" -o JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment,User,Timelimit";
 	FILE* p = popen(cmd.c_str(), "r");
 	if (!p)
 		return io_error("cannot run sacct: " + std::string(std::strerror(errno)));
@@ -180,6 +186,7 @@ struct Guard {
 	GuardSettings settings;
 	std::vector<Node> nodes;
 	sim::SimOptions so;
+	guard::KnownOptions known;  // how the controller's view estimated the jobs
 };
 
 Status set_up(const Options& o, Guard& g)
@@ -237,6 +244,16 @@ Status set_up(const Options& o, Guard& g)
 	so.hint_limits.floor_no_limit_s = g.config.get_double("HintFloorNoTimeLimit");
 	so.estimates = sim::Estimates::kOracle;
 	so.drop_unrunnable = true;
+	// The jobs' lengths as sched/dlsched's view had them (the same evidence, the same bounds).
+	guard::KnownOptions& k = g.known;
+	k.window = g.settings.window;
+	k.profile_db = g.config.get_string("ProfileDB");
+	k.cluster = !o.cluster_name.empty() ? o.cluster_name : slurm_conf_value("ClusterName");
+	k.limits.trust_factor = g.config.get_double("HintTrustFactor");
+	k.limits.floor_no_limit_s = g.config.get_double("HintFloorNoTimeLimit");
+	if (!g.nodes.empty() && g.nodes[0].gpus_total > 0)
+		k.limits.gpus_per_node = g.nodes[0].gpus_total;
+	k.overhead = so.overhead;
 	return Status::ok();
 }
 
@@ -273,17 +290,37 @@ int evaluate(const Options& o, Guard& g, double now)
 	if (!history.is_ok())
 		return fail(history.status().message());
 	std::istringstream in(*history);
-	auto known = train::sacct_guard_known(in, o.sacct.empty() ? "sacct" : o.sacct, g.models);
-	if (!known.is_ok())
-		return fail(known.status().message());
+	auto jobs = train::sacct_guard_jobs(in, o.sacct.empty() ? "sacct" : o.sacct, g.models, now);
+	if (!jobs.is_ok())
+		return fail(jobs.status().message());
+	g.known.now = now;
+	guard::KnownSummary summary;
+	std::vector<GuardKnown> known = guard::known_at(*jobs, g.models, g.known, &summary);
+	if (!summary.profile_db_note.empty())
+		std::fprintf(stderr,
+			     "dlsched-guard: ProfileDB=%s not read (%s): lengths from the jobs' claims "
+			     "and time limits, as sched/dlsched does\n",
+			     g.known.profile_db.c_str(), summary.profile_db_note.c_str());
 	// The window's start is the replay's time 0.
 	const double base = now - g.settings.window;
-	for (GuardKnown& k : *known)
+	for (GuardKnown& k : known)
 		k.job.submit_time -= base;
 	Workload w;
 	w.source = o.sacct.empty() ? "sacct" : o.sacct;
-	w.jobs = guard_snapshot(*known, g.settings.window, g.settings.window,
+	w.jobs = guard_snapshot(known, g.settings.window, g.settings.window,
 				g.so.hint_limits.floor_no_limit_s);
+	if (!o.snapshot.empty()) {
+		std::string csv = "id,submit_s,gpus,epochs,epoch_time_1gpu_s\n";
+		char row[160];
+		for (const Job& j : w.jobs) {
+			std::snprintf(row, sizeof(row), "%llu,%.0f,%d,%.6g,%.6g\n",
+				      static_cast<unsigned long long>(j.id), j.submit_time, j.gpus_requested,
+				      j.epochs_total, j.epoch_time_1gpu);
+			csv += row;
+		}
+		if (Status s = write_atomically(o.snapshot, csv); !s.is_ok())
+			return fail(s.message());
+	}
 	const double learned = mean_jct(g, w, *g.learned);
 	const double heuristic = mean_jct(g, w, *g.heuristic);
 	GuardState rule(g.settings.margin, state->choice);
@@ -310,10 +347,11 @@ int evaluate(const Options& o, Guard& g, double now)
 	if (Status s = write_atomically(verdict_path, format_guard_verdict(file)); !s.is_ok())
 		return fail(s.message());
 	std::printf(
-		"dlsched-guard: %zu job(s) of the last %.0f s: %s %.1f s, %s %.1f s average JCT: %s%s "
-		"(switches %ld)\n",
-		w.jobs.size(), g.settings.window, g.learned->preset_name().c_str(), learned,
-		g.settings.policy.c_str(), heuristic, guard_choice_name(v.after),
+		"dlsched-guard: %zu job(s) of the last %.0f s (%zu from before it, %zu estimated from the "
+		"profile DB): %s %.1f s, %s %.1f s average JCT: %s%s (switches %ld)\n",
+		w.jobs.size(), g.settings.window, summary.carried, summary.from_db,
+		g.learned->preset_name().c_str(), learned, g.settings.policy.c_str(), heuristic,
+		guard_choice_name(v.after),
 		v.switched() ? (std::string(" (was ") + guard_choice_name(v.before) + ")").c_str() : "",
 		next.switches);
 	std::fflush(stdout);
@@ -346,6 +384,10 @@ int main(int argc, char** argv)
 			value(o.verdict);
 		else if (a == "--state")
 			value(o.state);
+		else if (a == "--cluster-name")
+			value(o.cluster_name);
+		else if (a == "--snapshot")
+			value(o.snapshot);
 		else if (a == "--now") {
 			value(now);
 			char* end = nullptr;
@@ -380,6 +422,9 @@ int main(int argc, char** argv)
 	Guard g;
 	if (Status s = set_up(o, g); !s.is_ok())
 		return fail(s.message());
+	// The verdict decides for slurmctld: its profile DB is refused as sched/dlsched refuses one
+	// (writable by every user, or in a directory every user can write).
+	trust_files_owned_by(static_cast<std::uint32_t>(geteuid()));
 	if (!o.loop)
 		return evaluate(o, g, o.now > 0 ? o.now : static_cast<double>(std::time(nullptr)));
 	for (;;) {  // a failed evaluation leaves the old verdict to go stale: the heuristic's side

@@ -54,6 +54,8 @@ int gpus_of(const std::string& tres)
 // The jobs of sacct output that ran with GPUs, with when they ran (see sacct_rounds).
 struct SacctTimes {
 	double start, end;
+	double claimed_epoch_time_1gpu = 0;  // the comment's epoch_time_1gpu=; 0: none
+	bool epochs_given = false;           // the comment's epochs=
 };
 // `unfinished`: also the jobs still pending or running (Start or End Unknown: -1 in `times`), whose
 // epoch time is their comment's word or 0 (unknown).
@@ -113,6 +115,8 @@ Status read_sacct(std::istream& in, const std::string& source, const ModelCatalo
 		parse_job_words(cell("Comment"), meta);
 		j.model = models.find(meta.model);
 		j.epochs_total = meta.epochs > 0 ? meta.epochs : 1;
+		if (col.count("Timelimit"))
+			j.time_limit = sacct_time_limit(cell("Timelimit"));
 		if (meta.epoch_time_1gpu > 0)
 			j.epoch_time_1gpu = meta.epoch_time_1gpu;
 		else if (ended)  // no profile: the run itself, as one epoch at its size (what backfill would
@@ -121,7 +125,7 @@ Status read_sacct(std::istream& in, const std::string& source, const ModelCatalo
 		else
 			j.epoch_time_1gpu = 0;
 		jobs.push_back(j);
-		times.push_back({start, end});
+		times.push_back({start, end, meta.epoch_time_1gpu, meta.epochs > 0});
 		t0 = t0 < 0 ? submit : std::min(t0, submit);
 	}
 	if (col.empty())
@@ -253,8 +257,40 @@ Result<std::size_t> sacct_workload(std::istream& in, const std::string& source, 
 	return jobs.size();
 }
 
-Result<std::vector<GuardKnown>> sacct_guard_known(std::istream& in, const std::string& source,
-						  const ModelCatalog& models)
+double sacct_time_limit(const std::string& cell)
+{
+	// [D-]HH:MM:SS, MM:SS or MM (sacct's Timelimit).
+	long long days = 0, parts[3] = {0, 0, 0};
+	std::string rest = cell;
+	const std::size_t dash = rest.find('-');
+	if (dash != std::string::npos) {
+		if (!parse_integer(rest.substr(0, dash), days) || days < 0)
+			return kNoTimeLimit;
+		rest = rest.substr(dash + 1);
+	}
+	std::vector<std::string> fields;
+	std::stringstream ss(rest);
+	std::string f;
+	while (std::getline(ss, f, ':'))
+		fields.push_back(f);
+	if (fields.empty() || fields.size() > 3 || (dash != std::string::npos && fields.size() != 3))
+		return kNoTimeLimit;
+	for (std::size_t i = 0; i < fields.size(); ++i)
+		if (!parse_integer(fields[i], parts[i]) || parts[i] < 0 || parts[i] > 1000000)
+			return kNoTimeLimit;
+	double s = 0;
+	if (fields.size() == 3)
+		s = parts[0] * 3600.0 + parts[1] * 60.0 + parts[2];
+	else if (fields.size() == 2)
+		s = parts[0] * 60.0 + parts[1];
+	else
+		s = parts[0] * 60.0;  // minutes
+	s += days * 86400.0;
+	return s > 0 ? s : kNoTimeLimit;
+}
+
+Result<std::vector<SacctGuardJob>> sacct_guard_jobs(std::istream& in, const std::string& source,
+						    const ModelCatalog& models, double now)
 {
 	std::deque<Job> jobs;
 	std::vector<SacctTimes> times;
@@ -262,15 +298,21 @@ Result<std::vector<GuardKnown>> sacct_guard_known(std::istream& in, const std::s
 	Status st = read_sacct(in, source, models, jobs, times, t0, true);
 	if (!st.is_ok())
 		return st;
-	std::vector<GuardKnown> out;
+	std::vector<SacctGuardJob> out;
 	for (std::size_t i = 0; i < jobs.size(); ++i) {
-		GuardKnown k;
-		k.job = jobs[i];
-		k.finished = times[i].start >= 0 && times[i].end >= times[i].start;
-		if (k.finished)  // its whole run, per epoch on one GPU
-			k.measured_epoch_time_1gpu = (times[i].end - times[i].start) * k.job.gpus_requested /
-						     std::max(1.0, k.job.epochs_total);
-		out.push_back(std::move(k));
+		if (jobs[i].submit_time > now)
+			continue;  // not submitted yet
+		SacctGuardJob g;
+		g.job = jobs[i];
+		// Its length is a claim (the comment) or unknown: never the run read_sacct measured.
+		g.job.epoch_time_1gpu = times[i].claimed_epoch_time_1gpu;
+		g.epochs_given = times[i].epochs_given;
+		if (times[i].start >= 0 && times[i].start <= now) {
+			g.start = times[i].start;
+			if (times[i].end >= times[i].start && times[i].end <= now)
+				g.end = times[i].end;
+		}
+		out.push_back(std::move(g));
 	}
 	return out;
 }

@@ -34,12 +34,24 @@ Result<std::vector<PolicyStep>> sacct_rounds(std::istream& in, const std::string
 Result<std::size_t> sacct_workload(std::istream& in, const std::string& source, const ModelCatalog& models,
 				   std::ostream& out, double time_scale = 1.0);
 
-// The same records as the guard knows them (dlsched-guard): every job with GPUs, submit times in
-// seconds since the epoch (UTC); a job that ended finished, measured at the length it ran; one still
-// pending or running (Start or End Unknown) at its comment's epoch time, else unknown (0: the
-// snapshot takes its time limit or a default). Errors as sacct_rounds.
-Result<std::vector<GuardKnown>> sacct_guard_known(std::istream& in, const std::string& source,
-						  const ModelCatalog& models);
+// One job of sacct output as dlsched-guard reads it at `now`: submit time, GPUs, user, time limit
+// (the Timelimit column when there is one) and the comment's words, as claims (model, epochs,
+// epoch_time_1gpu in job.epoch_time_1gpu: 0 when it gave none). A start or end after `now` is not
+// there yet (-1): what was recorded later is never read.
+struct SacctGuardJob {
+	Job job;
+	double start = -1, end = -1;  // seconds since the epoch (UTC); -1: not by `now`
+	bool epochs_given = false;    // the comment's epochs=
+};
+
+// Every job with GPUs submitted by `now` (sacct -X -P -o JobID,Submit,Start,End,AllocTRES,ReqTRES,
+// Comment,User[,Timelimit]), pending, running or ended. Errors as sacct_rounds.
+Result<std::vector<SacctGuardJob>> sacct_guard_jobs(std::istream& in, const std::string& source,
+						    const ModelCatalog& models, double now);
+
+// A Timelimit cell of sacct ("1-02:03:04", "02:03:04", "30:00", "45") in seconds; kNoTimeLimit for
+// "UNLIMITED", "Partition_Limit", "" or anything else.
+double sacct_time_limit(const std::string& cell);
 
 }  // namespace dlsched::train
 

@@ -17,3 +17,4 @@ include testsuite/unit/predict.mk
 include testsuite/unit/models.mk
 include testsuite/unit/sim.mk
 include testsuite/unit/train.mk
+include testsuite/unit/guard.mk
