@@ -9,6 +9,7 @@
 #    GuardInterval=): fifo decides;
 #  - a reconfigure keeps the side followed (no switch);
 #  - the stats file counts it: guard_choice, guard_switches, guard_learned_cycles, guard_verdict_age_s;
+#    dlsched-report, run live, finds the stats file from slurm.conf and shows them;
 #  - dlsched-guard run on this cluster (sacct of its slurmdbd) writes a verdict the plugin follows.
 # About a minute. Skips (77) without root, Slurm/munge/MariaDB, the plugins, or libtorch.
 set -u
@@ -149,6 +150,13 @@ if [ -x "$guard" ]; then
 else
 	echo "# dlsched-guard not built: its run on this cluster skipped"
 fi
+# dlsched-report, live on this cluster: sacct, and the stats file found from slurm.conf's
+# StateSaveLocation, with the counters the stats file has now.
+"$top/contribs/report/dlsched-report" --gpus-total 16 --json >"$dir/report.json" 2>"$dir/report.err" &&
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d["stats_file"] == sys.argv[2] and d["guard_switches"] >= 6 and d["guard_choice"] in ("learned", "heuristic") and d["jobs"] >= 1 else 1)' \
+		"$dir/report.json" "$st" &&
+	ok "dlsched-report (live) shows the guard's counters from $st: $(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(*(k + "=" + str(d[k]) for k in ("guard_choice", "guard_switches", "guard_learned_cycles")))' "$dir/report.json")" ||
+	ko "dlsched-report live: $(cat "$dir/report.err"; head -c 300 "$dir/report.json")"
 scontrol ping | grep -q UP && ok "slurmctld up" || ko "slurmctld down"
 
 echo "test-guard: $(($(date +%s) - t0)) s"
