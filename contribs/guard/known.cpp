@@ -28,8 +28,8 @@ Job as_viewed(const train::SacctGuardJob& s, double t)
 
 }  // namespace
 
-std::vector<GuardKnown> known_at(const std::vector<train::SacctGuardJob>& jobs,
-				 const ModelCatalog& models, const KnownOptions& o, KnownSummary* summary)
+std::vector<GuardKnown> known_at(const std::vector<train::SacctGuardJob>& jobs, const ModelCatalog& models,
+				 const KnownOptions& o, KnownSummary* summary)
 {
 	KnownSummary sum;
 	const double start = o.now - o.window;
@@ -47,8 +47,8 @@ std::vector<GuardKnown> known_at(const std::vector<train::SacctGuardJob>& jobs,
 		k.job = s.job;
 		k.finished = ended;
 		if (ended)  // its whole (last) run, per epoch on one GPU
-			k.measured_epoch_time_1gpu = (s.end - s.start) * k.job.gpus_requested /
-						     std::max(1.0, k.job.epochs_total);
+			k.measured_epoch_time_1gpu =
+				(s.end - s.start) * k.job.gpus_requested / std::max(1.0, k.job.epochs_total);
 		k.carried = s.job.submit_time <= start;
 		if (!ended) {
 			viewed.push_back(as_viewed(s, o.now));
@@ -118,7 +118,8 @@ std::vector<GuardKnown> known_at(const std::vector<train::SacctGuardJob>& jobs,
 		double done = 0;
 		if (j.running()) {
 			const predict::JobRecords* r = then.job(j.id);
-			done = r && r->last_epoch > 0 ? r->last_epoch : predict::progress_from_time(j, models);
+			done = r && r->last_epoch > 0 ? r->last_epoch
+						      : predict::progress_from_time(j, models);
 		}
 		// It was still there at the start: at least a sliver of it was left, whatever the estimate.
 		k.epochs_left_then = std::max(0.01 * j.epochs_total, j.epochs_total - done);

@@ -29,18 +29,17 @@ struct KnownOptions {
 
 // Where each job's length came from, for dlsched-guard's output and tests.
 struct KnownSummary {
-	std::size_t carried = 0;       // backlog at the window's start
-	std::size_t from_db = 0;       // lengths from the profile DB (own epochs or model history)
-	std::string profile_db_note;   // "" or why the profile DB was not read (as sched/dlsched logs it)
+	std::size_t carried = 0;      // backlog at the window's start
+	std::size_t from_db = 0;      // lengths from the profile DB (own epochs or model history)
+	std::string profile_db_note;  // "" or why the profile DB was not read (as sched/dlsched logs it)
 };
 
 // `jobs` as sacct_guard_jobs() read them at `o.now`, as guard_snapshot() takes them: the finished
 // ones measured, the others estimated; a job submitted before the window that was pending or running
 // at its start carried with the epochs it had left then (its records before the window's start,
 // else its time run at the length known now). Times stay absolute.
-std::vector<GuardKnown> known_at(const std::vector<train::SacctGuardJob>& jobs,
-				 const ModelCatalog& models, const KnownOptions& o,
-				 KnownSummary* summary = nullptr);
+std::vector<GuardKnown> known_at(const std::vector<train::SacctGuardJob>& jobs, const ModelCatalog& models,
+				 const KnownOptions& o, KnownSummary* summary = nullptr);
 
 }  // namespace dlsched::guard
 

@@ -26,8 +26,8 @@ using namespace dlsched;
 
 namespace {
 
-const double kNow = 100000;      // the evaluation
-const double kWindow = 20000;    // GuardWindow=
+const double kNow = 100000;    // the evaluation
+const double kWindow = 20000;  // GuardWindow=
 const double kStart = kNow - kWindow;
 
 // A job's epochs in the profile DB: `n` epochs of `epoch_s` on `gpus` GPUs from `from`.
@@ -79,9 +79,9 @@ START_TEST(sacct_time_limits)
 	const struct {
 		const char* cell;
 		double want;
-	} cases[] = {{"1-02:03:04", 93784}, {"02:03:04", 7384}, {"30:00", 1800},   {"45", 2700},
-		     {"UNLIMITED", kNoTimeLimit}, {"Partition_Limit", kNoTimeLimit}, {"", kNoTimeLimit},
-		     {"1-30:00", kNoTimeLimit},   {"00:00:00", kNoTimeLimit}};
+	} cases[] = {{"1-02:03:04", 93784}, {"02:03:04", 7384},          {"30:00", 1800},
+		     {"45", 2700},          {"UNLIMITED", kNoTimeLimit}, {"Partition_Limit", kNoTimeLimit},
+		     {"", kNoTimeLimit},    {"1-30:00", kNoTimeLimit},   {"00:00:00", kNoTimeLimit}};
 	for (const auto& c : cases)
 		ck_assert_msg(train::sacct_time_limit(c.cell) == c.want, "'%s': %g, want %g", c.cell,
 			      train::sacct_time_limit(c.cell), c.want);
@@ -96,8 +96,10 @@ START_TEST(sacct_lines_as_of_the_evaluation)
 	ck_assert(models.is_ok());
 	std::istringstream in(
 		"JobID|Submit|Start|End|AllocTRES|ReqTRES|Comment|User|Timelimit\n"
-		"1|2026-11-23T10:00:00|2026-11-23T10:00:00|2026-11-23T10:30:00|gres/gpu=2||epochs=3|a|01:00:00\n"
-		"2|2026-11-23T10:00:00|2026-11-23T10:10:00|2026-11-23T13:00:00|gres/gpu=1||epoch_time_1gpu=60|b|UNLIMITED\n"
+		"1|2026-11-23T10:00:00|2026-11-23T10:00:00|2026-11-23T10:30:00|gres/"
+		"gpu=2||epochs=3|a|01:00:00\n"
+		"2|2026-11-23T10:00:00|2026-11-23T10:10:00|2026-11-23T13:00:00|gres/"
+		"gpu=1||epoch_time_1gpu=60|b|UNLIMITED\n"
 		"3|2026-11-23T11:00:00|2026-11-23T12:30:00|2026-11-23T13:00:00|gres/gpu=1|||c|10:00\n"
 		"4|2026-11-23T12:30:00|2026-11-23T12:30:00|2026-11-23T13:00:00|gres/gpu=1|||d|10:00\n");
 	const double now = 1795435200;  // 2026-11-23T12:00:00Z
@@ -106,10 +108,10 @@ START_TEST(sacct_lines_as_of_the_evaluation)
 	ck_assert_uint_eq(jobs->size(), 3);  // not 4: submitted after
 	const train::SacctGuardJob &a = (*jobs)[0], &b = (*jobs)[1], &c = (*jobs)[2];
 	ck_assert(a.start > 0 && a.end > a.start && a.epochs_given && a.job.time_limit == 3600);
-	ck_assert(a.job.epoch_time_1gpu == 0);                 // no claim: unknown, not its run
-	ck_assert(b.start > 0 && b.end == -1);                 // ended after: still running
+	ck_assert(a.job.epoch_time_1gpu == 0);  // no claim: unknown, not its run
+	ck_assert(b.start > 0 && b.end == -1);  // ended after: still running
 	ck_assert(b.job.epoch_time_1gpu == 60 && !b.epochs_given && b.job.time_limit == kNoTimeLimit);
-	ck_assert(c.start == -1 && c.end == -1);               // started after: still pending
+	ck_assert(c.start == -1 && c.end == -1);  // started after: still pending
 	ck_assert(c.job.time_limit == 600);
 }
 END_TEST
@@ -128,8 +130,8 @@ START_TEST(lengths_from_the_profile_db_as_of_the_evaluation)
 	{
 		auto w = db::ProfileDb::open_writer(path);
 		ck_assert(w.is_ok());
-		record(*w, 1, "cifar10", kNow - 9000, 5, 500);    // history before the evaluation
-		record(*w, 3, "cifar10", kNow + 100, 5, 5000);    // after it
+		record(*w, 1, "cifar10", kNow - 9000, 5, 500);  // history before the evaluation
+		record(*w, 3, "cifar10", kNow + 100, 5, 5000);  // after it
 		record(*w, 4, "cifar10", kNow + 200, 5, 5000);
 		record(*w, 20, "imagenet", kNow - 2000, 2, 900);  // job 20's own epochs
 		record(*w, 20, "imagenet", kNow + 10, 3, 10, 3);  // ... and later, much faster ones
@@ -150,7 +152,8 @@ START_TEST(lengths_from_the_profile_db_as_of_the_evaluation)
 	ck_assert(!pending->finished && !running->finished);
 	ck_assert_msg(std::fabs(pending->job.epoch_time_1gpu / 500 - 1) < 0.3, "pending: %g s per epoch",
 		      pending->job.epoch_time_1gpu);
-	ck_assert_msg(find(none, 10)->job.epoch_time_1gpu < 200, "no DB: %g", find(none, 10)->job.epoch_time_1gpu);
+	ck_assert_msg(find(none, 10)->job.epoch_time_1gpu < 200, "no DB: %g",
+		      find(none, 10)->job.epoch_time_1gpu);
 	ck_assert_msg(std::fabs(running->job.epoch_time_1gpu / 900 - 1) < 0.3, "running: %g s per epoch",
 		      running->job.epoch_time_1gpu);
 	// Later, jobs 3 and 4's long epochs are part of the history (capped at the time limit).
