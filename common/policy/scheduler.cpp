@@ -165,8 +165,7 @@ bool same_placement(std::vector<NodeShare> a, std::vector<NodeShare> b)
 // it starts, the latest in the order first, then, when the plan reconsiders running jobs, those of
 // running borrowing jobs it keeps, least lost time first (stop_loss(grace), as reclaim_for), never
 // leaving their account below its quota; as many as it needs, and no running job it fits without.
-// Running jobs owed their quota that the plan stops while their GPUs stay free are kept. `free` is
-// what the allocation planned on.
+// `free` is what the allocation planned on.
 void serve_guaranteed_first(const ClusterView& view, const std::vector<const Job*>& ordered,
 			    const std::unordered_set<JobId>& guaranteed,
 			    const std::unordered_set<JobId>& owed, const FreeMap& free, bool reconsider,
@@ -214,19 +213,6 @@ void serve_guaranteed_first(const ClusterView& view, const std::vector<const Job
 			lendable_of[plan[borrowers[k]].job->account] += plan[borrowers[k]].gpus;
 	}
 	Plan added;
-	// Running jobs within quota the plan stops although their GPUs stay free after it: kept where
-	// they run (stopping them would leave their account below its quota for nothing).
-	for (const Job* r : ordered) {
-		if (!reconsider || !r->running() || !owed.count(r->id) || at.count(r->id))
-			continue;
-		bool still_free = true;
-		for (const NodeShare& sh : r->placement)
-			still_free = still_free && after.free(sh.node) >= sh.gpus;
-		if (!still_free)
-			continue;
-		after.take(r->placement);
-		added.push_back({r, r->gpus_allocated, r->placement});
-	}
 	for (const Job* w : ordered) {
 		if (w->running() || !owed.count(w->id) || at.count(w->id))
 			continue;
