@@ -62,6 +62,10 @@ EXTRA_DIST += testsuite/cluster/test-elastic.sh
 # Teams: an account below its quota gets borrowed GPUs back by checkpoint and requeue (FairnessPolicy=quota).
 TESTS += testsuite/cluster/test-fairness.sh
 EXTRA_DIST += testsuite/cluster/test-fairness.sh
+# Fair-share in full mode: priority/multifactor with INCR_ONLY records usage (sshare) and keeps
+# dlsched's order; FairnessPolicy=fairshare puts the account that used less first.
+TESTS += testsuite/cluster/test-fairshare.sh
+EXTRA_DIST += testsuite/cluster/test-fairshare.sh
 # The placement agent (gp-placement) learns machine speeds from measured epochs on a heterogeneous
 # cluster (V100s, one throttled, and K80s) and places new jobs on the fastest.
 TESTS += testsuite/cluster/test-dual-agent.sh

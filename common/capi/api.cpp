@@ -614,6 +614,18 @@ void dump_cycle(dlsched_scheduler_t* sched, const dlsched_cluster_view_t* cv,
 				conf.set(k.name,
 					 dlsched::json::Value::string(sched->config.get_text(k.name)));
 		f.set("config", conf);
+		// QuotaFile='s quotas as read at the last load of dlsched.conf: a replay uses these, not
+		// the file (changed since, or not on the replaying machine).
+		if (sched->quota_file_set) {
+			dlsched::json::Value quotas = dlsched::json::Value::array();
+			for (const dlsched::AccountQuota& q : sched->quota_file) {
+				dlsched::json::Value o = dlsched::json::Value::object();
+				o.set("account", dlsched::json::Value::string(q.account));
+				o.set("gpus", dlsched::json::Value::number(q.gpus));
+				quotas.push_back(o);
+			}
+			f.set("quota_file", quotas);
+		}
 		// Who decided the cycle (the guard's choice), so that a replay asks the same policy.
 		if (sched->guard_scheduler)
 			f.set("guard_choice",
@@ -1527,11 +1539,33 @@ int dlsched_replay(dlsched_scheduler_t* sched, const std::string& text, const st
 		const bool guard_learned = sched->guard_learned;
 		const auto recorded = f.get("guard_choice").as_string();
 		sched->guard_learned = !recorded || *recorded != "heuristic";
+		// The recording's QuotaFile= quotas replace the replaying scheduler's, for this cycle.
+		std::vector<dlsched::AccountQuota> quota_file;
+		const dlsched::json::Value quotas = f.get("quota_file");
+		for (std::size_t i = 0; quotas.is_valid() && quotas.is_array() && i < quotas.size(); ++i) {
+			const auto account = quotas.at(i).get("account").as_string();
+			const auto gpus = quotas.at(i).get("gpus").as_number();
+			if (!account || !gpus || !std::isfinite(*gpus) || *gpus < 0)
+				return report(err, DLSCHED_EPARSE,
+					      source + ": quota_file[" + std::to_string(i) +
+						      "]: needs \"account\" (a string) and \"gpus\" (>= 0)");
+			quota_file.push_back({*account, *gpus});
+		}
+		const bool recorded_quotas = quotas.is_valid() && quotas.is_array();
+		const bool quota_file_set = sched->quota_file_set;
+		if (recorded_quotas) {
+			std::swap(quota_file, sched->quota_file);
+			sched->quota_file_set = true;
+		}
 		dlsched_decisions_t* d = nullptr;
 		sched->replay = &prepared;
 		const int rc = dlsched_scheduler_decide(sched, &view.view, &d, err);
 		sched->replay = nullptr;
 		sched->guard_learned = guard_learned;
+		if (recorded_quotas) {
+			std::swap(quota_file, sched->quota_file);
+			sched->quota_file_set = quota_file_set;
+		}
 		if (rc != DLSCHED_OK)
 			return rc;
 		std::unique_ptr<dlsched_decisions_t, void (*)(dlsched_decisions_t*)> owned(

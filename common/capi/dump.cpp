@@ -59,6 +59,12 @@ json::Value view_json(const dlsched_cluster_view_t& cv)
 	const bool has_delay =
 		cv.struct_size >= offsetof(dlsched_cluster_view_t, requeue_delay) + sizeof cv.requeue_delay;
 	v.set("requeue_delay", num(has_delay ? cv.requeue_delay : 0));
+	// Version 9: the jobs' accounts and the accounts as the host gave them (FairnessPolicy=).
+	const bool has_accounts =
+		cv.struct_size >= offsetof(dlsched_cluster_view_t, account_count) + sizeof cv.account_count;
+	const bool jobs_have_account =
+		cv.job_count &&
+		cv.jobs[0].struct_size >= offsetof(dlsched_job_view_t, account) + sizeof(const char*);
 	json::Value nodes = json::Value::array();
 	for (std::size_t i = 0; i < cv.node_count; ++i) {
 		const dlsched_node_view_t& n = element(cv.nodes, i);
@@ -107,9 +113,21 @@ json::Value view_json(const dlsched_cluster_view_t& cv)
 		o.set("nice", integer(j.nice));
 		o.set("checkpoint_requested_at", num(j.checkpoint_requested_at));
 		o.set("time_min", num(j.time_min));
+		o.set("account", text(jobs_have_account ? j.account : nullptr));
 		jobs.push_back(o);
 	}
 	v.set("jobs", jobs);
+	json::Value accounts = json::Value::array();
+	for (std::size_t i = 0; has_accounts && cv.accounts && i < cv.account_count; ++i) {
+		const dlsched_account_view_t& a = element(cv.accounts, i);
+		json::Value o = json::Value::object();
+		o.set("name", text(a.name));
+		o.set("quota_gpus", num(a.quota_gpus));
+		o.set("shares", num(a.shares));
+		o.set("usage_gpu_s", num(a.usage_gpu_s));
+		accounts.push_back(o);
+	}
+	v.set("accounts", accounts);
 	json::Value samples = json::Value::array();
 	for (std::size_t i = 0; has_samples && cv.epoch_samples && i < cv.epoch_sample_count; ++i) {
 		const dlsched_epoch_sample_t& s = cv.epoch_samples[i];
@@ -361,8 +379,26 @@ Status parse_view(const json::Value& v, const std::string& source, OwnedView& ou
 		d.nice = j.integral<int>("nice");
 		d.checkpoint_requested_at = j.number("checkpoint_requested_at");
 		d.time_min = j.number("time_min");
+		// Recordings from before accounts were dumped have none.
+		d.account = o.get("account").is_valid() ? j.string("account", out.strings) : nullptr;
 		if (!j.st.is_ok())
 			return j.st;
+	}
+	const json::Value accounts = v.get("accounts");
+	for (std::size_t i = 0; accounts.is_valid() && accounts.is_array() && i < accounts.size(); ++i) {
+		const json::Value o = accounts.at(i);
+		Reader a{o, r.where + ".accounts[" + std::to_string(i) + "]", Status::ok()};
+		dlsched_account_view_t d{};
+		d.struct_size = sizeof d;
+		d.name = a.string("name", out.strings);
+		d.quota_gpus = a.number("quota_gpus");
+		d.shares = a.number("shares");
+		d.usage_gpu_s = a.number("usage_gpu_s");
+		if (!o.is_object())
+			return parse_error(a.where + ": not an object");
+		if (!a.st.is_ok())
+			return a.st;
+		out.accounts.push_back(d);
 	}
 	out.samples.assign(samples.size(), dlsched_epoch_sample_t{});
 	for (std::size_t i = 0; i < samples.size(); ++i) {
@@ -394,6 +430,8 @@ Status parse_view(const json::Value& v, const std::string& source, OwnedView& ou
 	cv.job_count = out.jobs.size();
 	cv.epoch_samples = out.samples.empty() ? nullptr : out.samples.data();
 	cv.epoch_sample_count = out.samples.size();
+	cv.accounts = out.accounts.empty() ? nullptr : out.accounts.data();
+	cv.account_count = out.accounts.size();
 	return Status::ok();
 }
 

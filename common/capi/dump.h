@@ -43,6 +43,7 @@ struct OwnedView {
 	std::vector<dlsched_job_view_t> jobs;
 	std::deque<std::vector<dlsched_share_t>> shares;
 	std::vector<dlsched_epoch_sample_t> samples;
+	std::vector<dlsched_account_view_t> accounts;
 	dlsched_cluster_view_t view{};
 };
 // Errors name `source` and the field ("FILE: view.jobs[3].gpus_requested: not a number").

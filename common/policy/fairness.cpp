@@ -92,4 +92,26 @@ std::unordered_set<JobId> quota_guaranteed(const ClusterView& view, const std::v
 	return out;
 }
 
+std::unordered_set<JobId> quota_owed(const ClusterView& view, const std::vector<const Job*>& candidates,
+				     const std::unordered_set<JobId>& guaranteed, Seconds timeout,
+				     Seconds grace)
+{
+	std::unordered_set<JobId> out;
+	if (guaranteed.empty())
+		return out;
+	const QuotaBook book(view);
+	Seconds lead = 0;  // how long borrowed GPUs take to come back
+	for (const Job* r : view.running)
+		if (!r->stopping() && r->requeueable && book.held(r->account) > book.quota(r->account))
+			lead = std::max(lead, r->preempt_cost.stop_delay(grace));
+	for (const Job* j : candidates) {
+		if (!guaranteed.count(j->id))
+			continue;
+		const Seconds waited = std::max(0.0, view.now - std::max(j->submit_time, j->last_stop_time));
+		if (j->running() || waited + lead >= timeout)
+			out.insert(j->id);
+	}
+	return out;
+}
+
 }  // namespace dlsched

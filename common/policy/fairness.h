@@ -13,12 +13,16 @@
 //              least lost time first (PreemptionCost::stop_loss(), the overhead model of
 //              PreemptionPolicy=overhead), never one the host cannot requeue nor one whose account it
 //              would leave below its quota, and drops every victim the job does not need. Preemptive
-//              orderings and elastic allocations take them back through their own plan first (borrowing
-//              jobs are behind guaranteed work in it); a guaranteed job the plan of a rigid allocation cannot
-//              place (its GPUs spread over borrowing jobs the plan keeps) reclaims as above. Elastic
-//              allocations (dl2, mckp, optimus) choose their own jobs: there the plan's borrowing
-//              starts give way to guaranteed jobs it left waiting, and nothing else is reclaimed
-//              (GPUs taken back for a job they then leave waiting would be taken every cycle).
+//              orderings and elastic allocations take them back through their own plan first; there
+//              a pending guaranteed job goes ahead of borrowing work only once its quota is owed
+//              (quota_owed(): its wait and the borrowed GPUs' time to come back reach
+//              QuotaReclaimTimeout=), and until then the policy's own order serves it, as it would
+//              without quotas; running guaranteed jobs always stay ahead. A job owed its quota that
+//              the plan of a rigid allocation cannot place (its GPUs spread over borrowing jobs the
+//              plan keeps) reclaims as above. Elastic allocations (dl2, mckp, optimus) choose their
+//              own jobs: there the plan's borrowing starts, then its running borrowing jobs (least
+//              lost time first, no account left below its quota, none the job fits without) give
+//              way to jobs owed their quota that it left waiting, which start in their place.
 //   fairshare  Slurm's fair-share factor (priority/multifactor, classic: 2^(-U/S)) first, highest
 //              first, then the policy's order among equal factors.
 #ifndef DLSCHED_POLICY_FAIRNESS_H
@@ -69,6 +73,16 @@ private:
 // that keep their GPUs whatever the plan (not candidates), counted first.
 std::unordered_set<JobId> quota_guaranteed(const ClusterView& view, const std::vector<const Job*>& candidates,
 					   const std::vector<const Job*>& holding);
+
+// Of the `guaranteed` candidates, those whose quota is owed now, under a preemptive ordering or an
+// elastic allocation (which take GPUs back through their own plan): every running one (its GPUs stay
+// with it), and a pending one once its wait (since submission or its last stop) and the time borrowed
+// GPUs take to come back - the longest stop_delay(grace) among the running jobs of accounts above
+// their quota - reach `timeout` (QuotaReclaimTimeout=). Before that the policy's own order serves it,
+// as it would without quotas: a job of its account may end, or the order may start it anyway.
+std::unordered_set<JobId> quota_owed(const ClusterView& view, const std::vector<const Job*>& candidates,
+				     const std::unordered_set<JobId>& guaranteed, Seconds timeout,
+				     Seconds grace);
 
 }  // namespace dlsched
 

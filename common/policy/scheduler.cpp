@@ -160,12 +160,16 @@ bool same_placement(std::vector<NodeShare> a, std::vector<NodeShare> b)
 }
 
 // FairnessPolicy=quota under an allocation that does not keep the order's blocks (elastic ones: a
-// learned or knapsack allocation picks its own jobs): a job within its account's quota that the
-// plan leaves waiting takes the GPUs the plan gives borrowing jobs it starts, the latest in the
-// order first, as many as it needs. `free` is what the allocation planned on.
+// learned or knapsack allocation picks its own jobs): a job whose quota is owed (`owed`) that the
+// plan leaves waiting takes the GPUs the plan gives borrowing jobs (not in `guaranteed`): first those
+// it starts, the latest in the order first, then, when the plan reconsiders running jobs, those of
+// running borrowing jobs it keeps, least lost time first (stop_loss(grace), as reclaim_for), never
+// leaving their account below its quota; as many as it needs, and no running job it fits without.
+// `free` is what the allocation planned on.
 void serve_guaranteed_first(const ClusterView& view, const std::vector<const Job*>& ordered,
-			    const std::unordered_set<JobId>& guaranteed, const FreeMap& free, bool reconsider,
-			    const Placement& placement, Plan& plan)
+			    const std::unordered_set<JobId>& guaranteed,
+			    const std::unordered_set<JobId>& owed, const FreeMap& free, bool reconsider,
+			    const Placement& placement, Seconds grace, Plan& plan)
 {
 	std::unordered_map<JobId, std::size_t> at;
 	for (std::size_t i = 0; i < plan.size(); ++i)
@@ -180,26 +184,89 @@ void serve_guaranteed_first(const ClusterView& view, const std::vector<const Job
 		if (!(*it)->running() && !guaranteed.count((*it)->id) && f != at.end())
 			borrowers.push_back(f->second);
 	}
+	const std::size_t starts = borrowers.size();
+	if (reconsider) {  // then running borrowing jobs the plan keeps, cheapest to stop first
+		std::vector<std::size_t> running;
+		for (std::size_t i = 0; i < plan.size(); ++i)
+			if (plan[i].job->running() && !guaranteed.count(plan[i].job->id) &&
+			    plan[i].job->requeueable && !plan[i].job->stopping())
+				running.push_back(i);
+		auto loss = [&](std::size_t i) {
+			return plan[i].job->preempt_cost.stop_loss(grace) * plan[i].job->gpus_allocated;
+		};
+		std::stable_sort(running.begin(), running.end(), [&](std::size_t a, std::size_t b) {
+			if (loss(a) != loss(b))
+				return loss(a) < loss(b);
+			return plan[a].job->id < plan[b].job->id;
+		});
+		borrowers.insert(borrowers.end(), running.begin(), running.end());
+	}
+	QuotaBook book(view);
 	std::vector<bool> dropped(plan.size(), false);
+	// GPUs the borrowers hold (running ones by account): a job needing more than they and the free
+	// GPUs together cannot be served, and is not tried (each try is a placement per borrower).
+	double lendable = 0;
+	std::unordered_map<std::string, double> lendable_of;
+	for (std::size_t k = 0; k < borrowers.size(); ++k) {
+		lendable += plan[borrowers[k]].gpus;
+		if (k >= starts)
+			lendable_of[plan[borrowers[k]].job->account] += plan[borrowers[k]].gpus;
+	}
 	Plan added;
 	for (const Job* w : ordered) {
-		if (w->running() || !guaranteed.count(w->id) || at.count(w->id))
+		if (w->running() || !owed.count(w->id) || at.count(w->id))
+			continue;
+		auto own = lendable_of.find(w->account);
+		if (w->gpus_requested >
+		    after.total_free() + lendable - (own == lendable_of.end() ? 0.0 : own->second))
 			continue;
 		FreeMap trial = after;
 		std::vector<std::size_t> given;
 		std::vector<NodeShare> where;
 		bool fits = placement.place(view, *w, w->gpus_requested, trial, where);
+		std::unordered_map<std::string, double> taken;  // from running borrowers' accounts, here
 		for (std::size_t k = 0; !fits && k < borrowers.size(); ++k) {
-			if (dropped[borrowers[k]])
+			const std::size_t i = borrowers[k];
+			if (dropped[i])
 				continue;
-			trial.release(plan[borrowers[k]].placement);
-			given.push_back(borrowers[k]);
+			const Job* r = plan[i].job;
+			if (k >= starts && (r->account == w->account ||
+					    book.held(r->account) - taken[r->account] - r->gpus_allocated <
+						    book.quota(r->account)))
+				continue;
+			if (k >= starts)
+				taken[r->account] += r->gpus_allocated;
+			trial.release(plan[i].placement);
+			given.push_back(i);
 			fits = placement.place(view, *w, w->gpus_requested, trial, where);
 		}
 		if (!fits)
 			continue;
-		for (std::size_t k : given)
-			dropped[k] = true;
+		// No running job stopped that it fits without: the dearest first.
+		for (std::size_t g = given.size(); g-- > 0;) {
+			if (!plan[given[g]].job->running())
+				continue;
+			FreeMap without = after;
+			for (std::size_t m = 0; m < given.size(); ++m)
+				if (m != g)
+					without.release(plan[given[m]].placement);
+			std::vector<NodeShare> w2;
+			if (placement.place(view, *w, w->gpus_requested, without, w2))
+				given.erase(given.begin() + static_cast<std::ptrdiff_t>(g));
+		}
+		trial = after;
+		for (std::size_t i : given)
+			trial.release(plan[i].placement);
+		if (!placement.place(view, *w, w->gpus_requested, trial, where))
+			continue;
+		for (std::size_t i : given) {
+			dropped[i] = true;
+			lendable -= plan[i].gpus;
+			if (plan[i].job->running()) {
+				book.add_held(plan[i].job->account, -plan[i].job->gpus_allocated);
+				lendable_of[plan[i].job->account] -= plan[i].gpus;
+			}
+		}
 		trial.take(where);
 		after = trial;
 		added.push_back({w, w->gpus_requested, std::move(where)});
@@ -759,18 +826,22 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 	if (fairness_ == FairnessKind::kFairshare)
 		order_by_fairshare(view, candidates);
 	std::unordered_set<JobId> guaranteed;
+	std::unordered_set<JobId> owed;  // the guaranteed jobs that go ahead of borrowing work now
 	if (fairness_ == FairnessKind::kQuota) {
 		std::vector<const Job*> holding = pinned;
 		if (!reconsider)
 			holding.assign(view.running.begin(), view.running.end());
 		guaranteed = quota_guaranteed(view, candidates, holding);
+		owed = reconsider ? quota_owed(view, candidates, guaranteed, quota_reclaim_timeout_,
+					       preempt_grace_)
+				  : guaranteed;
 	}
 	if (!best_effort.empty())
 		std::stable_partition(candidates.begin(), candidates.end(),
 				      [&](const Job* j) { return !best_effort.count(j->id); });
 	auto standing_of = [&](const Job& j) {
 		const int c = priority_class(j);
-		return fairness_ == FairnessKind::kQuota ? 2 * c + (guaranteed.count(j.id) ? 1 : 0) : c;
+		return fairness_ == FairnessKind::kQuota ? 2 * c + (owed.count(j.id) ? 1 : 0) : c;
 	};
 	apply_standing(candidates, standing_of);
 	const std::vector<int> standing = standing_blocks(candidates, standing_of);
@@ -779,7 +850,8 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 	AllocationInput in{view, candidates, *placement_, free, reconsider, &standing};
 	allocation_->allocate(in, plan);
 	if (!guaranteed.empty() && allocation_->elastic())
-		serve_guaranteed_first(view, candidates, guaranteed, free, reconsider, *placement_, plan);
+		serve_guaranteed_first(view, candidates, guaranteed, owed, free, reconsider, *placement_,
+				       preempt_grace_, plan);
 	for (const Job* r : pinned)
 		plan.push_back({r, r->gpus_allocated, r->placement});
 
@@ -855,11 +927,11 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		// the cluster after the plan.
 		// Not under elastic allocations: they choose their own jobs, and GPUs taken back for a job
 		// they then leave waiting would be taken back again every cycle.
-		std::vector<const Job*> owed;
+		std::vector<const Job*> owing;
 		for (const Job* w : waiting)
-			if (guaranteed.count(w->id) && !allocation_->elastic())
-				owed.push_back(w);
-		if (!owed.empty()) {
+			if (owed.count(w->id) && !allocation_->elastic())
+				owing.push_back(w);
+		if (!owing.empty()) {
 			std::unordered_map<JobId, const Job*> running;
 			for (const Job* r : view.running)
 				running[r->id] = r;
@@ -880,7 +952,7 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 				after.take(a.placement);
 			for (const Action& a : starts)
 				after.take(a.placement);
-			reclaim_for(view, owed, guaranteed, after, d.actions, std::move(moved));
+			reclaim_for(view, owing, guaranteed, after, d.actions, std::move(moved));
 		}
 		// The order preempts here: say why a waiting job of a higher class did not take the GPUs
 		// of deadline work it may not stop. The cluster after the plan: requeued, stopping and

@@ -556,8 +556,9 @@ namespace {
 
 // Keys of a recording that name files of the host that recorded it, or write: a replay leaves
 // them out (it reads no profile DB: the recording's "prepared" jobs stand for it).
-const char* const kHostKeys[] = {"ProfileDB", "RecordExperience", "DumpViews", "LoanStateFile",
-				 "InferenceDemandFile"};
+// QuotaFile=: the recording carries the quotas it read ("quota_file"), which the replay uses.
+const char* const kHostKeys[] = {"ProfileDB",     "RecordExperience",    "DumpViews",
+				 "LoanStateFile", "InferenceDemandFile", "QuotaFile"};
 
 // dlsched-sim decide --view FILE: replays one cycle sched/dlsched recorded (DumpViews=) through the
 // C ABI and prints its decisions as the recording's "decisions" JSON (dlsched-sim(1), DECIDE).

@@ -199,6 +199,72 @@ START_TEST(each_cycle_is_written_and_replays_to_the_same_decisions)
 }
 END_TEST
 
+// The jobs' accounts, the accounts and the quotas QuotaFile= gave are in the recording, and a
+// replay on a scheduler without the file (gone since) decides with them: the same decisions.
+START_TEST(accounts_and_quota_file_quotas_are_recorded_and_replayed)
+{
+	const std::string dir = fresh_dir("quota-views");
+	const std::string qf = temp_path("quotas.csv");
+	{
+		std::ofstream f(qf);
+		f << "a,2\nb,6\n";
+	}
+	dlsched_scheduler_t* s =
+		scheduler("Policy=fifo\nFairnessPolicy=quota\nQuotaFile=" + qf + "\nDumpViews=" + dir);
+	CView v(3, 1764230000.5);
+	dlsched_account_view_t acc[2]{};
+	const char* names[] = {"a", "b"};
+	for (int i = 0; i < 2; ++i) {
+		acc[i].struct_size = sizeof acc[i];
+		acc[i].name = names[i];
+		acc[i].quota_gpus = 4;  // the host's (shares); the file's replace them
+		acc[i].shares = 1;
+		acc[i].usage_gpu_s = 100.5 * i;
+	}
+	v.jobs[0].account = "a";
+	v.jobs[1].account = "a";
+	v.jobs[2].account = "b";
+	v.view.accounts = acc;
+	v.view.account_count = 2;
+	const std::string live = decide(s, v);
+	dlsched_scheduler_destroy(s);
+	const std::vector<std::string> written = files(dir);
+	ck_assert_uint_eq(written.size(), 1);
+	const std::string text = read(dir + "/" + written[0]);
+	auto f = json::Value::parse(text, written[0]);
+	ck_assert_msg(f.is_ok(), "%s", f.status().message().c_str());
+	ck_assert_uint_eq(f->get("quota_file").size(), 2);
+	ck_assert_double_eq(*f->get("quota_file").at(1).get("gpus").as_number(), 6);
+	ck_assert_uint_eq(f->get("view").get("accounts").size(), 2);
+	ck_assert_double_eq(*f->get("view").get("accounts").at(1).get("usage_gpu_s").as_number(), 100.5);
+	const std::string b = f->get("view").get("jobs").at(2).get("account").as_string().value_or("");
+	ck_assert_str_eq(b.c_str(), "b");
+	// The file's quota of b (6 GPUs), not the host's 4, is in the decisions.
+	ck_assert_msg(live.find("0 of its 6 GPUs held") != std::string::npos, "decisions: %s", live.c_str());
+
+	std::remove(qf.c_str());
+	dlsched_scheduler_t* r = scheduler("Policy=fifo\nFairnessPolicy=quota");
+	std::string replayed;
+	dlsched_error_t err;
+	ck_assert_msg(dlsched_replay(r, text, written[0], replayed, &err) == DLSCHED_OK, "%s", err.message);
+	ck_assert_str_eq(replayed.c_str(), live.c_str());
+	// Without the recorded quotas the host's decide, and the decisions differ.
+	auto without = json::Value::parse(text, "without");
+	without->set("quota_file", json::Value::null());
+	ck_assert_msg(dlsched_replay(r, without->dump(1, true), "without", replayed, &err) == DLSCHED_OK,
+		      "%s", err.message);
+	ck_assert_msg(replayed != live, "the same decisions with the host's quotas: %s", replayed.c_str());
+	// A bad entry is named.
+	auto bad = json::Value::parse(text, "bad");
+	json::Value e = bad->get("quota_file").at(0);
+	e.set("gpus", json::Value::string("two"));
+	ck_assert_int_eq(dlsched_replay(r, bad->dump(1, true), "bad.json", replayed, &err), DLSCHED_EPARSE);
+	ck_assert_str_eq(err.message,
+			 "bad.json: quota_file[0]: needs \"account\" (a string) and \"gpus\" (>= 0)");
+	dlsched_scheduler_destroy(r);
+}
+END_TEST
+
 START_TEST(the_last_200_are_kept_earlier_ones_included)
 {
 	const std::string dir = fresh_dir("bounded");
@@ -317,6 +383,7 @@ int main(void)
 	TCase* tc = tcase_create("dump");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, each_cycle_is_written_and_replays_to_the_same_decisions);
+	tcase_add_test(tc, accounts_and_quota_file_quotas_are_recorded_and_replayed);
 	tcase_add_test(tc, the_last_200_are_kept_earlier_ones_included);
 	tcase_add_test(tc, a_directory_it_cannot_write_costs_the_cycle_nothing);
 	tcase_add_test(tc, an_unknown_model_learns_from_its_own_history);

@@ -164,8 +164,30 @@ START_TEST(test_preemptive_ordering_plans_the_reclaim)
 }
 END_TEST
 
+// Under a preemptive ordering, b's job within quota goes ahead of a's borrowing jobs only once its
+// wait and the time borrowed GPUs take to come back (the slowest checkpoint among them: job 1's
+// 50 s) reach QuotaReclaimTimeout=300: before that srtf's own order stands (a's shorter jobs keep
+// running); from 250 s on, the plan takes them back.
+START_TEST(test_preemptive_ordering_waits_until_the_quota_is_owed)
+{
+	Borrowed c({100, 10, 50, 20});
+	c.owner(5, 8);
+	c.w.jobs.back().epochs_total = 100000;
+	expect(c.decide("srtf", "300"), "prio 5=1");
+	c.w.now = 249;
+	expect(c.decide("srtf", "300"), "prio 5=1");
+	c.w.now = 250;
+	const std::string got = c.decide("srtf", "300");
+	ck_assert_msg(got.find("start 5") != std::string::npos, "%s", got.c_str());
+	// Waited since its last stop, not since its submission.
+	c.w.jobs.back().last_stop_time = 200;
+	expect(c.decide("srtf", "300"), "prio 5=1");
+}
+END_TEST
+
 // Under an elastic allocation (mckp) too, b's job within quota starts before a's shorter borrowing
-// one, which srtf alone starts first.
+// one, which srtf alone starts first, once its quota is owed (QuotaReclaimTimeout=0: at once; 300:
+// not before it has waited 300 s, a's job being pending, nothing to wait for).
 START_TEST(test_elastic_allocation_serves_quota_first)
 {
 	World w({4});
@@ -174,8 +196,16 @@ START_TEST(test_elastic_allocation_serves_quota_first)
 	w.pending(2, 1, 4, 100).account = "b";
 	ClusterView v = w.view();
 	v.accounts = Span<const Account>(acc.data(), acc.size());
-	expect(render(plan_of(make_scheduler("mckp", {{"FairnessPolicy", "quota"}})->decide(v))),
-	       "start 2 [0:4]; prio 1=1");
+	auto quota = [](const char* timeout) {
+		return make_scheduler("mckp",
+				      {{"FairnessPolicy", "quota"}, {"QuotaReclaimTimeout", timeout}});
+	};
+	expect(render(plan_of(quota("0")->decide(v))), "start 2 [0:4]; prio 1=1");
+	expect(render(plan_of(quota("300")->decide(v))), "start 1 [0:4]; prio 2=1");
+	w.now = 301;
+	v = w.view();
+	v.accounts = Span<const Account>(acc.data(), acc.size());
+	expect(render(plan_of(quota("300")->decide(v))), "start 2 [0:4]; prio 1=1");
 	expect(render(make_scheduler("mckp")->decide(v)), "start 1 [0:4]; prio 2=1");
 }
 END_TEST
@@ -265,6 +295,7 @@ int main()
 	tcase_add_test(tc, test_reclaim_timeout_awaits_jobs_ending_soon);
 	tcase_add_test(tc, test_preemptive_ordering_plans_the_reclaim);
 	tcase_add_test(tc, test_elastic_allocation_serves_quota_first);
+	tcase_add_test(tc, test_preemptive_ordering_waits_until_the_quota_is_owed);
 	tcase_add_test(tc, test_fairshare_factor_and_order);
 	tcase_add_test(tc, test_wait_reasons);
 	tcase_add_test(tc, test_unknown_fairness_is_an_error);

@@ -268,6 +268,7 @@ static bool _reload(void *arg, double *interval)
 	dls_loans_configure(t->safety);
 	dls_speeds_configure(t->sched);
 	dls_guard_configure(t->sched);
+	dls_fairness_configure(t->sched);
 	dls_stats.safety[0] = '\0';
 	if (t->safety && t->safety != t->sched)
 		(void) dlsched_scheduler_describe(t->safety, dls_stats.safety, sizeof(dls_stats.safety));

@@ -68,6 +68,51 @@ extern void dls_fairness_reclaimed(job_record_t *job_ptr, const dlsched_action_t
 	info(DLS_LOG_PREFIX "%pJ: %d borrowed GPUs reclaimed (%s)", job_ptr, gpus, a->reason);
 }
 
+/*
+ * Full mode beside Slurm's priority plugin, checked at every (re)load of dlsched.conf (logs only;
+ * doc/admin-guide.md, "Full mode and PriorityType"):
+ *  - priority/multifactor recomputes every pending job's priority each PriorityCalcPeriod= and,
+ *    unless PriorityFlags=INCR_ONLY, overwrites the order set here until the next cycle (Slurm's
+ *    main scheduler may start jobs in multifactor's order meanwhile). With INCR_ONLY it only ever
+ *    raises a priority, and its values stay below dlsched's (DLSCHED_PRIORITY_FLOOR) while the
+ *    PriorityWeight* sum does: the order stands, usage accumulates, sshare and sprio are meaningful.
+ *  - priority/basic records no usage: FairnessPolicy=fairshare has every account at the same factor.
+ * No lock: slurm_conf's priority settings change only with a reconfigure, which calls this.
+ */
+extern void dls_fairness_configure(dlsched_scheduler_t *sched)
+{
+	char fairness[32] = "";
+	bool multifactor = !xstrcmp(slurm_conf.priority_type, "priority/multifactor");
+	uint64_t weights = (uint64_t) slurm_conf.priority_weight_age + slurm_conf.priority_weight_assoc +
+		slurm_conf.priority_weight_fs + slurm_conf.priority_weight_js + slurm_conf.priority_weight_part +
+		slurm_conf.priority_weight_qos;
+
+	if (sched)
+		(void) dlsched_config_get_text(sched, "FairnessPolicy", fairness, sizeof(fairness));
+	if (multifactor && !(slurm_conf.priority_flags & PRIORITY_FLAGS_INCR_ONLY))
+		error(DLS_LOG_PREFIX
+		      "PriorityType=priority/multifactor without PriorityFlags=INCR_ONLY: every "
+		      "PriorityCalcPeriod= multifactor overwrites dlsched's queue order until the next cycle, "
+		      "and Slurm's main scheduler may start jobs in multifactor's order meanwhile; add INCR_ONLY "
+		      "to PriorityFlags= (doc/admin-guide.md, \"Full mode and PriorityType\")");
+	else if (multifactor && weights >= DLSCHED_PRIORITY_FLOOR)
+		error(DLS_LOG_PREFIX
+		      "the PriorityWeight* values sum to %" PRIu64 ", which reaches dlsched's "
+		      "priorities (from %u): jobs multifactor ranks that high go ahead of dlsched's order; lower "
+		      "the weights (doc/admin-guide.md, \"Full mode and PriorityType\")",
+		      weights, (unsigned) DLSCHED_PRIORITY_FLOOR);
+	else if (multifactor)
+		info(DLS_LOG_PREFIX "PriorityType=priority/multifactor with INCR_ONLY: dlsched's order stands, "
+				    "Slurm records usage (sshare, FairnessPolicy=fairshare)");
+	if (!multifactor && !xstrcmp(fairness, "fairshare"))
+		error(DLS_LOG_PREFIX
+		      "FairnessPolicy=fairshare under PriorityType=%s: Slurm records no usage there, so "
+		      "every account has the same fair-share factor and the policy's order alone decides; set "
+		      "PriorityType=priority/multifactor and PriorityFlags=INCR_ONLY (doc/admin-guide.md, \"Full mode "
+		      "and PriorityType\")",
+		      slurm_conf.priority_type ? slurm_conf.priority_type : "(none)");
+}
+
 extern void dls_fairness_fini(void)
 {
 	last_borrowed = -1;

@@ -6,7 +6,8 @@
  *  of pending jobs, checkpoint-signal-and-requeue.
  *
  *  Slurm's own main scheduler keeps running and starts jobs in the priority
- *  order set here (PriorityType=priority/basic keeps them). If dlsched cannot
+ *  order set here (PriorityType=priority/basic keeps them, and so does
+ *  priority/multifactor with PriorityFlags=INCR_ONLY). If dlsched cannot
  *  decide (no or bad dlsched.conf, an error in the core) nothing is changed
  *  for that cycle, the reason is logged, and Slurm's ordering stands.
  *

@@ -147,6 +147,8 @@ extern void dls_preempt_fini(void);
 extern void dls_fairness_after_snapshot(const dls_snapshot_t *snap);
 /* A REQUEUE whose checkpoint request was made: counted when it is a quota reclaim. Locks: job read. */
 extern void dls_fairness_reclaimed(job_record_t *job_ptr, const dlsched_action_t *a);
+/* PriorityType= and PriorityFlags= against full mode and FairnessPolicy=: logged. No lock. */
+extern void dls_fairness_configure(dlsched_scheduler_t *sched);
 extern void dls_fairness_fini(void);
 
 /* ---- loans.c ---- */
