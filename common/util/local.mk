@@ -6,5 +6,7 @@ common_libdlsched_la_SOURCES += \
 	common/util/flag_table.cpp \
 	common/util/node_list.h \
 	common/util/node_list.cpp \
+	common/util/stopping_journal.h \
+	common/util/stopping_journal.cpp \
 	common/util/trusted_file.h \
 	common/util/trusted_file.cpp
