@@ -121,3 +121,7 @@ EXTRA_DIST += testsuite/metrics/test-metrics-agree.sh testsuite/metrics/outcomes
 TESTS += testsuite/replay/test-replay.sh
 EXTRA_DIST += testsuite/replay/test-replay.sh testsuite/replay/view-1795765831-000012.json \
 	testsuite/replay/view-1795765832-000013.json testsuite/replay/README.md
+# dlsched-replay waits for a job sched/dlsched is stopping (its stopping table) before it counts the
+# job done: stand-in Slurm commands play one job's states. About 75 s, nearly all of it sleeping.
+TESTS += testsuite/replay/test-replay-stops.sh
+EXTRA_DIST += testsuite/replay/test-replay-stops.sh

@@ -40,6 +40,11 @@ const std::vector<ConfigKey>& config_keys()
 		 "dlsched-sim: seconds a requeued job waits before it may start again, as Slurm holds it "
 		 "back CredExpire + 1 s (121 s by default; counted in every restart's cost); sched/dlsched "
 		 "reads the real delay from slurm.conf and ignores this key"},
+		{"ResizePayback", ConfigType::kDouble, "2", 0, 1000,
+		 "a running job is resized or moved only once its current run has lasted this many times "
+		 "what the restart of a resize loses it (checkpoint write + resume, the requeue delay "
+		 "included); 0: at once. Requeues (the order's preemptions, quota and loan reclaims) are "
+		 "not held back"},
 		{"ModelProfiles", ConfigType::kString, "", 0, 0,
 		 "directory of per-model profiles (empty: the installed data directory)"},
 		// ---- Profile DB and experience ----

@@ -356,6 +356,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const Config& config, const
 	s->deadline_z_ = normal_quantile(config.get_double("DeadlineConfidence"));
 	s->quota_reclaim_timeout_ = config.get_double("QuotaReclaimTimeout");
 	s->preempt_grace_ = config.get_double("PreemptGrace");
+	s->resize_payback_ = config.get_double("ResizePayback");
 	return s;
 }
 
@@ -695,6 +696,16 @@ void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job
 	}
 }
 
+bool Scheduler::too_young_to_resize(const ClusterView& view, const Job& r) const
+{
+	// What the resize loses: the checkpoint written and read back, Slurm's requeue delay (in
+	// resume). Not the time on to its safe point: the job trains meanwhile, and that time swings
+	// from nothing to an epoch from one cycle to the next.
+	const Seconds restart = r.preempt_cost.restart_loss();
+	return resize_payback_ > 0 && restart > 0 && r.start_time >= 0 &&
+	       view.now - r.start_time < resize_payback_ * restart;
+}
+
 Decisions Scheduler::decide(const ClusterView& view) const
 {
 	// Loaning first: nodes lent now serve this cycle's plan, nodes taken back do not, and the jobs
@@ -844,14 +855,62 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		return fairness_ == FairnessKind::kQuota ? 2 * c + (owed.count(j.id) ? 1 : 0) : c;
 	};
 	apply_standing(candidates, standing_of);
-	const std::vector<int> standing = standing_blocks(candidates, standing_of);
+	std::vector<int> standing = standing_blocks(candidates, standing_of);
 
+	// A learned allocation records its round in the view's recorder: only the plan kept is recorded.
+	StepLog rounds;
+	ClusterView planned_view = view;
+	if (view.recorder)
+		planned_view.recorder = &rounds;
 	Plan plan;
-	AllocationInput in{view, candidates, *placement_, free, reconsider, &standing};
-	allocation_->allocate(in, plan);
-	if (!guaranteed.empty() && allocation_->elastic())
-		serve_guaranteed_first(view, candidates, guaranteed, owed, free, reconsider, *placement_,
-				       preempt_grace_, plan);
+	auto allocate = [&]() {
+		plan.clear();
+		rounds.steps.clear();
+		AllocationInput in{planned_view, candidates, *placement_, free, reconsider, &standing};
+		allocation_->allocate(in, plan);
+		if (!guaranteed.empty() && allocation_->elastic())
+			serve_guaranteed_first(planned_view, candidates, guaranteed, owed, free,
+					       reconsider, *placement_, preempt_grace_, plan);
+	};
+	allocate();
+	// ResizePayback=: a running job whose current run has not yet paid back the restart a resize
+	// costs it keeps its size and nodes: when the plan resizes or moves one, it is pinned where it
+	// is (as a job that cannot be requeued) and the others are planned again around it. Else an
+	// allocation that changes its mind from one cycle to the next (a job started small on what was
+	// free and grown the next cycle; in Slurm, started small again after the requeue of that
+	// resize, ...) restarts it again and again without progress. A job the plan leaves out is
+	// requeued as before: preemptions follow the order's own rules. Each pass pins at least one
+	// more job, so this ends.
+	while (reconsider && resize_payback_ > 0) {
+		std::unordered_map<JobId, const Assignment*> at;
+		for (const Assignment& a : plan)
+			at[a.job->id] = &a;
+		std::unordered_set<JobId> settle;
+		for (const Job* c : candidates) {
+			auto it = at.find(c->id);
+			if (c->running() && it != at.end() && too_young_to_resize(view, *c) &&
+			    (it->second->gpus != c->gpus_allocated ||
+			     !same_placement(it->second->placement, c->placement)))
+				settle.insert(c->id);
+		}
+		if (settle.empty())
+			break;
+		std::vector<const Job*> rest;
+		for (const Job* c : candidates) {
+			if (!settle.count(c->id)) {
+				rest.push_back(c);
+				continue;
+			}
+			pinned.push_back(c);
+			free.take(c->placement);
+		}
+		candidates.swap(rest);
+		standing = standing_blocks(candidates, standing_of);
+		allocate();
+	}
+	if (view.recorder)
+		for (PolicyStep& step : rounds.steps)
+			view.recorder->record(std::move(step));
 	for (const Job* r : pinned)
 		plan.push_back({r, r->gpus_allocated, r->placement});
 

@@ -61,6 +61,12 @@ private:
 	FairnessKind fairness_ = FairnessKind::kNone;
 	double quota_reclaim_timeout_ = 0;  // QuotaReclaimTimeout=
 	double preempt_grace_ = 0;          // PreemptGrace=: what a reclaimed job gets to checkpoint
+	double resize_payback_ = 0;         // ResizePayback=
+
+	// Whether a running job's current run is too short to be resized or moved: it has not yet run
+	// ResizePayback= times what a restart loses it (checkpoint write + resume, the requeue delay
+	// included: PreemptionCost::restart_loss()). Requeues are not affected (see decide_jobs()).
+	bool too_young_to_resize(const ClusterView& view, const Job& running) const;
 
 	// Deadline work a waiting job of a higher class may not stop (doc/admin-guide.md, "Priority
 	// classes and deadlines"): `running` meets its deadline at its size, and its slack does not

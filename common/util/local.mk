@@ -8,5 +8,7 @@ common_libdlsched_la_SOURCES += \
 	common/util/node_list.cpp \
 	common/util/slurm_conf.h \
 	common/util/slurm_conf.cpp \
+	common/util/stopping_journal.h \
+	common/util/stopping_journal.cpp \
 	common/util/trusted_file.h \
 	common/util/trusted_file.cpp

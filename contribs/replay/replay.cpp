@@ -23,6 +23,7 @@
 
 #include "util/command.h"
 #include "util/flag_table.h"
+#include "util/stopping_journal.h"
 #include "workload/inference_demand.h"
 #include "workload/workload.h"
 
@@ -38,6 +39,10 @@ const char kUsage[] =
 	"                      [--elastic-fraction F] [--inference-demand FILE [--demand-file PATH]]\n"
 	"Submits every job with sbatch at its arrival time / X; needs SLURM_CONF (e.g. . DIR/env.sh of\n"
 	"dlsched-cluster). Writes DIR/jobs.csv (trace job, Slurm job id) and the jobs' output in DIR.\n"
+	"Waits until every job is done: ended, and not in sched/dlsched's stopping table\n"
+	"(StateSaveLocation/dlsched-stopping.state, from scontrol; reading it needs root or SlurmUser):\n"
+	"a job that exits on dlsched's checkpoint request is requeued when its report arrives, at the\n"
+	"latest after PreemptGrace=.\n"
 	"--priority-fraction F: a seeded fraction F of the jobs without a QoS are submitted with "
 	"--qos=high,\n"
 	"the same jobs as dlsched-sim --priority-fraction F marks (the QoS must exist: dlsched-cluster makes "
@@ -100,6 +105,22 @@ std::vector<std::string> lines(const std::string& out)
 		p = eol + 1;
 	}
 	return v;
+}
+
+// The cluster's StateSaveLocation, from scontrol show config ("" when it cannot be found).
+std::string state_save_location()
+{
+	std::string conf;
+	if (run({"scontrol", "show", "config"}, conf) != 0)
+		return "";
+	for (const std::string& line : lines(conf))
+		if (line.rfind("StateSaveLocation", 0) == 0 && line.find('=') != std::string::npos) {
+			std::string dir = line.substr(line.find('=') + 1);
+			dir.erase(0, dir.find_first_not_of(' '));
+			dir.erase(dir.find_last_not_of(" \r") + 1);
+			return dir;
+		}
+	return "";
 }
 
 }  // namespace
@@ -167,18 +188,9 @@ int main(int argc, char** argv)
 		}
 		demand = std::move(d.value());
 		if (demand_file.empty()) {
-			std::string conf;
-			if (run({"scontrol", "show", "config"}, conf) == 0) {
-				std::istringstream in(conf);
-				std::string line;
-				while (std::getline(in, line))
-					if (line.rfind("StateSaveLocation", 0) == 0 &&
-					    line.find('=') != std::string::npos) {
-						std::string dir = line.substr(line.find('=') + 1);
-						dir.erase(0, dir.find_first_not_of(' '));
-						demand_file = dir + "/dlsched-inference-demand";
-					}
-			}
+			const std::string dir = state_save_location();
+			if (!dir.empty())
+				demand_file = dir + "/dlsched-inference-demand";
 			if (demand_file.empty()) {
 				std::fprintf(stderr,
 					     "dlsched-replay: cannot find StateSaveLocation with scontrol: "
@@ -396,6 +408,29 @@ int main(int argc, char** argv)
 	// A job that ends on dlsched's checkpoint request (two-step preemption, a resize) shows a final
 	// state until sched/dlsched requeues it at its next cycle: final only once it stays so this long.
 	const auto kEndGrace = std::chrono::seconds(5);
+	// A job in sched/dlsched's stopping table (StateSaveLocation/dlsched-stopping.state) is not done
+	// whatever its state: sched/dlsched requeues it when its checkpoint report arrives, at the latest
+	// when its PreemptGrace= runs out (the table's deadline), which can be minutes after the job
+	// exited. The table rather than a guess from PreemptGrace=: it says for each job whether the
+	// plugin still means to requeue it, and when at the latest; a timer would count a job that was
+	// never asked to stop as stopping, and one still stopping past a guessed grace as done. Past its
+	// deadline (a cycle's worth, kStopLate, later), the table no longer holds a job back: a
+	// sched/dlsched that stopped running must not keep the replay waiting for ever.
+	const double kStopLate = 30;
+	std::string journal;
+	if (wait) {
+		const std::string dir = state_save_location();
+		if (dir.empty())
+			std::fprintf(
+				stderr,
+				"dlsched-replay: note: no StateSaveLocation from scontrol show config; jobs "
+				"sched/dlsched is stopping are done once they stay ended %lld s\n",
+				static_cast<long long>(kEndGrace.count()));
+		else
+			journal = dir + "/" + kStoppingJournalName;
+	}
+	bool journal_warned = false;
+	std::set<std::string> stop_noted;  // jobs already reported as held by the stopping table
 	static const std::set<std::string> kActive = {
 		"PENDING",   "RUNNING",      "SUSPENDED",    "COMPLETING",   "CONFIGURING",
 		"REQUEUED",  "REQUEUE_HOLD", "REQUEUE_FED",  "RESIZING",     "SIGNALING",
@@ -441,6 +476,45 @@ int main(int argc, char** argv)
 			}
 		}
 		const auto now = std::chrono::steady_clock::now();
+		// The jobs sched/dlsched will still requeue (read after squeue: a job it requeued since
+		// is pending in squeue, or still in the table).
+		std::map<std::uint32_t, StoppingJob> stopping;
+		if (!journal.empty()) {
+			auto t = read_stopping_journal(journal);
+			if (t.is_ok()) {
+				stopping = std::move(t.value());
+			} else if (!journal_warned) {
+				std::fprintf(
+					stderr,
+					"\ndlsched-replay: %s; jobs sched/dlsched is stopping may be counted "
+					"done too early (run as root or SlurmUser)\n",
+					t.status().message().c_str());
+				journal_warned = true;
+			}
+		}
+		const double wall = static_cast<double>(std::time(nullptr));
+		auto being_stopped = [&](const Entry& e) {
+			auto st = stopping.find(
+				static_cast<std::uint32_t>(std::strtoul(e.id.c_str(), nullptr, 10)));
+			if (st == stopping.end())
+				return false;
+			if (wall > st->second.deadline + kStopLate) {
+				if (stop_noted.insert(e.id + " late").second)
+					std::fprintf(stderr,
+						     "\ndlsched-replay: job %s is still in sched/dlsched's "
+						     "stopping table %.0f s after its grace ended; no longer "
+						     "waiting for its requeue\n",
+						     e.id.c_str(), wall - st->second.deadline);
+				return false;
+			}
+			if (stop_noted.insert(e.id).second)
+				std::fprintf(
+					stderr,
+					"\ndlsched-replay: job %s was asked to checkpoint by sched/dlsched; "
+					"not done until it is requeued (at the latest in %.0f s)\n",
+					e.id.c_str(), std::max(0.0, st->second.deadline - wall));
+			return true;
+		};
 		bool changed = false;
 		for (Entry& e : entries) {
 			if (e.done)
@@ -449,7 +523,7 @@ int main(int argc, char** argv)
 			auto it = state.find(e.id + " " + name);
 			if (it != state.end()) {
 				e.missing = false;
-				if (kActive.count(it->second)) {
+				if (kActive.count(it->second) || being_stopped(e)) {
 					e.ended = false;
 				} else if (!e.ended) {
 					e.ended = true;
@@ -457,6 +531,10 @@ int main(int argc, char** argv)
 				} else if (now - e.ended_since >= kEndGrace) {
 					e.done = true;
 				}
+				continue;
+			}
+			if (being_stopped(e)) {  // ended and gone from squeue (MinJobAge), requeued soon
+				e.missing = false;
 				continue;
 			}
 			if (!e.missing) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/config.h"
 #include "models/features.h"
 #include "util/csv.h"
 #include "util/flag_table.h"
@@ -154,6 +155,11 @@ FlagTable train_flags(Options& o)
 				   }
 				   return number_value(v, 0, 86400, o.ep.restart_cost);
 			   }),
+		string_flag(
+			"--config", "FILE",
+			"a dlsched.conf (the site's): its RequeueDelay= and PreemptGrace= hold in every\n"
+			"simulation, as dlsched-sim --config takes them (default: their defaults, 0 and 600)",
+			&o.config),
 		number_flag("--preemption-penalty", "S",
 			    "reward: seconds of one job's time charged per preemption (default 120)",
 			    &o.reward.preemption_penalty_s, 0, 1e6),
@@ -253,6 +259,13 @@ int parse_args(int argc, char** argv, Options& o)
 	o.estimates_given = flags.given("--estimates");
 	if (o.ep.load_max < o.ep.load_min)
 		return usage_error("--load-max is below --load-min");
+	if (!o.config.empty()) {
+		auto c = Config::load_file(o.config);
+		if (!c.is_ok())
+			return usage_error("--config: " + c.status().message());
+		o.ep.preempt_grace = c->get_double("PreemptGrace");
+		o.ep.requeue_delay = c->get_double("RequeueDelay");
+	}
 	return -1;
 }
 

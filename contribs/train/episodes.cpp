@@ -212,6 +212,9 @@ Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& 
 		st = c.set("OrderingPolicy", ordering, "dlsched-train");
 	if (st.is_ok())
 		st = c.set("AllocationPolicy", allocation, "dlsched-train");
+	// The policies' view of a preemption's grace is the engine's (dlsched-sim sets both from one key).
+	if (st.is_ok())
+		st = c.set("PreemptGrace", std::to_string(options.preempt_grace), "dlsched-train");
 	if (!st.is_ok())
 		return st;
 	auto sched = Scheduler::create(c, registry);
@@ -222,6 +225,8 @@ Result<EpisodeResult> simulate_with(const Episode& episode, const ModelCatalog& 
 	so.sched_interval = options.sched_interval;
 	so.restart_cost = options.restart_cost;
 	so.restart_model = options.restart_model;
+	so.preempt_grace = options.preempt_grace;
+	so.requeue_delay = options.requeue_delay;
 	so.estimates =
 		options.estimates == "predicted" ? sim::Estimates::kPredicted : sim::Estimates::kOracle;
 	so.drop_unrunnable = true;

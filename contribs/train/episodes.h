@@ -44,6 +44,11 @@ struct EpisodeOptions {
 	bool restart_model = false;  // --restart-cost model: each job's predicted suspend and resume
 	double sched_interval = 60;
 	std::string estimates = "oracle";  // what policies see: oracle or predicted (dlsched-sim --estimates)
+	// From --config's dlsched.conf, as dlsched-sim takes them (their defaults otherwise): the grace a
+	// preempted job has to checkpoint (PreemptGrace=), and how long a requeued job waits before it
+	// may start again (RequeueDelay=: Slurm's CredExpire + 1 s), in every simulation.
+	double preempt_grace = 600;
+	double requeue_delay = 0;
 };
 
 class Workloads {

@@ -12,7 +12,8 @@
 #  - the reclaimed job resumes and completes without repeating or skipping an epoch;
 #  - the quota in the reasons is the teams' sshare RawShares, normalised, of the 8 GPUs (sshare's
 #    NormShares and sprio are priority/multifactor's: empty and refused under full mode's
-#    priority/basic); the stats file counts the borrowed GPU time and the reclaim.
+#    priority/basic); the stats file counts the borrowed GPU time and the reclaim, and the quota
+#    reasons as wait_reasons, not as admission_verdicts.
 # On a plugin that does not read accounts (before issue 25) teamb's job waits for teama's jobs to end:
 # the reclaim, the reasons and the stats checks fail.
 # Skips (77) without root, Slurm/munge/MariaDB, the plugins, the collector or dlsched-ingestd.
@@ -114,6 +115,10 @@ stat_of() { sed -n "s/^$1=//p" "$st"; }
 	ok "stats: $(grep -E '^(borrowed|quota_)' "$st" | tr '\n' ' ')" ||
 	ko "stats: $(grep -E '^(borrowed|quota_)' "$st" | tr '\n' ' ')"
 grep -q "^fallback_cycles=0$" "$st" && ok "no cycle fell back" || ko "fallbacks: $(grep fallback "$st")"
+# The quota reasons are no admission verdicts (no job here has a deadline): counted apart.
+[ "$(stat_of admission_verdicts)" = 0 ] && [ "$(stat_of wait_reasons)" -ge 2 ] 2>/dev/null &&
+	ok "stats: quota reasons are wait_reasons=$(stat_of wait_reasons), admission_verdicts=0" ||
+	ko "stats: admission_verdicts=$(stat_of admission_verdicts) wait_reasons=$(stat_of wait_reasons)"
 
 "$tool" down --dir "$dir/c" >/dev/null
 [ $fails -eq 0 ] && echo "all fairness checks passed" || echo "$fails fairness check(s) failed"

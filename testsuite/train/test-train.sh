@@ -3,7 +3,8 @@
 #  - a supervised warm-up on srtf's decisions must beat the untrained (random) network's average JCT on
 #    a workload it did not train on, in dlsched-sim with the same dl2 policy;
 #  - the shipped model's learned allocation resizes running elastic jobs;
-#  - rl writes its curve, checkpoints and resumes; sacct rounds from a hand-made history; bad inputs.
+#  - rl writes its curve, checkpoints and resumes; sacct rounds from a hand-made history; bad inputs;
+#  - --config's RequeueDelay= and PreemptGrace= reach the simulations.
 set -uo pipefail
 top="${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}"
 build="${abs_top_builddir:-$top/_build}"
@@ -129,6 +130,25 @@ if command -v sqlite3 >/dev/null; then
 		{ grep -q "experience from several clusters (dlsched-sim ([0-9]* rows), other ([0-9]* rows)): pass --cluster-name" "$t/err" &&
 			ok "online names the clusters when there are several" || { bad "online clusters message"; cat "$t/err"; }; }
 fi
+
+# --config: the site's RequeueDelay= and PreemptGrace= hold in the simulations, as in dlsched-sim's
+# (before, dlsched-train had no way to be given them: its simulations ran without a requeue delay).
+# srtf's requeued jobs wait 900 s before they start again: the teacher's run has more rounds and a
+# higher slowdown than without the file.
+printf 'RequeueDelay=900\nPreemptGrace=30\n' >"$t/site.conf"
+teach() {  # teach [--config FILE]: srtf's rounds and slowdown on a small slice
+	"$train" sl --init "$t/rand.pt" --out "$t/c.pt" --teacher srtf --workloads "$pollux/workload-1.csv" \
+		--validate "$pollux/workload-2.csv" --cluster 2x8 --jobs 60 --episodes 1 --epochs 1 --seed 1 \
+		--restart-cost 30 "$@" 2>&1 | sed -n 's/^\[sl\] \([0-9]* decision rounds\).*(teacher slowdown \([0-9.]*x\)).*/\1, \2/p'
+}
+plain="$(teach)"
+delayed="$(teach --config "$t/site.conf")"
+[ -n "$plain" ] && [ -n "$delayed" ] && [ "$plain" != "$delayed" ] &&
+	ok "--config's RequeueDelay= and PreemptGrace= reach the simulations ($plain -> $delayed)" ||
+	bad "--config made no difference: '$plain' vs '$delayed'"
+printf 'RequeueDelay=soon\n' >"$t/bad.conf"
+"$train" sl --config "$t/bad.conf" 2>"$t/err"; [ $? -eq 2 ] && grep -q "bad.conf:1" "$t/err" &&
+	ok "a bad --config is refused, naming the line" || { bad "bad --config"; cat "$t/err"; }
 
 # Bad inputs: a corrupt model, an unknown option, online without experience.
 echo garbage >"$t/corrupt.pt"

@@ -11,3 +11,10 @@ TESTS += testsuite/unit/test_flag_table
 testsuite_unit_test_flag_table_SOURCES = testsuite/unit/test_flag_table.cpp
 testsuite_unit_test_flag_table_CPPFLAGS = $(UNIT_CPPFLAGS)
 testsuite_unit_test_flag_table_LDADD = $(UNIT_TEST_LIBS)
+
+# sched/dlsched's stopping journal as dlsched-replay reads it (common/util/stopping_journal)
+check_PROGRAMS += testsuite/unit/test_stopping_journal
+TESTS += testsuite/unit/test_stopping_journal
+testsuite_unit_test_stopping_journal_SOURCES = testsuite/unit/test_stopping_journal.cpp
+testsuite_unit_test_stopping_journal_CPPFLAGS = $(UNIT_CPPFLAGS)
+testsuite_unit_test_stopping_journal_LDADD = $(UNIT_TEST_LIBS)

@@ -118,7 +118,8 @@ START_TEST(grows_a_running_job_that_drifts_behind)
 	expect_decisions(w, "qos-deadline", "resize 1 [0:3]");
 	w.jobs.front().preempt_cost.checkpoint_write = 20;
 	w.jobs.front().preempt_cost.resume = 30;
-	expect_decisions(w, "qos-deadline", "resize 1 [0:4]");
+	// (Its run has just started: ResizePayback=0, else it first pays back a restart, test_policy.)
+	expect_decisions(w, "qos-deadline", "resize 1 [0:4]", {{"ResizePayback", "0"}});
 	// On time at its size: left alone.
 	w.jobs.front().deadline = 600;
 	expect_decisions(w, "qos-deadline", "");

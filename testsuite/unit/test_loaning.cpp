@@ -132,7 +132,8 @@ END_TEST
 START_TEST(mckp_counts_the_resize_cost_of_running_jobs)
 {
 	// Job 1 runs elastic at 2 GPUs of 4 with 2 free. Growing it to 4 saves 300 s of its 600 s at
-	// 2 GPUs (linear) but restarts it. With a 100 s restart it grows; with 400 s it stays.
+	// 2 GPUs (linear) but restarts it. With a 100 s restart it grows; with 400 s it stays. (Its run
+	// has just started: ResizePayback=0, else it first pays back a restart, test_policy.)
 	for (double cost : {100.0, 400.0}) {
 		World w({4});
 		Job& j = w.running(1, 0, {{0, 2}});
@@ -140,7 +141,7 @@ START_TEST(mckp_counts_the_resize_cost_of_running_jobs)
 		j.gpus_max = 4;
 		j.epochs_total = 20;  // 20 x 60 s / 2 GPUs = 600 s left
 		j.preempt_cost.resume = cost;
-		const Decisions d = decide(w, "mckp");
+		const Decisions d = make_scheduler("mckp", {{"ResizePayback", "0"}})->decide(w.view());
 		const Action* r = find(d, ActionKind::kResize, 1);
 		if (cost < 300) {
 			ck_assert_msg(r && r->gpus == 4, "cost %g: expected a resize to 4", cost);

@@ -294,6 +294,45 @@ START_TEST(optimus_gives_gpus_to_the_job_that_gains_most)
 }
 END_TEST
 
+// ResizePayback= (default 2): job 1 (elastic 1 to 2 GPUs, linear scaling: 2 GPUs halve its 600 s)
+// has just started on 1 GPU; 3 are free. A restart loses it a 10 s checkpoint write + 20 s resume
+// = 30 s, so its run must last 2 x 30 = 60 s before it is resized. At 10 s: nothing (without the
+// rule, optimus and aryl grow it at once: the flip-flop of a job started small and grown the next
+// cycle); at 60 s: grown to 2 on its own node. ResizePayback=0 resizes at once, as before.
+START_TEST(a_running_job_is_not_resized_before_its_run_pays_back_the_restart)
+{
+	for (const char* preset : {"optimus", "aryl"}) {
+		World w({4});
+		Job& j = w.running(1, 0, {{0, 1}});
+		j.gpus_max = 2;
+		j.preempt_cost.checkpoint_write = 10;
+		j.preempt_cost.resume = 20;
+		w.now = 10;
+		expect_decisions(w, preset, "");
+		expect_decisions(w, preset, "resize 1 [0:2]", {{"ResizePayback", "0"}});
+		w.now = 59.9;
+		expect_decisions(w, preset, "");
+		w.now = 60;
+		expect_decisions(w, preset, "resize 1 [0:2]");
+	}
+}
+END_TEST
+
+// The rule holds back resizes only: a job the order preempts is requeued however young its run
+// (srtf: the short job needs all 4 GPUs, job 1 started 5 s ago and a restart loses it 30 s).
+START_TEST(a_young_run_is_still_preempted_by_the_order)
+{
+	World w({4});
+	Job& j = w.running(1, 0, {{0, 4}}, 100);
+	j.gpus_min = 1;
+	j.preempt_cost.checkpoint_write = 10;
+	j.preempt_cost.resume = 20;
+	w.pending(2, 5, 4, 1);
+	w.now = 5;
+	expect_decisions(w, "srtf", "requeue 1; start 2 [0:4]");
+}
+END_TEST
+
 START_TEST(edf_runs_the_earliest_deadline_first)
 {
 	World w({4});
@@ -498,6 +537,8 @@ int main()
 	tcase_add_test(tc, drf_serves_the_user_with_the_lowest_share);
 	tcase_add_test(tc, drf_fills_elastic_jobs_evenly);
 	tcase_add_test(tc, optimus_gives_gpus_to_the_job_that_gains_most);
+	tcase_add_test(tc, a_running_job_is_not_resized_before_its_run_pays_back_the_restart);
+	tcase_add_test(tc, a_young_run_is_still_preempted_by_the_order);
 	tcase_add_test(tc, edf_runs_the_earliest_deadline_first);
 	tcase_add_test(tc, pack_best_fits_and_never_fragments_a_one_node_job);
 	tcase_add_test(tc, pack_waits_rather_than_spread_a_job_that_fits_one_node);

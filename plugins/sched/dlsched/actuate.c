@@ -581,7 +581,12 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 			break;
 		case DLSCHED_ADMISSION:
 			if (_admission(job_ptr, &a, now)) {
-				dls_stats.admission_verdicts++;
+				/* A wait's reason (quota, deadline work a higher class may not stop) is
+				 * no verdict: the job is admitted and waits for GPUs. */
+				if (a.admission == DLSCHED_ADMIT_WAIT)
+					dls_stats.wait_reasons++;
+				else
+					dls_stats.admission_verdicts++;
 				changed = true;
 			}
 			break;

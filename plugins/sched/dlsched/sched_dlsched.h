@@ -66,6 +66,7 @@ typedef struct {
 	uint64_t preemption_rows;	/* preemption rows written to the profile DB */
 	uint64_t preemption_row_errors;
 	uint64_t admission_verdicts; /* deadline jobs marked best-effort, held or cancelled */
+	uint64_t wait_reasons;	     /* squeue reasons set for admitted jobs that wait (quota, ...) */
 	uint64_t resizes;	     /* running jobs requeued at a new size */
 	uint64_t resize_failures;    /* ... whose new size could not be set after the requeue */
 	uint64_t loans;		     /* inference nodes lent to training */

@@ -47,7 +47,7 @@ extern void dls_stats_write(void)
 		"\n"
 		"stopping_last_error=%s\nsafety_settings=%s\n"
 		"borrowed_gpus=%g\nborrowed_gpu_s=%.1f\nquota_reclaims=%" PRIu64 "\nquota_reclaimed_gpus=%" PRIu64
-		"\nquota_reclaim_cost_gpu_s=%.1f\n",
+		"\nquota_reclaim_cost_gpu_s=%.1f\nwait_reasons=%" PRIu64 "\n",
 		(int) getpid(), dls_stats.describe, dls_stats.cycles, dls_stats.fallbacks, dls_stats.last_ms,
 		dls_stats.cycles ? dls_stats.sum_ms / dls_stats.cycles : 0.0, dls_stats.max_ms,
 		dls_stats.last_decide_ms, dls_stats.last_locked_ms, dls_stats.max_locked_ms, dls_stats.last_considered,
@@ -61,7 +61,7 @@ extern void dls_stats_write(void)
 		dls_stats.demand_status, dls_stats.speed_reads, dls_stats.speed_samples, dls_stops_write_errors(),
 		dls_stats.resize_failures, dls_stops_last_error(), dls_stats.safety, dls_stats.borrowed_gpus,
 		dls_stats.borrowed_gpu_s, dls_stats.quota_reclaims, dls_stats.quota_reclaimed_gpus,
-		dls_stats.quota_reclaim_cost_gpu_s);
+		dls_stats.quota_reclaim_cost_gpu_s, dls_stats.wait_reasons);
 	dls_guard_stats(f);
 	fclose(f);
 	if (rename(tmp, stats_path) != 0)
