@@ -869,8 +869,8 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		AllocationInput in{planned_view, candidates, *placement_, free, reconsider, &standing};
 		allocation_->allocate(in, plan);
 		if (!guaranteed.empty() && allocation_->elastic())
-			serve_guaranteed_first(planned_view, candidates, guaranteed, owed, free,
-					       reconsider, *placement_, preempt_grace_, plan);
+			serve_guaranteed_first(planned_view, candidates, guaranteed, owed, free, reconsider,
+					       *placement_, preempt_grace_, plan);
 	};
 	allocate();
 	// ResizePayback=: a running job whose current run has not yet paid back the restart a resize
