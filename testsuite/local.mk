@@ -7,6 +7,9 @@ EXTRA_DIST += testsuite/check-words.sh
 # configure refuses an unsupported Slurm release; the release is tested only in the compat layer.
 TESTS += testsuite/check-slurm-compat.sh
 EXTRA_DIST += testsuite/check-slurm-compat.sh
+# scripts/get-slurm-source --tarball: the release is read from META (tag-named and SchedMD tarballs).
+TESTS += testsuite/test-get-slurm-source.sh
+EXTRA_DIST += testsuite/test-get-slurm-source.sh
 
 if HAVE_CHECK
 include testsuite/unit/local.mk

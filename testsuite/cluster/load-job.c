@@ -5,6 +5,7 @@
  * cannot be loaded outside slurmctld.
  *   load-job JOBID   prints "job JOBID uid UID" and exits 0
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -22,7 +23,8 @@ int main(int argc, char** argv)
 	}
 	slurm_init(NULL);
 	if (slurm_load_job(&msg, id, SHOW_ALL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
-		fprintf(stderr, "load-job: %s\n", slurm_strerror(slurm_get_errno()));
+		/* Slurm's errors are in errno (slurm_get_errno() is gone from 23.x). */
+		fprintf(stderr, "load-job: %s\n", slurm_strerror(errno));
 		return 1;
 	}
 	printf("job %u uid %u\n", id, msg->job_array[0].user_id);

@@ -34,21 +34,35 @@ if ! "$tool" up --nodes 1 --gpus 8 --dir "$dir/a" --port-base "$port" --mode adv
 fi
 export SLURM_CONF="$dir/a/etc/slurm.conf"
 log="$dir/a/log/slurmctld.log"
+# slurmctld's pid: from 23.11 each reconfigure starts a new process (SLURM-NOTES.md), and the
+# plugins are loaded afresh there rather than swapped in a running one (new_process=yes).
 pid=$(cat "$dir/a/pids/slurmctld.pid")
-alive() { kill -0 "$pid" 2>/dev/null && timeout 10 scontrol ping 2>/dev/null | grep -q UP; }
+new_process=no
+alive() {
+	local now
+	now=$(cat "$dir/a/pids/slurmctld.pid" 2>/dev/null)
+	[ "$now" = "$pid" ] || { new_process=yes; pid=$now; }
+	kill -0 "$pid" 2>/dev/null && timeout 10 scontrol ping 2>/dev/null | grep -q UP
+}
 preempt_type() {  # preempt_type TYPE MODE: rewrite slurm.conf's PreemptType/PreemptMode, reconfigure
 	sed -i "s|^PreemptType=.*|PreemptType=$1|; s|^PreemptMode=.*|PreemptMode=$2|" "$SLURM_CONF"
+	n0=$(wc -l <"$log")
 	timeout 20 scontrol reconfigure >/dev/null 2>&1
 	sleep 4
 }
+since_reconfigure() { tail -n +$((n0 + 1)) "$log"; }  # the log since preempt_type's reconfigure
 first=$(grep -oE "(site_factor|preempt)/dlsched: loaded" "$log" | head -n1 | cut -d: -f1)
 echo "# the advisor was started by ${first:-?}"
 
 # ---- PreemptType changed by a reconfigure: preempt/dlsched unloaded under the write locks ----
 preempt_type preempt/none OFF
-alive && grep -q "Changing PreemptType from preempt/dlsched to preempt/none" "$log" &&
+# In one process (22.05) Slurm unloads preempt/dlsched under the write locks; in a new one (23.11
+# on) only site_factor/dlsched loads, and starts the advisor itself.
+alive && { { [ $new_process = no ] && grep -q "Changing PreemptType from preempt/dlsched to preempt/none" "$log"; } ||
+	{ [ $new_process = yes ] && since_reconfigure | grep -q "site_factor/dlsched: loaded" &&
+		! since_reconfigure | grep -q "preempt/dlsched: loaded"; }; } &&
 	! grep -q "cannot pin" "$log" &&
-	ok "PreemptType changed away from preempt/dlsched: slurmctld up (advisor library pinned)" ||
+	ok "PreemptType changed away from preempt/dlsched: slurmctld up (advisor library pinned; new process: $new_process)" ||
 	ko "slurmctld down or hung after PreemptType changed: $(grep -E 'PreemptType|dlsched|fatal|error' "$log" | tail -n3)"
 timeout 20 scontrol reconfigure >/dev/null 2>&1
 sleep 3
@@ -56,7 +70,8 @@ alive && [ "$(grep -c "site_factor/dlsched: loaded" "$log")" -ge 1 ] &&
 	ok "site_factor/dlsched's advisor goes on under its own name after another reconfigure" ||
 	ko "advisor after preempt/dlsched was unloaded: $(grep -E '(site_factor|preempt)/dlsched' "$log" | tail -n3)"
 preempt_type preempt/dlsched REQUEUE
-alive && grep -q "preempt/dlsched: shares the advisor site_factor/dlsched started" "$log" &&
+alive && { grep -q "preempt/dlsched: shares the advisor site_factor/dlsched started" "$log" ||
+	{ [ $new_process = yes ] && since_reconfigure | grep -q "site_factor/dlsched: shares the advisor preempt/dlsched started"; }; } &&
 	ok "preempt/dlsched loaded again shares the advisor" ||
 	ko "preempt/dlsched reloaded: $(grep -E '(site_factor|preempt)/dlsched' "$log" | tail -n3)"
 

@@ -113,22 +113,36 @@ write_verdict heuristic
 step "heuristic" "$want_fifo" "guard: learned -> heuristic \(cycle" heuristic 2
 write_verdict learned
 step "learned again" "$want_learned" "guard: heuristic -> learned .*" learned 3
-# A reconfigure builds the schedulers afresh but is not a switch: the learned side stays.
+# A reconfigure builds the schedulers afresh but is not a switch: the learned side stays. From 23.11
+# it starts a new slurmctld (SLURM-NOTES.md), whose counters start from zero: there the learned side
+# is where the new process starts ("decides from the start"), again no switch.
+pid0=$(cat "$dir/c/pids/slurmctld.pid")
+n0=$(wc -l <"$log")
 scontrol reconfigure
 sleep 3
+wait_for 30 scontrol ping >/dev/null
+pid1=$(cat "$dir/c/pids/slurmctld.pid")
+sw=3
+[ "$pid1" = "$pid0" ] || { sw=0; echo "# reconfigure started a new slurmctld ($pid0 -> $pid1): counters from zero"; }
+sleep 1.2
 [ "$(grep -c "sched/dlsched: guard: on, following $verdict" "$log")" -ge 2 ] && [ "$(stat_of guard_choice)" = learned ] &&
-	[ "$(stat_of guard_switches)" = 3 ] && [ "$(wait_order 5 "$want_learned")" = "$want_learned" ] &&
+	[ "$(stat_of guard_switches)" = $sw ] && [ "$(wait_order 5 "$want_learned")" = "$want_learned" ] &&
 	ok "reconfigure: still learned, no switch counted" || ko "reconfigure: $(grep '^guard_' "$st" | tr '\n' ' ')"
+if [ "$sw" = 0 ]; then
+	after=$(tail -n +$((n0 + 1)) "$log")	# the new slurmctld's lines
+	grep -q "guard: learned decides from the start" <<<"$after" && ! grep -q "guard: heuristic -> learned" <<<"$after" &&
+		ok "the new slurmctld logs where it starts, not a switch" || ko "the new slurmctld's guard lines: $(grep 'guard:' <<<"$after" | tr '\n' ' ')"
+fi
 # A verdict others may write is refused: anyone could hand the cluster to the learned policy.
 write_verdict learned 0 666
-step "world-writable" "$want_fifo" "guard: $verdict is writable by others than its owner.*refused; GuardPolicy= decides" heuristic 4
+step "world-writable" "$want_fifo" "guard: $verdict is writable by others than its owner.*refused; GuardPolicy= decides" heuristic $((sw + 1))
 grep -qE "guard: learned -> heuristic \(cycle [0-9]+: $verdict is writable by others" "$log" &&
 	ok "the switch names the refusal" || ko "no switch line naming the refusal"
 write_verdict learned
-step "trusted again" "$want_learned" "guard: following $verdict again" learned 5
+step "trusted again" "$want_learned" "guard: following $verdict again" learned $((sw + 2))
 # Stale: evaluated 200 s ago, GuardInterval=60.
 write_verdict learned 200
-step "stale" "$want_fifo" "guard: evaluated [0-9]+ s ago, more than twice GuardInterval=60.*GuardPolicy= decides" heuristic 6
+step "stale" "$want_fifo" "guard: evaluated [0-9]+ s ago, more than twice GuardInterval=60.*GuardPolicy= decides" heuristic $((sw + 3))
 
 # dlsched-guard itself, reading this cluster's accounting (sacct): the verdict it writes is followed.
 guard="$build/contribs/guard/dlsched-guard"

@@ -29,6 +29,9 @@ static char text[DLS_VERDICT_MAX_BYTES + 1]; /* what it said ("" when unread) */
 static char read_why[600];		     /* why it could not be read; "" when it was */
 static char status[600];		     /* why GuardPolicy= decides; "" when the verdict does */
 static uint64_t switches = 0, learned_cycles = 0;
+/* No verdict has decided yet in this slurmctld process (from 23.11 every reconfigure is a new
+ * process): the first one is where the cluster starts, not a switch. */
+static bool first_decision = true;
 static double verdict_age = -1;
 
 static const char *_choice_name(int c)
@@ -68,6 +71,7 @@ extern void dls_guard_configure(dlsched_scheduler_t *sched)
 		(void) dlsched_scheduler_set_guard_choice(sched, DLSCHED_GUARD_LEARNED, NULL);
 	else
 		choice = DLSCHED_GUARD_HEURISTIC;
+	first_decision = had == DLSCHED_GUARD_NONE;
 	info(DLS_LOG_PREFIX "guard: on, following %s (GuardInterval=%.0f s); %s decides now", verdict_path,
 	     guard_interval, _choice_name(choice));
 }
@@ -168,18 +172,24 @@ extern void dls_guard_before_cycle(dlsched_scheduler_t *sched, uint64_t cycle)
 			error(DLS_LOG_PREFIX "guard: %s", err.message);
 			return;
 		}
-		switches++;
-		if (why[0])
-			info(DLS_LOG_PREFIX "guard: %s -> %s (cycle %" PRIu64 ": %s)", _choice_name(choice),
-			     _choice_name(want), cycle, why);
-		else
-			info(DLS_LOG_PREFIX "guard: %s -> %s (cycle %" PRIu64
-					    ": verdict of %.0f s ago: replay of %" PRIu64
-					    " job(s), learned %.1f s, heuristic %.1f s average JCT)",
-			     _choice_name(choice), _choice_name(want), cycle, v.age, v.jobs, v.learned_jct,
-			     v.heuristic_jct);
+		if (first_decision) {
+			info(DLS_LOG_PREFIX "guard: %s decides from the start (cycle %" PRIu64 ": %s)",
+			     _choice_name(want), cycle, why[0] ? why : "the verdict says so");
+		} else {
+			switches++;
+			if (why[0])
+				info(DLS_LOG_PREFIX "guard: %s -> %s (cycle %" PRIu64 ": %s)", _choice_name(choice),
+				     _choice_name(want), cycle, why);
+			else
+				info(DLS_LOG_PREFIX "guard: %s -> %s (cycle %" PRIu64
+						    ": verdict of %.0f s ago: replay of %" PRIu64
+						    " job(s), learned %.1f s, heuristic %.1f s average JCT)",
+				     _choice_name(choice), _choice_name(want), cycle, v.age, v.jobs, v.learned_jct,
+				     v.heuristic_jct);
+		}
 		choice = want;
 	}
+	first_decision = false;
 	if (choice == DLSCHED_GUARD_LEARNED)
 		learned_cycles++;
 }
