@@ -87,6 +87,7 @@ for g in "${gpus[@]}"; do
 done
 joblist=$(IFS=,; echo "${ids[*]}")
 # slurm_order, wait_order: lib.sh (the order of "${ids[@]}" in Slurm's queue).
+sw_off=0 # guard_switches of the slurmctld before a restart (a reconfigure from 23.11), not counted by its successor
 step() {  # step NAME WANT_ORDER LOG_PATTERN STATS_CHOICE STATS_SWITCHES
 	local got
 	got=$(wait_order 15 "$2")
@@ -94,8 +95,8 @@ step() {  # step NAME WANT_ORDER LOG_PATTERN STATS_CHOICE STATS_SWITCHES
 	wait_log 10 "$3" && ok "$1: logged ($(grep -E "$3" "$log" | tail -n1 | sed 's/.*sched\/dlsched: //'))" ||
 		ko "$1: no log line /$3/: $(grep 'guard' "$log" | tail -n2 | tr '\n' ' ')"
 	sleep 1.2  # the stats file is rewritten after each cycle
-	[ "$(stat_of guard_choice)" = "$4" ] && [ "$(stat_of guard_switches)" = "$5" ] &&
-		ok "$1: stats guard_choice=$4 guard_switches=$5 guard_learned_cycles=$(stat_of guard_learned_cycles) guard_verdict_age_s=$(stat_of guard_verdict_age_s)" ||
+	[ "$(stat_of guard_choice)" = "$4" ] && [ "$(stat_of guard_switches)" = "$(($5 + sw_off))" ] &&
+		ok "$1: stats guard_choice=$4 guard_switches=$(($5 + sw_off)) guard_learned_cycles=$(stat_of guard_learned_cycles) guard_verdict_age_s=$(stat_of guard_verdict_age_s)" ||
 		ko "$1: stats $(grep '^guard_' "$st" | tr '\n' ' ')"
 }
 
@@ -112,12 +113,25 @@ write_verdict heuristic
 step "heuristic" "$want_fifo" "guard: learned -> heuristic \(cycle" heuristic 2
 write_verdict learned
 step "learned again" "$want_learned" "guard: heuristic -> learned .*" learned 3
-# A reconfigure builds the schedulers afresh but is not a switch: the learned side stays.
+# A reconfigure builds the schedulers afresh but is not a switch: the learned side stays. From Slurm
+# 23.11 it starts a new slurmctld, whose stats count from zero: there every cycle of the new process
+# must have followed the learned side (its first cycle reads the verdict before it decides).
+pid=$(cat "$dir/c/pids/slurmctld.pid")
 scontrol reconfigure
 sleep 3
-[ "$(grep -c "sched/dlsched: guard: on, following $verdict" "$log")" -ge 2 ] && [ "$(stat_of guard_choice)" = learned ] &&
-	[ "$(stat_of guard_switches)" = 3 ] && [ "$(wait_order 5 "$want_learned")" = "$want_learned" ] &&
-	ok "reconfigure: still learned, no switch counted" || ko "reconfigure: $(grep '^guard_' "$st" | tr '\n' ' ')"
+wait_for 20 scontrol ping >/dev/null
+if [ "$(cat "$dir/c/pids/slurmctld.pid")" = "$pid" ]; then
+	[ "$(grep -c "sched/dlsched: guard: on, following $verdict" "$log")" -ge 2 ] && [ "$(stat_of guard_choice)" = learned ] &&
+		[ "$(stat_of guard_switches)" = 3 ] && [ "$(wait_order 5 "$want_learned")" = "$want_learned" ] &&
+		ok "reconfigure: still learned, no switch counted" || ko "reconfigure: $(grep '^guard_' "$st" | tr '\n' ' ')"
+else
+	sleep 1.2
+	[ "$(grep -c "sched/dlsched: guard: on, following $verdict" "$log")" -ge 2 ] && [ "$(stat_of guard_choice)" = learned ] &&
+		[ "$(stat_of guard_learned_cycles)" = "$(stat_of cycles)" ] && [ "$(wait_order 5 "$want_learned")" = "$want_learned" ] &&
+		ok "reconfigure (a new slurmctld, pid $pid -> $(cat "$dir/c/pids/slurmctld.pid")): learned in every one of its $(stat_of cycles) cycles" ||
+		ko "reconfigure (a new slurmctld): $(grep -E '^(cycles|guard_)' "$st" | tr '\n' ' ')"
+	sw_off=$(($(stat_of guard_switches) - 3))
+fi
 # A verdict others may write is refused: anyone could hand the cluster to the learned policy.
 write_verdict learned 0 666
 step "world-writable" "$want_fifo" "guard: $verdict is writable by others than its owner.*refused; GuardPolicy= decides" heuristic 4
