@@ -37,6 +37,10 @@ EXTRA_DIST += testsuite/cluster/test-safety.sh testsuite/cluster/test-preemption
 # and the loan fence holds.
 TESTS += testsuite/cluster/test-stops.sh
 EXTRA_DIST += testsuite/cluster/test-stops.sh
+# scontrol reconfigure (a restart of slurmctld from Slurm 23.11) while a job is checkpointing, one is
+# held for its deadline, a node is lent and another reclaimed: all four go on (about 1.5 minutes).
+TESTS += testsuite/cluster/test-reconfigure.sh
+EXTRA_DIST += testsuite/cluster/test-reconfigure.sh
 # job_submit/dlsched: elastic ranges checked at submission; the deadline word fixed after it.
 TESTS += testsuite/cluster/test-job-submit.sh
 EXTRA_DIST += testsuite/cluster/test-job-submit.sh

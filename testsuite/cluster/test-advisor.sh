@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The advisor mode (sched/backfill with site_factor/dlsched and preempt/dlsched sharing one advisor
 # thread) across reconfigures and stale decisions:
-#  - a reconfigure that changes PreemptType unloads preempt/dlsched under slurmctld's write locks:
+#  - a reconfigure that changes PreemptType unloads preempt/dlsched under slurmctld's write locks
+#    (up to Slurm 23.02; from 23.11 a reconfigure starts a new slurmctld, which loads the new type):
 #    slurmctld neither hangs nor crashes, and site_factor/dlsched's advisor goes on (the thread
 #    kept a pointer into the unloaded plugin, and stopping it joined a thread that may wait for
 #    the locks the reconfigure holds); loading preempt/dlsched again shares the advisor again;
@@ -34,45 +35,46 @@ if ! "$tool" up --nodes 1 --gpus 8 --dir "$dir/a" --port-base "$port" --mode adv
 fi
 export SLURM_CONF="$dir/a/etc/slurm.conf"
 log="$dir/a/log/slurmctld.log"
-# slurmctld's pid: from 23.11 each reconfigure starts a new process (SLURM-NOTES.md), and the
-# plugins are loaded afresh there rather than swapped in a running one (new_process=yes).
-pid=$(cat "$dir/a/pids/slurmctld.pid")
-new_process=no
-alive() {
-	local now
-	now=$(cat "$dir/a/pids/slurmctld.pid" 2>/dev/null)
-	[ "$now" = "$pid" ] || { new_process=yes; pid=$now; }
-	kill -0 "$pid" 2>/dev/null && timeout 10 scontrol ping 2>/dev/null | grep -q UP
-}
+# The slurmctld that answers now (from Slurm 23.11 each reconfigure starts a new one: a new pid).
+alive() { kill -0 "$(cat "$dir/a/pids/slurmctld.pid")" 2>/dev/null && timeout 10 scontrol ping 2>/dev/null | grep -q UP; }
+lines=0
+since() { tail -n +"$((lines + 1))" "$log"; } # the slurmctld log since the last preempt_type
 preempt_type() {  # preempt_type TYPE MODE: rewrite slurm.conf's PreemptType/PreemptMode, reconfigure
+	pid=$(cat "$dir/a/pids/slurmctld.pid")
+	lines=$(wc -l <"$log")
 	sed -i "s|^PreemptType=.*|PreemptType=$1|; s|^PreemptMode=.*|PreemptMode=$2|" "$SLURM_CONF"
-	n0=$(wc -l <"$log")
 	timeout 20 scontrol reconfigure >/dev/null 2>&1
 	sleep 4
+	wait_for 20 alive
 }
-since_reconfigure() { tail -n +$((n0 + 1)) "$log"; }  # the log since preempt_type's reconfigure
+restarted() { [ "$(cat "$dir/a/pids/slurmctld.pid")" != "$pid" ]; } # by the last preempt_type
 first=$(grep -oE "(site_factor|preempt)/dlsched: loaded" "$log" | head -n1 | cut -d: -f1)
 echo "# the advisor was started by ${first:-?}"
 
 # ---- PreemptType changed by a reconfigure: preempt/dlsched unloaded under the write locks ----
+# (Slurm 23.11 on: the new slurmctld loads preempt/none and site_factor/dlsched starts the advisor.)
 preempt_type preempt/none OFF
-# In one process (22.05) Slurm unloads preempt/dlsched under the write locks; in a new one (23.11
-# on) only site_factor/dlsched loads, and starts the advisor itself.
-alive && { { [ $new_process = no ] && grep -q "Changing PreemptType from preempt/dlsched to preempt/none" "$log"; } ||
-	{ [ $new_process = yes ] && since_reconfigure | grep -q "site_factor/dlsched: loaded" &&
-		! since_reconfigure | grep -q "preempt/dlsched: loaded"; }; } &&
-	! grep -q "cannot pin" "$log" &&
-	ok "PreemptType changed away from preempt/dlsched: slurmctld up (advisor library pinned; new process: $new_process)" ||
-	ko "slurmctld down or hung after PreemptType changed: $(grep -E 'PreemptType|dlsched|fatal|error' "$log" | tail -n3)"
+if restarted; then
+	alive && ! scontrol show config | grep -qE "^PreemptType += preempt/dlsched" && since | grep -q "site_factor/dlsched: loaded" &&
+		! since | grep -q "preempt/dlsched: loaded" &&
+		ok "PreemptType changed away from preempt/dlsched: a new slurmctld (pid $pid -> $(cat "$dir/a/pids/slurmctld.pid")) with site_factor/dlsched's advisor alone" ||
+		ko "slurmctld after PreemptType changed (a new process): $(since | grep -E 'PreemptType|dlsched|fatal|error' | tail -n3)"
+else
+	alive && grep -q "Changing PreemptType from preempt/dlsched to preempt/none" "$log" &&
+		! grep -q "cannot pin" "$log" &&
+		ok "PreemptType changed away from preempt/dlsched: slurmctld up (advisor library pinned)" ||
+		ko "slurmctld down or hung after PreemptType changed: $(grep -E 'PreemptType|dlsched|fatal|error' "$log" | tail -n3)"
+fi
 timeout 20 scontrol reconfigure >/dev/null 2>&1
 sleep 3
-alive && [ "$(grep -c "site_factor/dlsched: loaded" "$log")" -ge 1 ] &&
+wait_for 20 alive && [ "$(grep -c "site_factor/dlsched: loaded" "$log")" -ge 1 ] &&
 	ok "site_factor/dlsched's advisor goes on under its own name after another reconfigure" ||
 	ko "advisor after preempt/dlsched was unloaded: $(grep -E '(site_factor|preempt)/dlsched' "$log" | tail -n3)"
+# Loaded again, the two share one advisor: in the same process preempt/dlsched joins site_factor's;
+# in a new one whichever loads first starts it.
 preempt_type preempt/dlsched REQUEUE
-alive && { grep -q "preempt/dlsched: shares the advisor site_factor/dlsched started" "$log" ||
-	{ [ $new_process = yes ] && since_reconfigure | grep -q "site_factor/dlsched: shares the advisor preempt/dlsched started"; }; } &&
-	ok "preempt/dlsched loaded again shares the advisor" ||
+alive && since | grep -qE "(preempt|site_factor)/dlsched: shares the advisor (site_factor|preempt)/dlsched started" &&
+	ok "preempt/dlsched loaded again shares the advisor ($(since | grep -oE '[a-z_]+/dlsched: shares the advisor [a-z_]+/dlsched' | tail -n1))" ||
 	ko "preempt/dlsched reloaded: $(grep -E '(site_factor|preempt)/dlsched' "$log" | tail -n3)"
 
 # ---- a victim that can no longer be requeued is not preempted ----

@@ -5,9 +5,10 @@
 #    same C ABI (make-model --order), for two hand-set models with opposite preferences;
 #  - RecordExperience=yes fills the profile DB's experience table, and the recorded action is the
 #    order Slurm shows;
-#  - scontrol reconfigure with another ModelFile= swaps the model in the running slurmctld (same
-#    pid): the log names the new model and the order flips; an unwritable ProfileDB= is logged and
-#    costs the cycle nothing;
+#  - scontrol reconfigure with another ModelFile= swaps the model: in the same slurmctld up to Slurm
+#    23.02, in the new process that reconfigure starts from 23.11 on (libtorch and the model loaded
+#    again there); either way the log names the new model and the order flips; an unwritable
+#    ProfileDB= is logged and costs the cycle nothing;
 #  - an empty ModelFile= loads the shipped model; a missing or corrupt model file, or one that
 #    others than its owner may write, falls back to ModelFallback= with the reason logged (an error
 #    naming the file and the fix, for the last), and jobs still run;
@@ -119,15 +120,32 @@ grep -q "^experience_rows=[1-9]" "$st" && grep -q "^experience_errors=0$" "$st" 
 	ok "stats file: experience rows, no errors, the notes" || ko "stats: $(grep -E '^(notes|experience)' "$st" | tr '\n' ' ')"
 
 # ---- scontrol reconfigure swaps the model; an unwritable ProfileDB costs the cycle nothing ----
+# Up to Slurm 23.02 reconfigure reloads the plugins' configuration in the running slurmctld; from
+# 23.11 it starts a new slurmctld (fork and exec: a new pid), where every plugin's init() runs again.
+# What matters on every release: the slurmctld that answers afterwards has libtorch mapped and
+# loaded the new model (after it started, when it is a new process), and orders by it.
 write_conf "$dir/c/etc/dlsched.conf" "ModelFile=$dir/large.pt" "ProfileDB=$dir/nodir/x.db" "RecordExperience=yes"
+lines=$(wc -l <"$log")
 scontrol reconfigure
 wait_log 10 "sched/dlsched: note: dl2: model $dir/large.pt \(" && ok "reconfigure: the log names the new model" ||
 	ko "no note naming $dir/large.pt after reconfigure"
 got=$(wait_order 15 "$want_large")
 [ "$got" = "$want_large" ] && ok "the order flipped with the large-first model ($got)" ||
 	ko "order after the swap '$got', want '$want_large'"
-[ "$(cat "$dir/c/pids/slurmctld.pid" 2>/dev/null)" = "$ctld_pid" ] && kill -0 "$ctld_pid" 2>/dev/null &&
-	ok "same slurmctld (pid $ctld_pid): the model was swapped without a restart" || ko "slurmctld pid changed or it died"
+now_pid=$(cat "$dir/c/pids/slurmctld.pid" 2>/dev/null)
+# In the log since the reconfigure: the line of the model note, and that of a slurmctld start.
+at() { tail -n +"$((lines + 1))" "$log" | grep -nE "$1" | head -n1 | cut -d: -f1; }
+note_at=$(at "sched/dlsched: note: dl2: model $dir/large.pt \(") start_at=$(at "slurmctld version .* started")
+if ! kill -0 "${now_pid:-0}" 2>/dev/null || ! grep -q libtorch "/proc/$now_pid/maps" 2>/dev/null; then
+	ko "after reconfigure: slurmctld pid '$now_pid' is not running or has no libtorch mapped"
+elif [ "$now_pid" = "$ctld_pid" ]; then
+	[ -z "$start_at" ] && ok "same slurmctld (pid $ctld_pid, libtorch mapped): the model was swapped in place" ||
+		ko "pid $ctld_pid kept, yet the log has a slurmctld start since the reconfigure"
+else
+	[ -n "$start_at" ] && [ -n "$note_at" ] && [ "$note_at" -gt "$start_at" ] &&
+		ok "reconfigure restarted slurmctld (pid $ctld_pid -> $now_pid): libtorch mapped and the model loaded again in the new process" ||
+		ko "new slurmctld $now_pid: start at log line '+$start_at', model note at '+$note_at' since the reconfigure"
+fi
 wait_log 10 "sched/dlsched: cycle [0-9]+: experience not recorded \($dir/nodir/x.db" &&
 	ok "an unwritable ProfileDB= is logged, and the cycles go on" || ko "no error logged for $dir/nodir/x.db"
 grep -q "^experience_errors=[1-9]" "$st" && ok "stats file counts experience errors" ||
@@ -178,8 +196,9 @@ rows_after=$(sqlite3 "$exp" "SELECT count(*) FROM experience")
 [ "$rows_after" = "$rows_before" ] && ok "a fallback ordering records no experience" ||
 	ko "experience rows grew under the fallback: $rows_before -> $rows_after"
 grep -q "^fallback_cycles=0$" "$st" && ok "no cycle fell back to Slurm's order" || ko "stats: $(grep fallback "$st")"
-[ "$(cat "$dir/c/pids/slurmctld.pid" 2>/dev/null)" = "$ctld_pid" ] && scontrol ping | grep -q UP &&
-	ok "slurmctld ran through every reconfigure (pid $ctld_pid)" || ko "slurmctld restarted or is down"
+last_pid=$(cat "$dir/c/pids/slurmctld.pid" 2>/dev/null)
+kill -0 "${last_pid:-0}" 2>/dev/null && scontrol ping | grep -q UP &&
+	ok "slurmctld up after every reconfigure (pid $ctld_pid at the start, $last_pid now)" || ko "slurmctld is down (pid '$last_pid')"
 # The select plugin (no libtorch) builds Policy=dl2's placement with the fallback ordering standing
 # in for the learned one (it only places), and says so.
 grep -q "select/dlsched_cons_tres: loaded .*preset=dl2 ordering=[a-z-]* allocation=mckp placement=" "$log" &&

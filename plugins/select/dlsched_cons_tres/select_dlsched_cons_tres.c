@@ -223,29 +223,42 @@ static bitstr_t *_preferred(job_record_t *job_ptr, bitstr_t *bitmap)
 }
 
 /*
- * An elastic job (--dl-elastic, gpus_min/gpus_max words) that no sched/dlsched cycle has sized yet:
- * Slurm's main scheduler would start it at the size it was submitted with, between two cycles, and
- * the next cycle would resize it at once by checkpoint and requeue. A cycle sizes and orders every
- * pending job within SchedInterval, which gives it a dlsched priority (sched/dlsched gives one to
- * the jobs it starts itself before it starts them). Bounded: 2 x SchedInterval + 5 s after its
- * submission (sched/dlsched not running, or falling back), Slurm starts it as it would. Only with
- * SchedulerType=sched/dlsched. Locks: as select_p_job_test.
+ * A job that no sched/dlsched cycle has judged yet, where starting it before would be undone or
+ * would skip a decision: an elastic job (--dl-elastic, gpus_min/gpus_max words), which Slurm's main
+ * scheduler would start at the size it was submitted with, between two cycles, and the next cycle
+ * would resize at once by checkpoint and requeue; a job with a deadline (--deadline or the deadline
+ * word) while DeadlineInfeasible= is hold or cancel, which the main scheduler would start before
+ * the deadline admission could hold or cancel it (from Slurm 23.11 every scontrol reconfigure starts
+ * a new slurmctld, whose main scheduler runs at the first submission, before the new sched/dlsched's
+ * first cycle). A cycle sizes, judges and orders every pending job within SchedInterval, which gives
+ * it a dlsched priority (sched/dlsched gives one to the jobs it starts itself before it starts
+ * them; a held job has priority 0 and is not started anyway). Bounded: 2 x SchedInterval + 5 s after
+ * its submission (sched/dlsched not running, or falling back), Slurm starts it as it would. Only
+ * with SchedulerType=sched/dlsched. Locks: as select_p_job_test.
  */
-static bool _awaits_sizing(job_record_t *job_ptr)
+static bool _awaits_dlsched(job_record_t *job_ptr)
 {
 	dlsched_job_metadata_t m;
+	bool has_meta, elastic, deadline = false;
+	char how[32] = "";
 	double wait;
 
 	if (!sched || xstrcmp(slurm_conf.schedtype, "sched/dlsched") || !job_ptr->details || job_ptr->direct_set_prio ||
 	    job_ptr->priority >= DLSCHED_PRIORITY_FLOOR)
 		return false;
-	if (!dls_job_metadata(job_ptr, &m) || m.gpus_min <= 0 || m.gpus_max <= m.gpus_min)
-		return false;
 	wait = 2 * dls_config_double(sched, "SchedInterval") + 5;
 	if (difftime(time(NULL), job_ptr->details->submit_time) >= wait)
 		return false;
+	has_meta = dls_job_metadata(job_ptr, &m);
+	elastic = has_meta && m.gpus_min > 0 && m.gpus_max > m.gpus_min;
+	if (!elastic && (job_ptr->deadline > 0 || (has_meta && m.deadline > 0)))
+		deadline = dlsched_config_get_text(sched, "DeadlineInfeasible", how, sizeof(how)) == DLSCHED_OK &&
+			(!xstrcasecmp(how, "hold") || !xstrcasecmp(how, "cancel"));
+	if (!elastic && !deadline)
+		return false;
 	deferred_cnt++;
-	debug2(DLS_LOG_PREFIX "%pJ is elastic and not sized by sched/dlsched yet: not started now", job_ptr);
+	debug2(DLS_LOG_PREFIX "%pJ is %s and not %s by sched/dlsched yet: not started now", job_ptr,
+	       elastic ? "elastic" : "a deadline job", elastic ? "sized" : "judged");
 	return true;
 }
 
@@ -259,7 +272,7 @@ extern int dls_placement_job_test(const dls_job_test_args_t *a)
 
 	/* dlsched.conf was loaded in init() or select_p_reconfigure(), never here: this runs under
 	 * slurmctld's job and node write locks. */
-	if (mode == SELECT_MODE_RUN_NOW && _awaits_sizing(job_ptr))
+	if (mode == SELECT_MODE_RUN_NOW && _awaits_dlsched(job_ptr))
 		return ESLURM_NODES_BUSY;
 	/* Capacity loaning, for every scheduler in slurmctld: training jobs on lent inference nodes
 	 * only (and only jobs that can be requeued), inference jobs on the others. Not in
