@@ -181,8 +181,14 @@ rp=$!
 # every 5 s, so the jobs accepted since the last save are lost, as in a real crash, and the
 # replay has to notice and submit them again.
 sleep 2
-kill -9 "$(cat "$dir/c/pids/slurmctld.pid")"
-sleep 2
+# The pid: the file's first line (a 24.11 run once read "875" and "4" on two lines there), else the
+# process running this cluster's slurmctld; then it must really be gone before the restart.
+ctld=$(head -n1 "$dir/c/pids/slurmctld.pid" 2>/dev/null | tr -dc 0-9)
+[ -n "$ctld" ] && [ -d "/proc/$ctld" ] || ctld=$(pgrep -o -f "$dir/c/bin/slurmctld")
+kill -9 "$ctld"
+gone() { ! kill -0 "$ctld" 2>/dev/null; }
+wait_for 10 gone || ko "slurmctld (pid $ctld) still runs after kill -9"
+sleep 1
 "$dir/c/bin/slurmctld" -f "$SLURM_CONF"
 # Resumed once they have registered with the new slurmctld (RESUME is refused before); 22.05's
 # restarted slurmctld may have brought them back undrained already.
