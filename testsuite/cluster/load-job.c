@@ -16,13 +16,23 @@ int main(int argc, char** argv)
 {
 	job_info_msg_t* msg = NULL;
 	uint32_t id;
+	int rc;
 
 	if (argc != 2 || !(id = (uint32_t)strtoul(argv[1], NULL, 10))) {
 		fprintf(stderr, "usage: load-job JOBID\n");
 		return 2;
 	}
 	slurm_init(NULL);
-	if (slurm_load_job(&msg, id, SHOW_ALL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
+#ifdef slurm_load_job_sluid
+	/* From 26.05 a job is named by a slurm_step_id_t (the uint32_t form only with
+	 * SLURM_BACKWARD_COMPAT); slurm_load_job_sluid() came with that signature. */
+	slurm_step_id_t step = SLURM_STEP_ID_INITIALIZER;
+	step.job_id = id;
+	rc = slurm_load_job(&msg, step, SHOW_ALL);
+#else
+	rc = slurm_load_job(&msg, id, SHOW_ALL);
+#endif
+	if (rc != SLURM_SUCCESS || !msg || msg->record_count < 1) {
 		/* Slurm's errors are in errno (slurm_get_errno() is gone from 23.x). */
 		fprintf(stderr, "load-job: %s\n", slurm_strerror(errno));
 		return 1;

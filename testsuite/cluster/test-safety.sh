@@ -8,7 +8,8 @@
 #            or requeued, and a short job waits; an otherwise identical requeueable job is preempted;
 #  hints     a tiny or overflowing runtime claim with a long time limit does not jump the queue or
 #            preempt; a job without --time is bounded by its partition's MaxTime;
-#  admin     an administrator's priority stays; --nice goes behind; a held job waits for release;
+#  admin     an administrator's priority stays; --nice goes behind; a held job waits for release,
+#            then ranks strictly above the --nice job, also while GPUs are freed for it;
 #            a running job an admin put behind is not preempted for that;
 #  shape     a job's own node count (sbatch -N2) is kept where the plan would pack it on one node.
 # Partition infer's node n3 is kept busy where srtf plans across running jobs: the core's allocation
@@ -269,6 +270,18 @@ if has admin; then
 	[ "$(st "$h")" = PENDING ] && ! by_dlsched "$h" && ok "held JobId=$h not started ($(reason "$h"))" ||
 		ko "held JobId=$h: $(st "$h")"
 	scontrol release "$h"
+	# Once a cycle has ordered it (a dlsched priority), h ranks strictly above n1 (squeue %Q),
+	# also while it waits for the GPUs of a job preempted for it: with a tie Slurm's main
+	# scheduler took the lower job id, the --nice job, for those GPUs (seen on 26.05).
+	tie=""
+	for _ in $(seq 1 16); do
+		ph=$(prio "$h") pn=$(prio "$n1")
+		[ "$(st "$h")" = PENDING ] && [ "${ph:-0}" -ge 4294901761 ] 2>/dev/null &&
+			[ "$ph" -le "${pn:-0}" ] && tie="$ph <= $pn"
+		sleep 0.2
+	done
+	[ -z "$tie" ] && ok "released JobId=$h ordered above the --nice job while it waits" ||
+		ko "released JobId=$h pending at priority $tie of the --nice job JobId=$n1"
 	cycles_pass 2
 	scancel "$b2"
 	wait_state 10 "$h" RUNNING && [ "$(st "$n1")" = PENDING ] &&

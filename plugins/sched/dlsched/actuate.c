@@ -501,6 +501,17 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 	/* Both Slurm schedulers start nothing until the federation's siblings are synced. */
 	bool may_start = fed_mgr_sibs_synced();
 	const char *why;
+	/*
+	 * The jobs this cycle plans to start rank above every job still
+	 * waiting (the core's order lists only those): a planned job that
+	 * does not start now (its nodes free once a preempted job has gone)
+	 * gets DLSCHED_PRIORITY_TOP - k, the k-th start of the plan, and
+	 * the waiting jobs follow below all of them. With a tie, Slurm's main
+	 * scheduler takes the lower job id, and on 26.05 gave the GPUs freed
+	 * for a released job to an older --nice job, preempted again at the
+	 * next cycle.
+	 */
+	uint32_t starts_planned = 0;
 
 	/* Deadlines into the admin comment, for sacct. */
 	it = list_iterator_create(job_list);
@@ -525,6 +536,8 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 			continue;
 		switch (a.kind) {
 		case DLSCHED_START:
+			if (starts_planned < DLSCHED_PRIORITY_TOP - DLSCHED_PRIORITY_FLOOR)
+				starts_planned++;
 			if (!may_start)
 				break;
 			_choose_partition(job_ptr, &a);
@@ -541,7 +554,7 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 				 * administrator's priority stays). */
 				dls_stats.start_failures++;
 				if (!job_ptr->direct_set_prio)
-					job_ptr->priority = DLSCHED_PRIORITY_TOP;
+					job_ptr->priority = DLSCHED_PRIORITY_TOP - (starts_planned - 1);
 				debug(DLS_LOG_PREFIX "%pJ not started on its planned nodes; priority %u", job_ptr,
 				      job_ptr->priority);
 			}
@@ -602,13 +615,12 @@ extern void dls_apply(dlsched_decisions_t *d, time_t now)
 	 * scheduler sees the same. Held jobs (0) stay held.
 	 */
 	for (size_t r = 0; r < order_cnt; r++) {
-		uint32_t prio;
+		uint32_t prio, below = DLSCHED_PRIORITY_TOP - DLSCHED_PRIORITY_FLOOR - starts_planned;
 
 		job_ptr = find_job_record(order[r]);
 		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 || job_ptr->direct_set_prio)
 			continue;
-		prio = r < DLSCHED_PRIORITY_TOP - DLSCHED_PRIORITY_FLOOR ? DLSCHED_PRIORITY_TOP - (uint32_t) r
-									 : DLSCHED_PRIORITY_FLOOR;
+		prio = r < below ? DLSCHED_PRIORITY_TOP - starts_planned - (uint32_t) r : DLSCHED_PRIORITY_FLOOR;
 		if (job_ptr->priority != prio) {
 			job_ptr->priority = prio;
 			dls_stats.priorities++;
