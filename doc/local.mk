@@ -17,6 +17,8 @@ dist_man_MANS += doc/man/dlsched-progress.1 doc/man/dlsched-protocol.7 doc/man/d
 dist_man_MANS += doc/man/dlsched-train.1
 # dlsched-guard(1): the learned policy's guard for Slurm (libtorch).
 dist_man_MANS += doc/man/dlsched-guard.1
+# dlsched-calibrate(1): the overhead model measured on a GPU node.
+dist_man_MANS += doc/man/dlsched-calibrate.1
 # Every tool's --help and its man page's OPTIONS list the same options.
 TESTS += testsuite/doc/test-man-options.sh
 EXTRA_DIST += testsuite/doc/test-man-options.sh
