@@ -17,6 +17,10 @@ dist_man_MANS += doc/man/dlsched-progress.1 doc/man/dlsched-protocol.7 doc/man/d
 dist_man_MANS += doc/man/dlsched-train.1
 # dlsched-guard(1): the learned policy's guard for Slurm (libtorch).
 dist_man_MANS += doc/man/dlsched-guard.1
+# dlsched-calibrate(1): the overhead model measured on a GPU node.
+dist_man_MANS += doc/man/dlsched-calibrate.1
+EXTRA_DIST += doc/calibration/h200-run1.json doc/calibration/h200-run1.csv doc/calibration/h200-run2.json \
+	doc/calibration/h200-shm.json doc/calibration/h200-env.txt
 # Every tool's --help and its man page's OPTIONS list the same options.
 TESTS += testsuite/doc/test-man-options.sh
 EXTRA_DIST += testsuite/doc/test-man-options.sh

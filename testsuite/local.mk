@@ -112,6 +112,9 @@ EXTRA_DIST += testsuite/cluster/test-soak.sh
 TESTS += testsuite/report/test-report.sh
 EXTRA_DIST += testsuite/report/test-report.sh testsuite/report/data/sacct.txt testsuite/report/data/sacct-header.txt testsuite/report/data/bad.txt testsuite/report/data/reused.txt \
 	testsuite/report/data/dlsched-sched.stats
+# dlsched-calibrate on the CPU (ncf, 3 iterations; about 10 s; skips without python3-torch).
+TESTS += testsuite/calibrate/test-calibrate.sh
+EXTRA_DIST += testsuite/calibrate/test-calibrate.sh
 include testsuite/train/local.mk
 include testsuite/guard/local.mk
 
