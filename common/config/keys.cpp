@@ -134,6 +134,10 @@ const std::vector<ConfigKey>& config_keys()
 		{"WarmupFraction", ConfigType::kDouble, "0.1", 0, 10,
 		 "the first epoch after a restart takes this fraction of an epoch longer: data not cached "
 		 "yet (simulator physics; estimate when nothing is measured)"},
+		{"WarmupSeconds", ConfigType::kDouble, "0", 0, 86400,
+		 "seconds a restarted job's new process takes before it trains (importing the framework, "
+		 "the GPU context, building the model, the first iterations' tuning), whatever its epoch; "
+		 "dlsched-calibrate measures it (simulator physics; part of every resume estimate)"},
 		// ---- Trust in what users say about their jobs (predict/hints.h) ----
 		{"HintTrustFactor", ConfigType::kDouble, "10", 1, 1e6,
 		 "a job's claimed runtime (--dl-epochs, comment words) counts down to its time limit / "

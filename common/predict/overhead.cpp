@@ -34,6 +34,7 @@ OverheadParams OverheadParams::from_config(const Config& c)
 	p.write_mbps = c.get_double("StorageWriteMBps");
 	p.read_mbps = c.get_double("StorageReadMBps");
 	p.warmup_fraction = c.get_double("WarmupFraction");
+	p.warmup_seconds = c.get_double("WarmupSeconds");
 	return p;
 }
 
@@ -63,7 +64,7 @@ PreemptionCost profile_cost(const Job& j, const ModelCatalog& models, const Over
 	c.since_checkpoint = frac * epoch;
 	c.to_safe_point = p.epoch_safe_points ? std::min((1.0 - frac) * epoch, remaining_s(j, epoch)) : 0.0;
 	c.checkpoint_write = checkpoint_write_s(models, j.model, p);
-	c.resume = checkpoint_read_s(models, j.model, p) + p.warmup_fraction * epoch;
+	c.resume = checkpoint_read_s(models, j.model, p) + p.warmup_fraction * epoch + p.warmup_seconds;
 	return c;
 }
 
@@ -178,6 +179,9 @@ PreemptionCost measured_cost(const Job& j, const ModelCatalog& models, const Ove
 	} else {
 		resume += p.warmup_fraction * epoch;
 	}
+	// A new process's start (framework, GPU context, model) comes before its first epoch, which is
+	// where the measured warm-ups begin: it adds to them.
+	resume += p.warmup_seconds;
 	c.resume = resume;
 	c.stddev = std::sqrt(rest_var + write_var + resume_var);
 	return c;

@@ -24,6 +24,7 @@ struct OverheadParams {
 	double write_mbps = 500;        // StorageWriteMBps
 	double read_mbps = 500;         // StorageReadMBps
 	double warmup_fraction = 0.1;   // WarmupFraction: extra share of an epoch after a restart
+	double warmup_seconds = 0;      // WarmupSeconds: a new process's start before it trains
 
 	static OverheadParams from_config(const Config& c);
 };

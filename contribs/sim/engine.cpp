@@ -400,7 +400,8 @@ Seconds Engine::resume_seconds(std::size_t i, bool resize) const
 	const SimJob& s = state_[i];
 	const double epoch = 1.0 / rate_of(i);
 	Seconds t = predict::checkpoint_read_s(models_, j.model, opt_.overhead) * s.read_factor +
-		    opt_.overhead.warmup_fraction * s.warmup_factor * epoch;
+		    opt_.overhead.warmup_fraction * s.warmup_factor * epoch +
+		    opt_.overhead.warmup_seconds * s.warmup_factor;
 	if (resize)  // checkpoint first, at once (a resize does not wait for a safe point)
 		t += predict::checkpoint_write_s(models_, j.model, opt_.overhead) * s.write_factor;
 	return t;

@@ -219,6 +219,11 @@ START_TEST(estimated_cost_from_the_profile)
 	// Iteration safe points: it stops at once.
 	o.epoch_safe_points = false;
 	ck_assert_double_eq_tol(predict::profile_cost(j, models, o).to_safe_point, 0, 1e-9);
+	// WarmupSeconds=: a new process's start, the same for every epoch length.
+	o.warmup_seconds = 15;
+	ck_assert_double_eq_tol(predict::profile_cost(j, models, o).resume, 1 + 10 + 15, 1e-9);
+	j.epoch_time_1gpu = 2000;  // 1,000 s per epoch: the share grows, the start does not
+	ck_assert_double_eq_tol(predict::profile_cost(j, models, o).resume, 1 + 100 + 15, 1e-9);
 }
 END_TEST
 
@@ -327,6 +332,10 @@ START_TEST(no_warm_up_predicted_from_noise)
 	own.warmups = {{110, 100}, {114, 100}};
 	ck_assert_double_eq_tol(predict::measured_cost(j, models, predict::OverheadParams(), e, 1030).resume,
 				2 + 12, 1e-9);
+	// WarmupSeconds= comes before the first epoch, where the measured warm-ups begin: it adds.
+	predict::OverheadParams start;
+	start.warmup_seconds = 8;
+	ck_assert_double_eq_tol(predict::measured_cost(j, models, start, e, 1030).resume, 2 + 12 + 8, 1e-9);
 
 	// Nothing measured for it or its model: the cluster's storage and warm-ups (as a share of an
 	// epoch: 30% of a 50-s epoch is 15 s, here 30 s), not the configured 500 MB/s and 10%.
