@@ -28,7 +28,9 @@ const char* const kUsage =
 	"[options]\n"
 	"       dlsched-train site --out FILE (--sacct FILE | --workload FILE) --cluster SPEC "
 	"[--holdout-fraction F]\n"
-	"                          [--json FILE] [--force] [--teacher NAME,...] [--iterations N] [options]\n"
+	"                          [--json FILE] [--force] [--teacher NAME,...] [--init FILE | --fine-tune "
+	"FILE]\n"
+	"                          [--iterations N] [options]\n"
 	"       dlsched-train online --init FILE --out FILE --db FILE [--cluster-name NAME] [--since S] "
 	"[--epochs N]\n"
 	"       dlsched-train info FILE\n"
@@ -41,8 +43,9 @@ const char* const kUsage =
 	"site: the site's history (sacct -X -P -o JobID,Submit,Start,End,AllocTRES,ReqTRES,Comment, or a "
 	"workload\n"
 	"file dlsched-sim reads) split by submit time; warm-up from the best of srtf, mckp, optimus and\n"
-	"tiresias-las on the earlier part, PPO on it, a report card against them on the later part. --out "
-	"is\n"
+	"tiresias-las on the earlier part (--fine-tune FILE: none, PPO starts from FILE), PPO on it, a "
+	"report\n"
+	"card against them on the later part. --out is\n"
 	"written only when dl2 beats the best heuristic there (else exit status 3). Defaults: --restart-cost "
 	"model,\n"
 	"--estimates predicted, --load-min 1 --load-max 1.5, --episodes 8 --epochs 3 (the warm-up),\n"
@@ -93,7 +96,13 @@ FlagTable train_flags(Options& o)
 			"the model written (every command but info); checked writable before any training",
 			&o.out),
 		string_flag("--init", "FILE",
-			    "the model to start from (sl, sacct: optional; rl, online: required)", &o.init),
+			    "the model to start from (sl, sacct, site's warm-up: optional; rl, online: "
+			    "required)",
+			    &o.init),
+		string_flag("--fine-tune", "FILE",
+			    "site: PPO starts from FILE (e.g. the shipped dl2.pt), no warm-up; FILE is\n"
+			    "judged on the held-out part too",
+			    &o.fine_tune),
 		int_flag("--hidden", "N", "init: width of the hidden layers (default 64)", &o.hidden, 4,
 			 1024),
 		list("--teacher", "NAME[,NAME...]", "sl, site: the teachers (default mckp,optimus)",

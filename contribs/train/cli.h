@@ -20,6 +20,7 @@ namespace dlsched::train {
 struct Options {
 	std::string command, out, init, curve, png, checkpoint_dir, db, cluster_name, sacct_file, info_file;
 	std::string workload_file, json_out;  // site: the history as a workload file; the report card's JSON
+	std::string fine_tune;                // site: PPO starts from this model (no warm-up)
 	std::string config;  // a dlsched.conf: its RequeueDelay= and PreemptGrace= go into every simulation
 	double holdout_fraction = 0.3;  // site: the later part of the history judged on, never trained on
 	std::vector<std::string> teachers{"mckp", "optimus"};

@@ -1,6 +1,7 @@
 // dlsched-train site: a site's own model from its own history. The history (sacct records, or a
 // workload file) is split by submit time; the earlier part is trained on (the best heuristic's
-// decisions, then PPO: cmd_sl and cmd_rl as they are), the later part judges the result against the
+// decisions, then PPO: cmd_sl and cmd_rl as they are; with --fine-tune, PPO alone from a given model,
+// DL2's transfer of a trained model to a new cluster), the later part judges the result against the
 // heuristics (a report card). The model is written only when dl2 beats the best of them there.
 #include <algorithm>
 #include <cmath>
@@ -70,6 +71,10 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 		return usage_error(
 			"site needs --cluster SPEC: the site's GPUs (NxG, or a cluster file as dlsched-sim "
 			"takes)");
+	if (!in.init.empty() && !in.fine_tune.empty())
+		return usage_error(
+			"site takes --init FILE (the warm-up starts from it) or --fine-tune FILE (no "
+			"warm-up: PPO starts from it), not both");
 	for (const auto& [path, what] : {std::pair<std::string, const char*>{in.out, "--out"},
 					 {in.json_out, "--json"},
 					 {in.curve, "--curve"}})
@@ -78,6 +83,16 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 			if (!w.is_ok())
 				return fail(w);
 		}
+	// The model to fine-tune, read before any work: a missing file or another feature schema fails
+	// here, not after the heuristics' runs.
+	std::shared_ptr<models::PolicyModel> start;
+	if (!in.fine_tune.empty()) {
+		auto m = models::PolicyModel::load(in.fine_tune);
+		if (!m.is_ok())
+			return fail(Status(m.status().code(),
+					   "--fine-tune " + in.fine_tune + ": " + m.status().message()));
+		start = m.value();
+	}
 	Clock clock;
 	Options o = in;
 	// What the controller sees, unless told otherwise: each model's predicted restart cost and the
@@ -159,8 +174,11 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	if (!held_eps.is_ok())
 		return fail(held_eps.status());
 
-	// Stage 2: the best heuristic on the earlier part teaches (unless --teacher names them).
-	progress(o, clock, 2, "the heuristics on the earlier part, and the warm-up from the best");
+	// Stage 2: the best heuristic on the earlier part teaches (unless --teacher names them); with
+	// --fine-tune it is only PPO's reference.
+	progress(o, clock, 2,
+		 start ? "the heuristics on the earlier part (no warm-up: --fine-tune)"
+		       : "the heuristics on the earlier part, and the warm-up from the best");
 	json::Value train_card = json::Value::object();
 	std::string best_train;
 	double best_train_jct = INFINITY;
@@ -184,19 +202,22 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	sl.out = scratch.dir + "/sl.pt";
 	sl.episodes = in.episodes > 0 ? in.episodes : 8;
 	sl.epochs = in.epochs > 0 ? in.epochs : 3;
-	int rc = cmd_sl(sl, models, data);
-	if (rc != 0)
-		return rc;
+	if (!start) {
+		int rc = cmd_sl(sl, models, data);
+		if (rc != 0)
+			return rc;
+	}
 
-	// Stage 3: PPO in the simulator on the earlier part, from the warm-up.
+	// Stage 3: PPO in the simulator on the earlier part, from the warm-up or the model given. It keeps
+	// the best model by validation, the one it started from included.
 	progress(o, clock, 3, "reinforcement learning on the earlier part");
 	Options rl = o;
-	rl.init = sl.out;
+	rl.init = start ? in.fine_tune : sl.out;
 	rl.out = scratch.dir + "/rl.pt";
 	rl.reference = best_train;
 	rl.resume = false;
 	rl.checkpoint_dir.clear();
-	rc = cmd_rl(rl, models, data);
+	int rc = cmd_rl(rl, models, data);
 	if (rc != 0)
 		return rc;
 	auto model = models::PolicyModel::load(rl.out);
@@ -217,6 +238,14 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	if (!d.is_ok())
 		return fail(d.status());
 	const sim::RunMetrics& dl2 = d->metrics;
+	// The model fine-tuned from, on the same part: did the site's own workload improve on it?
+	sim::RunMetrics from;
+	if (start) {
+		auto f = run_policy(judged, start, false, o.seed, o.preset, models, o.ep, o.window, false);
+		if (!f.is_ok())
+			return fail(f.status());
+		from = f->metrics;
+	}
 	std::size_t best = 0;
 	for (std::size_t i = 1; i < card.size(); ++i)
 		if (card[i].second.avg_jct_s < card[best].second.avg_jct_s)
@@ -238,6 +267,10 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	for (const auto& [name, m] : card)
 		row(name, m);
 	row(o.preset, dl2);
+	if (start) {
+		row("(from)", from);
+		std::printf("  (from: %s, the model --fine-tune started from)\n", in.fine_tune.c_str());
+	}
 	if (!dl2.fallback.empty())
 		std::printf("  (%s fell back to %s on the held-out part)\n", o.preset.c_str(),
 			    dl2.fallback.c_str());
@@ -267,6 +300,12 @@ int cmd_site(const Options& in, const ModelCatalog& models, const std::string& d
 	doc.set("policies", policies);
 	doc.set("best_heuristic", json::Value::string(card[best].first));
 	doc.set("ratios", ratios);
+	if (start) {
+		json::Value f = metrics_json(from);
+		f.set("file", json::Value::string(in.fine_tune));
+		f.set("avg_jct_vs_best", json::Value::number(from.avg_jct_s / std::max(1e-9, bh.avg_jct_s)));
+		doc.set("fine_tuned_from", f);
+	}
 	doc.set("beats_best", json::Value::boolean(wins));
 	doc.set("written", json::Value::boolean(wins || o.force));
 	doc.set("seconds", json::Value::number(clock.seconds()));

@@ -83,6 +83,34 @@ else
 	cat "$t/s.out"
 fi
 
+# --fine-tune: no warm-up, PPO from the shipped model; the report card judges that model as well.
+"$train" site --workload "$pollux/workload-1.csv" "${tiny[@]}" --fine-tune "$top/models/dl2.pt" --force \
+	--out "$t/ft.pt" --json "$t/ft.json" >"$t/ft.out" 2>"$t/ft.err"
+rc=$?
+if [ "$rc" -eq 0 ] && [ -s "$t/ft.pt" ] && grep -q "stage 2/4: .*no warm-up" "$t/ft.err" &&
+	! grep -q "^\[sl\]" "$t/ft.err" && grep -q "^\[sl\]" "$t/site.err" && grep -q "^  (from) " "$t/ft.out" &&
+	python3 - "$t/ft.json" "$top/models/dl2.pt" <<'P'
+import json, sys
+c = json.load(open(sys.argv[1]))
+f = c["fine_tuned_from"]
+assert f["file"] == sys.argv[2] and f["jobs"] == 48, f
+best = c["policies"][c["best_heuristic"]]["avg_jct_s"]
+assert abs(f["avg_jct_vs_best"] - f["avg_jct_s"] / best) < 1e-6
+P
+then
+	ok "--fine-tune: PPO from the shipped model, no warm-up, judged beside it: $(grep '^  (from) ' "$t/ft.out")"
+else
+	bad "--fine-tune (exit $rc)"
+	cat "$t/ft.out" "$t/ft.err"
+fi
+echo "not a model" >"$t/junk.pt"
+"$train" site --workload "$pollux/workload-1.csv" --cluster 2x8 --fine-tune "$t/junk.pt" --out "$t/x.pt" >"$t/out" 2>"$t/err"
+[ $? -eq 1 ] && grep -q "^dlsched-train: --fine-tune $t/junk.pt: " "$t/err" && ! grep -q "stage 1/4" "$t/err" &&
+	ok "an unreadable --fine-tune model named before any work" || { bad "bad --fine-tune"; cat "$t/err"; }
+"$train" site --workload "$pollux/workload-1.csv" --cluster 2x8 --fine-tune "$top/models/dl2.pt" \
+	--init "$top/models/dl2.pt" --out "$t/x.pt" 2>"$t/err"
+[ $? -eq 2 ] && grep -q "not both" "$t/err" && ok "--init with --fine-tune refused" || { bad "--init and --fine-tune"; cat "$t/err"; }
+
 # Bad inputs: no cluster, two histories, a history too short to split.
 "$train" site --workload "$pollux/workload-1.csv" --out "$t/x.pt" 2>"$t/err"
 [ $? -eq 2 ] && grep -q "site needs --cluster SPEC" "$t/err" && ok "site without --cluster" || { bad "no --cluster"; cat "$t/err"; }
