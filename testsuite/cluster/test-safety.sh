@@ -72,6 +72,8 @@ wait_state() {  # wait_state SECONDS JOBID STATE
 	return 1
 }
 by_dlsched() { grep -q "sched/dlsched: started JobId=$1 on" "$log"; }
+# The log line number of a job's first start (sched/dlsched's or Slurm's own), empty if none.
+first_start() { grep -n -m1 -E "(sched/dlsched: started JobId=$1 on|sched: Allocate JobId=$1 )" "$log" | cut -d: -f1; }
 stat_of() { sed -n "s/^$1=//p" "$stats"; }
 records() { sacct -n -X -P --duplicates -o State -j "$1" | paste -sd' '; }
 has() { case " $sections " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -284,9 +286,15 @@ if has admin; then
 		ko "released JobId=$h pending at priority $tie of the --nice job JobId=$n1"
 	cycles_pass 2
 	scancel "$b2"
-	wait_state 10 "$h" RUNNING && [ "$(st "$n1")" = PENDING ] &&
-		ok "released JobId=$h starts on the next free node, before the --nice job" ||
-		ko "released JobId=$h $(st "$h") ($(reason "$h")); nice JobId=$n1 $(st "$n1")"
+	# h starts before n1: on the next free node, or earlier on the GPUs of a job preempted for it
+	# (srtf: its 60 s claim is shorter than n2's remaining 120 s). Compared by the order of the
+	# starts in slurmctld's log, not by states: on a loaded machine h (sleep 5) had already run
+	# and ended by the time of the check, and n1 had taken the node h left (24.11.5).
+	[ -n "$(first_start "$h")" ] || wait_state 10 "$h" RUNNING
+	hs=$(first_start "$h") ns=$(first_start "$n1")
+	[ -n "$hs" ] && { [ -z "$ns" ] || [ "$ns" -gt "$hs" ]; } &&
+		ok "released JobId=$h starts before the --nice job (on the next free node or on a preempted job's)" ||
+		ko "released JobId=$h $(st "$h") ($(reason "$h")), started at log line ${hs:-none}; nice JobId=$n1 $(st "$n1"), at ${ns:-none}"
 	scancel "$p" "$n1" "$n2" "$h"
 	wait_done 20 "$b1" "$b2" "$p" "$n1" "$n2" "$h"
 

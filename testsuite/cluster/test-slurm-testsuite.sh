@@ -30,12 +30,14 @@ else
 	[ -n "$src" ] || { echo "SKIP: no Slurm source (scripts/get-slurm-source $top/_slurm-src)"; exit 77; }
 fi
 # Tests later releases renamed (test1.1 is python test_116_47 since 25.05; the job-array test is
-# test_122_1); 26.05's python tests need serializer/json, which a Slurm built without json-c lacks.
+# test_122_1); 26.05's python tests need serializer/json and data_parser, which a Slurm built
+# without json-c (before scripts/build-slurm built them) lacks.
 quick=test1.1 pyt=python/features/job_arrays/test_basics.py
 [ -f "$src/testsuite/expect/$quick" ] || quick=test1.2
 [ -f "$src/testsuite/python/tests/${pyt#python/}" ] || pyt=python/test_122_1.py
 if grep -q 'show nodes --json' "$src/testsuite/python/lib/atf.py" && [ -n "${DLSCHED_SLURM_PREFIX:-}" ] &&
-	[ ! -f "$DLSCHED_SLURM_PREFIX/lib/slurm/serializer_json.so" ]; then pyt=""; fi
+	{ [ ! -f "$DLSCHED_SLURM_PREFIX/lib/slurm/serializer_json.so" ] ||
+		! ls "$DLSCHED_SLURM_PREFIX"/lib/slurm/data_parser_v*.so >/dev/null 2>&1; }; then pyt=""; fi
 
 fails=0
 ok() { echo "ok - $*"; }
