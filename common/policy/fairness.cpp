@@ -83,11 +83,15 @@ std::unordered_set<JobId> quota_guaranteed(const ClusterView& view, const std::v
 		const double q = book.quota(j->account);
 		double& u = used[j->account];
 		// Within the quota; or the first job of an account whose quota is smaller than it (else such
-		// an account would never be served from its quota).
+		// an account would never be served from its quota). A job that does not fit what is left
+		// of its quota borrows, and does not count against it: a later, smaller job of the same
+		// account that fits is within quota (else one large job ahead in the order would leave
+		// the account below its quota with work that fits it).
 		const double g = j->running() ? j->gpus_allocated : j->gpus_requested;
-		if (u + g <= q || (u == 0 && q > 0 && g > q))
+		if (u + g <= q || (u == 0 && q > 0 && g > q)) {
 			out.insert(j->id);
-		u += j->running() ? j->gpus_allocated : j->gpus_requested;
+			u += g;
+		}
 	}
 	return out;
 }
@@ -104,13 +108,19 @@ std::unordered_set<JobId> quota_owed(const ClusterView& view, const std::vector<
 	for (const Job* r : view.running)
 		if (!r->stopping() && r->requeueable && book.held(r->account) > book.quota(r->account))
 			lead = std::max(lead, r->preempt_cost.stop_delay(grace));
+	// The guarantee is the account's: once one of its jobs within quota has waited long enough, every
+	// one of them is owed (a job that arrives while its account is short does not wait again).
+	std::unordered_set<std::string> short_long_enough;
 	for (const Job* j : candidates) {
-		if (!guaranteed.count(j->id))
+		if (!guaranteed.count(j->id) || j->running())
 			continue;
 		const Seconds waited = std::max(0.0, view.now - std::max(j->submit_time, j->last_stop_time));
-		if (j->running() || waited + lead >= timeout)
-			out.insert(j->id);
+		if (waited + lead >= timeout)
+			short_long_enough.insert(j->account);
 	}
+	for (const Job* j : candidates)
+		if (guaranteed.count(j->id) && (j->running() || short_long_enough.count(j->account)))
+			out.insert(j->id);
 	return out;
 }
 

@@ -3,25 +3,26 @@
 //
 //   none       the policies' order alone (dlsched before accounts).
 //   quota      each account is guaranteed its quota of GPUs while it has work. Jobs are split in two:
-//              guaranteed (in the policy's order, its account's GPUs with it stay within its quota; an
-//              account holding nothing whose quota is smaller than its job gets that one job, else it
-//              would never be served from its quota) and borrowing (the rest). Guaranteed jobs go ahead of
-//              the borrowing ones of the same priority class; idle GPUs are lent to borrowing jobs. A
-//              guaranteed job that finds no free GPUs takes borrowed ones back: with a non-preemptive
-//              ordering, once no running job is predicted to end within QuotaReclaimTimeout= of its
-//              wait, the reclaim picks victims among the borrowing jobs of accounts above their quota,
-//              least lost time first (PreemptionCost::stop_loss(), the overhead model of
-//              PreemptionPolicy=overhead), never one the host cannot requeue nor one whose account it
-//              would leave below its quota, and drops every victim the job does not need. Preemptive
+//              guaranteed (in the policy's order, its GPUs and its account's guaranteed jobs' before
+//              it stay within its quota: a job too large for what is left borrows, and a later one
+//              that fits is guaranteed; an account holding nothing whose quota is smaller than its
+//              job gets that one job, else it would never be served from its quota) and borrowing
+//              (the rest). Guaranteed jobs go ahead of the borrowing ones of the same priority class; idle
+//              GPUs are lent to borrowing jobs. A guaranteed job that finds no free GPUs takes borrowed ones
+//              back: with a non-preemptive ordering, once no running job is predicted to end within
+//              QuotaReclaimTimeout= of its wait, the reclaim picks victims among the borrowing jobs of
+//              accounts above their quota, least lost time first (PreemptionCost::stop_loss(), the overhead
+//              model of PreemptionPolicy=overhead), never one the host cannot requeue nor one whose account
+//              it would leave below its quota, and drops every victim the job does not need. Preemptive
 //              orderings and elastic allocations take them back through their own plan first; there
-//              a pending guaranteed job goes ahead of borrowing work only once its quota is owed
-//              (quota_owed(): its wait and the borrowed GPUs' time to come back reach
-//              QuotaReclaimTimeout=), and until then the policy's own order serves it, as it would
-//              without quotas; running guaranteed jobs always stay ahead. A job owed its quota that
-//              the plan of a rigid allocation cannot place (its GPUs spread over borrowing jobs the
-//              plan keeps) reclaims as above. Elastic allocations (dl2, mckp, optimus) choose their
-//              own jobs: there the plan's borrowing starts, then its running borrowing jobs (least
-//              lost time first, no account left below its quota, none the job fits without) give
+//              a pending guaranteed job goes ahead of borrowing work only once its account's quota
+//              is owed (quota_owed(): the wait of one of its guaranteed jobs and the borrowed GPUs'
+//              time to come back reach QuotaReclaimTimeout=), and until then the policy's own order
+//              serves it, as it would without quotas; running guaranteed jobs always stay ahead. A
+//              job owed its quota that the plan of a rigid allocation cannot place (its GPUs spread
+//              over borrowing jobs the plan keeps) reclaims as above. Elastic allocations (dl2, mckp,
+//              optimus) choose their own jobs: there the plan's borrowing starts, then its running borrowing
+//              jobs (least lost time first, no account left below its quota, none the job fits without) give
 //              way to jobs owed their quota that it left waiting, which start in their place.
 //   fairshare  Slurm's fair-share factor (priority/multifactor, classic: 2^(-U/S)) first, highest
 //              first, then the policy's order among equal factors.
@@ -76,10 +77,12 @@ std::unordered_set<JobId> quota_guaranteed(const ClusterView& view, const std::v
 
 // Of the `guaranteed` candidates, those whose quota is owed now, under a preemptive ordering or an
 // elastic allocation (which take GPUs back through their own plan): every running one (its GPUs stay
-// with it), and a pending one once its wait (since submission or its last stop) and the time borrowed
-// GPUs take to come back - the longest stop_delay(grace) among the running jobs of accounts above
-// their quota - reach `timeout` (QuotaReclaimTimeout=). Before that the policy's own order serves it,
-// as it would without quotas: a job of its account may end, or the order may start it anyway.
+// with it), and every pending one of an account once the wait of one of them (since submission or
+// its last stop) and the time borrowed GPUs take to come back - the longest stop_delay(grace) among
+// the running jobs of accounts above their quota - reach `timeout` (QuotaReclaimTimeout=): the
+// guarantee is the account's, and a job that arrives while its account waits does not wait again.
+// Before that the policy's own order serves them, as it would without quotas: a job of the account
+// may end, or the order may start them anyway.
 std::unordered_set<JobId> quota_owed(const ClusterView& view, const std::vector<const Job*>& candidates,
 				     const std::unordered_set<JobId>& guaranteed, Seconds timeout,
 				     Seconds grace);

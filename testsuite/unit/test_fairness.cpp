@@ -2,6 +2,7 @@
 // owner's quota back, nothing from a job that cannot be requeued, ties), the fair-share factor.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "check_main.h"
 #include "policy/fairness.h"
@@ -83,6 +84,19 @@ START_TEST(test_owner_gets_exactly_its_quota_from_cheapest)
 	c.owner(7, 4);
 	const std::string got = c.decide();
 	expect(got, "requeue 2; requeue 4; prio 5=3; prio 6=2; prio 7=1");
+}
+END_TEST
+
+// A job larger than what is left of its account's quota borrows and does not count against it: b's
+// 8-GPU job (after its first 4) borrows, and b's later 4-GPU job is within quota: b gets its 8 GPUs
+// back from a's two cheapest jobs (2, then 4), and its 4-GPU jobs go ahead of the 8-GPU one.
+START_TEST(test_a_large_job_does_not_keep_a_smaller_one_out_of_quota)
+{
+	Borrowed c({100, 10, 50, 20});
+	c.owner(5, 4);
+	c.owner(6, 8);
+	c.owner(7, 4);
+	expect(c.decide(), "requeue 2; requeue 4; prio 5=3; prio 7=2; prio 6=1");
 }
 END_TEST
 
@@ -182,6 +196,34 @@ START_TEST(test_preemptive_ordering_waits_until_the_quota_is_owed)
 	// Waited since its last stop, not since its submission.
 	c.w.jobs.back().last_stop_time = 200;
 	expect(c.decide("srtf", "300"), "prio 5=1");
+}
+END_TEST
+
+// The guarantee is the account's: once b's first job is owed (its wait and job 1's 50-s checkpoint
+// reach QuotaReclaimTimeout=300), b's job submitted 10 s ago, within b's quota too, does not wait
+// its own 300 s: both start, and a gives back the 8 GPUs it borrowed (two requeues).
+START_TEST(test_owed_quota_is_the_accounts)
+{
+	auto starts_and_requeues = [](const std::string& got) {
+		int starts = 0, requeues = 0;
+		for (std::size_t p = got.find("start"); p != std::string::npos; p = got.find("start", p + 1))
+			++starts;
+		for (std::size_t p = got.find("requeue"); p != std::string::npos;
+		     p = got.find("requeue", p + 1))
+			++requeues;
+		return std::make_pair(starts, requeues);
+	};
+	for (const char* preset : {"srtf", "mckp"}) {
+		Borrowed c({100, 10, 50, 20});
+		c.owner(5, 4, 0).epochs_total = 100000;
+		c.owner(6, 4, 240).epochs_total = 100000;
+		c.w.now = 249;  // neither owed yet
+		expect(c.decide(preset, "300"), "prio 5=2; prio 6=1");
+		c.w.now = 250;
+		const std::string got = c.decide(preset, "300");
+		ck_assert_msg(starts_and_requeues(got) == std::make_pair(2, 2), "%s: %s", preset,
+			      got.c_str());
+	}
 }
 END_TEST
 
@@ -289,6 +331,7 @@ int main()
 	Suite* s = suite_create("fairness");
 	TCase* tc = tcase_create("core");
 	tcase_add_test(tc, test_owner_gets_exactly_its_quota_from_cheapest);
+	tcase_add_test(tc, test_a_large_job_does_not_keep_a_smaller_one_out_of_quota);
 	tcase_add_test(tc, test_reclaim_under_backfill_and_none_without_quota);
 	tcase_add_test(tc, test_nothing_from_a_job_that_cannot_be_requeued);
 	tcase_add_test(tc, test_ties);
@@ -296,6 +339,7 @@ int main()
 	tcase_add_test(tc, test_preemptive_ordering_plans_the_reclaim);
 	tcase_add_test(tc, test_elastic_allocation_serves_quota_first);
 	tcase_add_test(tc, test_preemptive_ordering_waits_until_the_quota_is_owed);
+	tcase_add_test(tc, test_owed_quota_is_the_accounts);
 	tcase_add_test(tc, test_fairshare_factor_and_order);
 	tcase_add_test(tc, test_wait_reasons);
 	tcase_add_test(tc, test_unknown_fairness_is_an_error);
