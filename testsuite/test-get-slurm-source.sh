@@ -4,7 +4,8 @@
 # of 24.11 slurm-slurm-24-11-5-1/ (which it used to refuse). Both are unpacked as slurm-24.11.5 and
 # configured; a tarball of another release, or one without META, is refused with a message naming
 # what it holds. The tarballs are tiny fakes (META and a configure that writes the two generated
-# headers), so nothing is downloaded or built (about 1 s).
+# headers), so nothing is downloaded or built (about 1 s). Then the Debian path where the mirror does
+# not serve the source: SchedMD's tarball instead, or a clear refusal.
 set -u
 top="${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}"
 gss="$top/scripts/get-slurm-source"
@@ -77,6 +78,54 @@ echo "not a tarball" >"$tmp/junk.tar.gz"
 rc=$?
 check "a file that is not a tar archive is refused, naming it (rc $rc)" \
 	'[ $rc -ne 0 ] && grep -q "junk.tar.gz" "$tmp/err"'
+
+# 6. Debian's archive lists sid's slurm-wlm but does not serve its files (this machine's mirror, and
+# CI's): SchedMD's tarball of the same upstream release is used. apt and curl are stand-ins (a mirror
+# that lists what it does not serve cannot be caused otherwise); curl serves only file:// URLs.
+mkdir -p "$tmp/bin" "$tmp/schedmd"
+cat >"$tmp/bin/apt-cache" <<'EOF'
+#!/bin/sh
+echo "Package: slurm-wlm"; echo "Version: 26.05.5-1"
+EOF
+cat >"$tmp/bin/apt-get" <<'EOF'
+#!/bin/sh
+case "$*" in
+*--print-uris*)
+	echo "'http://deb.debian.org/debian/pool/main/s/slurm-wlm/slurm-wlm_26.05.5-1.dsc' slurm-wlm_26.05.5-1.dsc 1 SHA256:0"
+	echo "'http://deb.debian.org/debian/pool/main/s/slurm-wlm/slurm-wlm_26.05.5.orig.tar.bz2' slurm-wlm_26.05.5.orig.tar.bz2 1 SHA256:0"
+	echo "'http://deb.debian.org/debian/pool/main/s/slurm-wlm/slurm-wlm_26.05.5-1.debian.tar.xz' slurm-wlm_26.05.5-1.debian.tar.xz 1 SHA256:0" ;;
+*source*) echo "E: Failed to fetch slurm-wlm_26.05.5-1.dsc  404  Not Found"; exit 100 ;;
+esac
+EOF
+cat >"$tmp/bin/curl" <<'EOF'
+#!/bin/sh
+out="" url=""
+while [ $# -gt 0 ]; do case "$1" in -o) out="$2"; shift 2 ;; -*) shift ;; *) url="$1"; shift ;; esac; done
+echo "$url" >>"$(dirname "$0")/curl.log"
+case "$url" in file://*) cp "${url#file://}" "$out" ;; *) echo "curl: (22) 404" >&2; exit 22 ;; esac
+EOF
+printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/dpkg-source"
+chmod +x "$tmp/bin/"*
+fake_tarball "$tmp/schedmd/slurm-26.05.5.tar.gz" slurm-26.05.5 26.05.5
+gzip -dc "$tmp/schedmd/slurm-26.05.5.tar.gz" | bzip2 >"$tmp/schedmd/slurm-26.05.5.tar.bz2"
+out=$(cd "$tmp" && PATH="$tmp/bin:$PATH" DLSCHED_SCHEDMD_URL="file://$tmp/schedmd" \
+	"$gss" --release 26.05 "$tmp/d6" 2>"$tmp/err")
+rc=$?
+check "sid's pool not served: SchedMD's tarball of 26.05.5 is used (rc $rc: $(tr '\n' ' ' <"$tmp/err"))" \
+	'[ $rc -eq 0 ] && grep -q "trying SchedMD" "$tmp/err" && grep -qx "file://$tmp/schedmd/slurm-26.05.5.tar.bz2" "$tmp/bin/curl.log"'
+check "Debian's orig was tried first, and the tree is configured ('$(tail -n1 <<<"$out")')" \
+	'[ "$(head -n1 "$tmp/bin/curl.log")" = "http://deb.debian.org/debian/pool/main/s/slurm-wlm/slurm-wlm_26.05.5.orig.tar.bz2" ] &&
+	 [ "$(tail -n1 <<<"$out")" = "--with-slurm-source=$tmp/d6/slurm-wlm-26.05.5 --with-slurm-build=$tmp/d6/build" ] &&
+	 [ -f "$tmp/d6/slurm-wlm-26.05.5/META" ]'
+
+# 7. Neither serves it: the error names both and the way out (ci-slurm-smoke --release auto reads
+# "could not download" to fall back to 24.11).
+rm -f "$tmp/schedmd/slurm-26.05.5.tar.bz2" "$tmp/bin/curl.log"
+(cd "$tmp" && PATH="$tmp/bin:$PATH" DLSCHED_SCHEDMD_URL="file://$tmp/schedmd" \
+	"$gss" --release 26.05 "$tmp/d7" >/dev/null 2>"$tmp/err")
+rc=$?
+check "neither Debian nor SchedMD serves it: refused, naming both and --tarball (rc $rc)" \
+	'[ $rc -ne 0 ] && grep -q "^get-slurm-source: could not download slurm-wlm 26.05.5-1 from Debian.*nor SchedMD.*--tarball FILE" "$tmp/err"'
 
 echo "1..$n"
 [ "$fails" -eq 0 ]
