@@ -169,7 +169,7 @@ const std::vector<ConfigKey>& config_keys()
 		 "dl2, dual-agent: every GuardInterval= a shadow evaluation replays the recent jobs with the "
 		 "learned policy and with GuardPolicy=, and the better one schedules until the next; no: the "
 		 "learned policy always decides"},
-		{"GuardInterval", ConfigType::kDouble, "21600", 60, 1e9,
+		{"GuardInterval", ConfigType::kDouble, "7200", 60, 1e9,
 		 "guard: seconds of cluster time between shadow evaluations"},
 		{"GuardWindow", ConfigType::kDouble, "86400", 60, 1e9,
 		 "guard: an evaluation replays the jobs submitted in the last this many seconds (finished, "

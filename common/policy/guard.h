@@ -23,7 +23,7 @@ namespace dlsched {
 
 struct GuardSettings {
 	bool enabled = false;         // LearnedGuard=yes and the policy is a learned one (dl2, dual-agent)
-	Seconds interval = 21600;     // GuardInterval=: cluster seconds between evaluations
+	Seconds interval = 7200;      // GuardInterval=: cluster seconds between evaluations
 	Seconds window = 86400;       // GuardWindow=: the jobs submitted this far back are replayed
 	std::string policy = "mckp";  // GuardPolicy=: the heuristic preset it is judged against
 	double margin = 0.02;  // GuardMargin=: the learned policy comes back only when this much better
