@@ -212,9 +212,13 @@ extern const char *dls_job_not_runnable(job_record_t *job_ptr, time_t now)
 	/* job_limits_check() aborts slurmctld on either. */
 	if (!job_ptr->details || !part_ptr)
 		return "no job details or partition";
-	/* A requeued job whose previous run is still being cleaned up (_job_runnable_test1). */
+	/*
+	 * A requeued job whose previous run is still being cleaned up (_job_runnable_test1).
+	 * Only a job that ran before (restart_cnt counts its requeues) can have steps left: the
+	 * count takes the list's lock, for every pending job each cycle.
+	 */
 	if (dls_select_job_cleaning(job_ptr) || job_ptr->details->prolog_running ||
-	    (job_ptr->step_list && list_count(job_ptr->step_list)))
+	    (job_ptr->restart_cnt && job_ptr->step_list && list_count(job_ptr->step_list)))
 		return "previous run still cleaning up";
 	/*
 	 * Dependencies (pending or never satisfiable), begin time, holds,
