@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -164,12 +165,14 @@ bool same_placement(std::vector<NodeShare> a, std::vector<NodeShare> b)
 // plan leaves waiting takes the GPUs the plan gives borrowing jobs (not in `guaranteed`): first those
 // it starts, the latest in the order first, then, when the plan reconsiders running jobs, those of
 // running borrowing jobs it keeps, least lost time first (stop_loss(grace), as reclaim_for), never
-// leaving their account below its quota; as many as it needs, and no running job it fits without.
-// `free` is what the allocation planned on.
+// leaving their account below its quota; as many as it needs, and no running job it fits without;
+// never a job of a higher priority class (`class_of`) than its own. `free` is what the allocation
+// planned on.
 void serve_guaranteed_first(const ClusterView& view, const std::vector<const Job*>& ordered,
 			    const std::unordered_set<JobId>& guaranteed,
 			    const std::unordered_set<JobId>& owed, const FreeMap& free, bool reconsider,
-			    const Placement& placement, Seconds grace, Plan& plan)
+			    const Placement& placement, Seconds grace,
+			    const std::function<int(const Job&)>& class_of, Plan& plan)
 {
 	std::unordered_map<JobId, std::size_t> at;
 	for (std::size_t i = 0; i < plan.size(); ++i)
@@ -230,6 +233,8 @@ void serve_guaranteed_first(const ClusterView& view, const std::vector<const Job
 			if (dropped[i])
 				continue;
 			const Job* r = plan[i].job;
+			if (class_of(*r) > class_of(*w))  // quota orders work within a priority class
+				continue;
 			if (k >= starts && (r->account == w->account ||
 					    book.held(r->account) - taken[r->account] - r->gpus_allocated <
 						    book.quota(r->account)))
@@ -630,6 +635,10 @@ void Scheduler::reclaim_for(const ClusterView& view, const std::vector<const Job
 		for (const Job* r : view.running) {
 			if (gone.count(r->id) || r->stopping() || !r->requeueable || r->account == w->account)
 				continue;
+			// Quota orders work within a priority class: a borrower of a higher one is not
+			// stopped.
+			if (priority_class(*r) > priority_class(*w))
+				continue;
 			if (book.held(r->account) - r->gpus_allocated < book.quota(r->account))
 				continue;
 			pool.push_back({r, r->preempt_cost.stop_loss(preempt_grace_) * r->gpus_allocated});
@@ -869,8 +878,9 @@ Decisions Scheduler::decide_jobs(const ClusterView& view) const
 		AllocationInput in{planned_view, candidates, *placement_, free, reconsider, &standing};
 		allocation_->allocate(in, plan);
 		if (!guaranteed.empty() && allocation_->elastic())
-			serve_guaranteed_first(planned_view, candidates, guaranteed, owed, free, reconsider,
-					       *placement_, preempt_grace_, plan);
+			serve_guaranteed_first(
+				planned_view, candidates, guaranteed, owed, free, reconsider, *placement_,
+				preempt_grace_, [this](const Job& j) { return priority_class(j); }, plan);
 	};
 	allocate();
 	// ResizePayback=: a running job whose current run has not yet paid back the restart a resize

@@ -252,6 +252,49 @@ START_TEST(test_elastic_allocation_serves_quota_first)
 }
 END_TEST
 
+// Quota orders work within a priority class (PriorityQos=high): b's job within its quota does not
+// stop a's cheapest borrowing job when it is of a higher class; it takes the next cheapest instead.
+START_TEST(test_reclaim_keeps_the_priority_classes)
+{
+	Borrowed c({100, 10, 50, 20});
+	c.w.jobs[1].qos = "high";  // job 2, the cheapest
+	c.owner(5, 4);
+	ClusterView v = c.w.view();
+	v.accounts = Span<const Account>(c.accounts.data(), c.accounts.size());
+	auto sched = make_scheduler(
+		"fifo", {{"FairnessPolicy", "quota"}, {"QuotaReclaimTimeout", "0"}, {"PriorityQos", "high"}});
+	expect(render(plan_of(sched->decide(v))), "requeue 4; prio 5=1");
+	c.w.jobs[1].qos = "";
+	v = c.w.view();
+	v.accounts = Span<const Account>(c.accounts.data(), c.accounts.size());
+	expect(render(plan_of(sched->decide(v))), "requeue 2; prio 5=1");
+}
+END_TEST
+
+// The same under an elastic allocation: b's job within its quota does not take the GPUs the plan
+// gives c's borrowing job of a higher class, and does once the borrowing job is of its class.
+START_TEST(test_elastic_quota_keeps_the_priority_classes)
+{
+	World w({8});
+	std::vector<Account> acc{{"b", 8, 1, 0}, {"c", 0, 1, 0}};
+	w.pending(1, 0, 4, 1000).account = "b";
+	Job& high = w.pending(2, 1, 8, 1000);
+	high.account = "c";
+	high.qos = "high";
+	auto decide = [&]() {
+		ClusterView v = w.view();
+		v.accounts = Span<const Account>(acc.data(), acc.size());
+		return render(plan_of(make_scheduler("mckp", {{"FairnessPolicy", "quota"},
+							      {"QuotaReclaimTimeout", "0"},
+							      {"PriorityQos", "high"}})
+					      ->decide(v)));
+	};
+	expect(decide(), "start 2 [0:8]; prio 1=1");
+	high.qos = "";
+	expect(decide(), "start 1 [0:4]; prio 2=1");
+}
+END_TEST
+
 // Slurm's classic factor 2^(-U/S): equal shares, a used 3/4 of all usage: 2^-1.5; b 2^-0.5; an
 // account without shares 0. fairshare puts b's later job first.
 START_TEST(test_fairshare_factor_and_order)
@@ -338,6 +381,8 @@ int main()
 	tcase_add_test(tc, test_reclaim_timeout_awaits_jobs_ending_soon);
 	tcase_add_test(tc, test_preemptive_ordering_plans_the_reclaim);
 	tcase_add_test(tc, test_elastic_allocation_serves_quota_first);
+	tcase_add_test(tc, test_reclaim_keeps_the_priority_classes);
+	tcase_add_test(tc, test_elastic_quota_keeps_the_priority_classes);
 	tcase_add_test(tc, test_preemptive_ordering_waits_until_the_quota_is_owed);
 	tcase_add_test(tc, test_owed_quota_is_the_accounts);
 	tcase_add_test(tc, test_fairshare_factor_and_order);
