@@ -21,12 +21,13 @@
 
 namespace dlsched {
 
+// Every host fills it with from_config(): the keys' defaults live in one place, config/keys.cpp.
 struct GuardSettings {
-	bool enabled = false;         // LearnedGuard=yes and the policy is a learned one (dl2, dual-agent)
-	Seconds interval = 7200;      // GuardInterval=: cluster seconds between evaluations
-	Seconds window = 86400;       // GuardWindow=: the jobs submitted this far back are replayed
-	std::string policy = "mckp";  // GuardPolicy=: the heuristic preset it is judged against
-	double margin = 0.02;  // GuardMargin=: the learned policy comes back only when this much better
+	bool enabled = false;  // LearnedGuard=yes and the policy is a learned one (dl2, dual-agent)
+	Seconds interval = 0;  // GuardInterval=: cluster seconds between evaluations
+	Seconds window = 0;    // GuardWindow=: the jobs submitted this far back are replayed
+	std::string policy;    // GuardPolicy=: the heuristic preset it is judged against
+	double margin = 0;     // GuardMargin=: the learned policy comes back only when this much better
 
 	// The settings of `config`; `learned`: whether its Policy= is a learned one (the guard is only
 	// for those). Errors: a window shorter than the interval.
@@ -59,7 +60,7 @@ struct GuardVerdict {
 // heuristic as soon as the heuristic is better. An evaluation with no job leaves the choice alone.
 class GuardState {
 public:
-	explicit GuardState(double margin = 0.02, GuardChoice start = GuardChoice::kHeuristic)
+	explicit GuardState(double margin, GuardChoice start = GuardChoice::kHeuristic)
 	    : margin_(margin), choice_(start)
 	{
 	}

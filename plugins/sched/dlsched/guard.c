@@ -19,7 +19,7 @@
 #define DLS_VERDICT_MAX_BYTES 4096
 
 static char *verdict_path = NULL;
-static double guard_interval = 7200;
+static double guard_interval = 0; /* GuardInterval=, read with the guard's settings (default: keys.cpp) */
 static bool guard_on = false;
 static int choice = DLSCHED_GUARD_NONE;
 static time_t checked = 0; /* the last stat() */
